@@ -1,0 +1,1 @@
+"""memo_core.memory."""

@@ -1,0 +1,138 @@
+"""Tokens, script detection, stemming and the one FTS5 quoting function.
+
+User text reaches FTS5 *only* through :func:`fts_match_expression`, which keeps
+alphanumeric sub-tokens and wraps each in double quotes, so no input (quotes,
+``*``, ``NEAR``, ``-``, ``:``, NUL, 100 kB of noise) can form FTS5 syntax.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Sequence
+
+__all__ = [
+    "DEFAULT_LANGUAGES",
+    "STOPWORDS",
+    "detect_language",
+    "fts_match_expression",
+    "stem_text",
+    "stem_token",
+    "tokenize",
+]
+
+#: Stemmers used for the stemmed column, chosen per text by script.
+DEFAULT_LANGUAGES: tuple[str, ...] = ("english", "russian")
+
+# Sub-tokens as the FTS5 unicode61 tokenizer sees them: runs of letters/digits.
+_SUBTOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+_CYRILLIC = re.compile(r"[\u0400-\u04FF]")
+_LATIN = re.compile(r"[A-Za-z\u00C0-\u024F]")
+
+STOPWORDS: frozenset[str] = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    s t don now also may might must shall us one oh sorry mean rather actually make made
+    и в во не что он на я с со как а то все она так его но да ты к у же вы за бы по только ее
+    мне было вот от меня еще нет о из ему теперь когда даже ну вдруг ли если уже или ни быть
+    был него до вас нибудь опять уж вам ведь там потом себя ничего ей может они тут где есть
+    надо ней для мы тебя их чем была сам чтоб без будто чего раз тоже себе под будет ж тогда
+    кто этот того потому этого какой совсем ним здесь этом один почти мой тем чтобы нее сейчас
+    были куда зачем всех никогда можно при наконец два об другой хоть после над больше тот
+    через эти нас про всего них какая много разве три эту моя впрочем хорошо свою этой перед
+    иногда лучше чуть том нельзя такой им более всегда конечно всю между""".split()
+)
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased alphanumeric sub-tokens, as FTS5's unicode61 splits them."""
+    return [t.lower() for t in _SUBTOKEN.findall(text)]
+
+
+def detect_language(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES) -> str:
+    """``"russian"`` when Cyrillic letters dominate (and Russian is enabled), else the first."""
+    if "russian" in languages:
+        cyr = len(_CYRILLIC.findall(text))
+        lat = len(_LATIN.findall(text))
+        if cyr > lat:
+            return "russian"
+    return languages[0] if languages else "english"
+
+
+@functools.lru_cache(maxsize=8)
+def _stemmer(language: str) -> object:
+    import Stemmer  # PyStemmer
+
+    return Stemmer.Stemmer(language)
+
+
+@functools.lru_cache(maxsize=65536)
+def stem_token(token: str, language: str) -> str:
+    """Stem one lower-cased token; Cyrillic tokens always use the Russian stemmer."""
+    if language != "russian" and _CYRILLIC.search(token):
+        language = "russian"
+    elif language == "russian" and not _CYRILLIC.search(token):
+        language = "english"
+    stemmer = _stemmer(language)
+    return str(stemmer.stemWord(token))  # type: ignore[attr-defined]
+
+
+def stem_text(text: str, language: str) -> str:
+    """The text of the stemmed FTS column: stemmed tokens separated by spaces."""
+    return " ".join(stem_token(t, language) for t in tokenize(text))
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def _query_terms(query: str, drop_stopwords: bool) -> list[list[str]]:
+    """Whitespace words of the query, each as its list of sub-tokens (a phrase)."""
+    words = [tokenize(w) for w in query.split()]
+    words = [w for w in words if w]
+    if drop_stopwords:
+        kept = [w for w in words if not (len(w) == 1 and w[0] in STOPWORDS)]
+        if kept:
+            words = kept
+    unique: list[list[str]] = []
+    for w in words:
+        if w not in unique:
+            unique.append(w)
+    return unique
+
+
+def fts_match_expression(
+    query: str,
+    *,
+    raw_column: str = "raw",
+    stemmed_column: str | None = "stemmed",
+    languages: Sequence[str] = DEFAULT_LANGUAGES,
+    drop_stopwords: bool = True,
+    max_terms: int = 64,
+) -> str | None:
+    """A safe FTS5 MATCH expression ORing the query's terms, or None if it has none.
+
+    Each word becomes a quoted term (a quoted phrase when punctuation splits it, so
+    ``A-4471`` matches the adjacent tokens ``a 4471``), searched raw in
+    ``raw_column`` and stemmed in ``stemmed_column``. Stopwords are left out unless
+    the query has nothing else.
+    """
+    words = _query_terms(query, drop_stopwords)[:max_terms]
+    if not words:
+        return None
+    raw_terms = [_quote(" ".join(w)) for w in words]
+    parts = [f"{raw_column} : ({' OR '.join(raw_terms)})"]
+    if stemmed_column:
+        lang = detect_language(query, languages)
+        stemmed = _dedupe(_quote(" ".join(stem_token(t, lang) for t in w)) for w in words)
+        parts.append(f"{stemmed_column} : ({' OR '.join(stemmed)})")
+    return " OR ".join(parts)
+
+
+def _dedupe(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))

@@ -1,0 +1,271 @@
+"""One SQLite connection, opened the same way everywhere.
+
+Why this module exists:
+
+* Many Python builds (pyenv, python.org macOS) ship an ``sqlite3`` without
+  ``enable_load_extension``, so sqlite-vec cannot load. :func:`pick_driver` detects
+  that and falls back to a driver that can (``sqlean-py``, then ``pysqlite3-binary``).
+* Every file is opened in WAL mode with a busy timeout and foreign keys on.
+* "database is locked" never reaches a caller while a bounded retry with backoff
+  can still succeed; what does reach it is a :class:`~memo_core.errors.MemoError`.
+* One object may be shared by threads (LangChain runs sync methods in an
+  executor): a re-entrant lock serialises use of the underlying connection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from memo_core.errors import (
+    CorruptDatabaseError,
+    DatabaseLockedError,
+    InvalidInputError,
+    SchemaError,
+    StorageError,
+)
+
+__all__ = ["Database", "Driver", "pick_driver", "translate_sqlite_error"]
+
+log = logging.getLogger(__name__)
+
+Tracer = Callable[[str, Sequence[Any] | None], None]
+
+
+@dataclass(frozen=True)
+class Driver:
+    """A DB-API module plus whether it can load sqlite-vec."""
+
+    name: str
+    module: ModuleType
+    can_load_extensions: bool
+
+
+_DRIVER: Driver | None = None
+
+
+def _probe(module: ModuleType) -> bool:
+    try:
+        conn = module.connect(":memory:")
+    except Exception:  # pragma: no cover - a broken driver
+        return False
+    try:
+        return hasattr(conn, "enable_load_extension")
+    finally:
+        conn.close()
+
+
+def pick_driver() -> Driver:
+    """The first driver that can load extensions, else the stdlib one.
+
+    Order: stdlib ``sqlite3``, ``sqlean`` (sqlean-py), ``pysqlite3``.
+    """
+    global _DRIVER
+    if _DRIVER is not None:
+        return _DRIVER
+    import sqlite3
+
+    candidates: list[tuple[str, ModuleType]] = [("sqlite3", sqlite3)]
+    for name in ("sqlean", "pysqlite3.dbapi2"):
+        try:
+            candidates.append((name, __import__(name, fromlist=["connect"])))
+        except ImportError:
+            continue
+    for name, module in candidates:
+        if _probe(module):
+            _DRIVER = Driver(name, module, True)
+            return _DRIVER
+    log.warning(
+        "no SQLite driver here can load extensions; vector search is off "
+        "(pip install 'memo[local]' adds sqlean-py)"
+    )
+    _DRIVER = Driver("sqlite3", sqlite3, False)
+    return _DRIVER
+
+
+def _error_classes(module: ModuleType) -> tuple[type[BaseException], ...]:
+    return (module.Error,)
+
+
+def translate_sqlite_error(exc: BaseException) -> StorageError:
+    """Map a driver exception to memo's tree (the one place this happens)."""
+    message = str(exc)
+    lowered = message.lower()
+    kind = type(exc).__name__
+    if "locked" in lowered or "busy" in lowered:
+        return DatabaseLockedError(f"database is locked: {message}")
+    if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
+        return CorruptDatabaseError(message)
+    if kind == "IntegrityError":
+        return StorageError(f"integrity constraint failed: {message}")
+    if "no such table" in lowered or "no such column" in lowered:
+        return SchemaError(message)
+    if kind == "InterfaceError" or "unsupported type" in lowered:
+        return InvalidInputError(message)  # type: ignore[return-value]
+    return StorageError(message)
+
+
+def _is_locked(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+class Database:
+    """A connection to one SQLite file with memo's pragmas, retries and tracing.
+
+    ``tracer(sql, params)`` sees every statement, for debugging and tests.
+    """
+
+    #: Total time a locked write keeps retrying before DatabaseLockedError.
+    lock_retry_seconds = 30.0
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        tracer: Tracer | None = None,
+        load_vec: bool = True,
+        busy_timeout_ms: int = 5000,
+    ) -> None:
+        self.path = str(path)
+        self.driver = pick_driver()
+        self.tracer = tracer
+        self._lock = threading.RLock()
+        self._depth = 0
+        if self.path != ":memory:":
+            Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        errors = _error_classes(self.driver.module)
+        try:
+            self.conn = self.driver.module.connect(
+                self.path,
+                timeout=busy_timeout_ms / 1000,
+                check_same_thread=False,
+                isolation_level=None,  # we issue BEGIN/COMMIT ourselves
+            )
+            self.conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            self._retry(lambda: self.conn.execute("PRAGMA journal_mode = WAL"))
+            self.conn.execute("PRAGMA foreign_keys = ON")
+            self.conn.execute("PRAGMA synchronous = NORMAL")
+            self.conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except errors as exc:
+            raise translate_sqlite_error(exc) from exc
+        self.has_vec = False
+        if load_vec and self.driver.can_load_extensions:
+            self.has_vec = self._load_sqlite_vec()
+
+    def _load_sqlite_vec(self) -> bool:
+        try:
+            import sqlite_vec
+        except ImportError:
+            log.warning("sqlite-vec is not installed; vector search is off")
+            return False
+        try:
+            self.conn.enable_load_extension(True)
+            sqlite_vec.load(self.conn)
+            self.conn.enable_load_extension(False)
+        except Exception as exc:  # pragma: no cover - platform specific
+            log.warning("sqlite-vec failed to load (%s); vector search is off", exc)
+            return False
+        return True
+
+    # -- statements ---------------------------------------------------------
+
+    def _retry(self, op: Callable[[], Any]) -> Any:
+        """Run ``op``, retrying while the file is locked, with jittered backoff."""
+        deadline = time.monotonic() + self.lock_retry_seconds
+        delay = 0.01
+        errors = _error_classes(self.driver.module)
+        while True:
+            try:
+                return op()
+            except errors as exc:
+                if not _is_locked(exc) or time.monotonic() > deadline or self._depth > 0:
+                    raise translate_sqlite_error(exc) from exc
+                time.sleep(delay * (0.5 + random.random()))
+                delay = min(delay * 2, 0.5)
+
+    def _trace(self, sql: str, params: Sequence[Any] | None) -> None:
+        if self.tracer is not None:
+            self.tracer(sql, params)
+
+    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Any:
+        """Execute one statement with bound parameters; returns the cursor."""
+        with self._lock:
+            self._trace(sql, params if isinstance(params, Sequence) else list(params.values()))
+            return self._retry(lambda: self.conn.execute(sql, params))
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any:
+        with self._lock:
+            self._trace(sql, None)
+            return self._retry(lambda: self.conn.executemany(sql, rows))
+
+    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Any]:
+        """Execute and fetch all rows."""
+        with self._lock:
+            return list(self.execute(sql, params).fetchall())
+
+    def query_one(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Any:
+        with self._lock:
+            return self.execute(sql, params).fetchone()
+
+    def executescript(self, script: str) -> None:
+        with self._lock:
+            self._trace(script, None)
+            self._retry(lambda: self.conn.executescript(script))
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Database]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``, or ``ROLLBACK`` on any exception.
+
+        Re-entrant: a nested call joins the outer transaction. Taking the write
+        lock up front (IMMEDIATE) is what lets the busy retry work: a deferred
+        transaction that upgrades to a write can deadlock and is never retried.
+        """
+        with self._lock:
+            if self._depth > 0:
+                self._depth += 1
+                try:
+                    yield self
+                finally:
+                    self._depth -= 1
+                return
+            self._retry(lambda: self.conn.execute("BEGIN IMMEDIATE"))
+            self._depth = 1
+            try:
+                yield self
+            except BaseException:
+                self._depth = 0
+                with contextlib.suppress(Exception):
+                    self.conn.execute("ROLLBACK")
+                raise
+            self._depth = 0
+            errors = _error_classes(self.driver.module)
+            try:
+                self.conn.execute("COMMIT")
+            except errors as exc:
+                with contextlib.suppress(Exception):
+                    self.conn.execute("ROLLBACK")
+                raise translate_sqlite_error(exc) from exc
+
+    def integrity_check(self) -> bool:
+        row = self.query_one("PRAGMA integrity_check")
+        return bool(row and row[0] == "ok")
+
+    def close(self) -> None:
+        with self._lock:
+            with contextlib.suppress(Exception):
+                self.conn.close()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

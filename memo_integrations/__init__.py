@@ -1,0 +1,1 @@
+"""Framework adapters for memo: LangChain and LlamaIndex (each an optional extra)."""

@@ -1,0 +1,1 @@
+"""LangChain adapters for memo (pip install "memo[langchain]")."""

@@ -1,0 +1,1 @@
+"""LlamaIndex adapters for memo (pip install "memo[llamaindex]")."""
