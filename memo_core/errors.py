@@ -28,12 +28,14 @@ A refusal to answer is *not* an error: it is a value (``Refusal``).
     │   ├── UnsafeURLError              private / loopback / link-local target
     │   └── SecretFoundError            a secret was found and policy is "block"
     └── ProviderError                   a model provider failed
-        └── BudgetExceededError         the monthly spend ceiling is reached
+        ├── BudgetExceededError         the monthly spend ceiling is reached
+        └── AnswerFormatError           an LLM reply that no parser could read
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "AnswerFormatError",
     "BudgetExceededError",
     "ConfigError",
     "CorruptDatabaseError",
@@ -70,9 +72,7 @@ class MissingDependencyError(ConfigError):
 
     def __init__(self, package: str, extra: str, feature: str = "") -> None:
         what = f" for {feature}" if feature else ""
-        super().__init__(
-            f"{package} is required{what}: pip install 'memo[{extra}]'"
-        )
+        super().__init__(f"{package} is required{what}: pip install 'memo[{extra}]'")
         self.package = package
         self.extra = extra
 
@@ -146,3 +146,7 @@ class ProviderError(MemoError):
 
 class BudgetExceededError(ProviderError):
     """The provider's monthly spend ceiling is reached."""
+
+
+class AnswerFormatError(ProviderError):
+    """An LLM reply matched none of the accepted answer formats (worth one repair retry)."""

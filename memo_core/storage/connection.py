@@ -113,6 +113,21 @@ def translate_sqlite_error(exc: BaseException) -> StorageError:
     return StorageError(message)
 
 
+def split_statements(script: str, module: ModuleType) -> list[str]:
+    """Split a SQL script into complete statements (triggers' BEGIN...END kept whole)."""
+    statements: list[str] = []
+    buffer = ""
+    for piece in script.split(";"):
+        buffer += piece + ";"
+        if module.complete_statement(buffer):
+            if buffer.strip(" \n\t;"):
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip(" \n\t;"):
+        statements.append(buffer.strip())
+    return statements
+
+
 def _is_locked(exc: BaseException) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
@@ -217,9 +232,14 @@ class Database:
             return self.execute(sql, params).fetchone()
 
     def executescript(self, script: str) -> None:
+        """Run several statements inside the current transaction.
+
+        (The driver's own ``executescript`` COMMITs first, which would break the
+        one-transaction-per-migration rule, so statements are split here.)
+        """
         with self._lock:
-            self._trace(script, None)
-            self._retry(lambda: self.conn.executescript(script))
+            for statement in split_statements(script, self.driver.module):
+                self.execute(statement)
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Database]:
@@ -260,9 +280,8 @@ class Database:
         return bool(row and row[0] == "ok")
 
     def close(self) -> None:
-        with self._lock:
-            with contextlib.suppress(Exception):
-                self.conn.close()
+        with self._lock, contextlib.suppress(Exception):
+            self.conn.close()
 
     def __enter__(self) -> Database:
         return self

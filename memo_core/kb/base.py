@@ -1,0 +1,355 @@
+"""MemoBase: a private knowledge base in one SQLite file.
+
+The facade users hold: open a file, add texts or ingest sources, search them
+(keyword, vector or hybrid), delete, re-index. Storage is in ``kb/store.py``,
+ranking in ``search/``, source extraction in ``ingest/``, guarded answers in
+``answer/``; this module only wires them together.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from memo_core.embedders.base import Embedder
+from memo_core.errors import InvalidInputError, NotFoundError
+from memo_core.kb.store import ChunkInput, DocumentInfo, KnowledgeStore, require_owner, sha256
+from memo_core.rerank.base import Reranker
+from memo_core.search.hybrid import HybridSearcher, SearchSettings
+from memo_core.search.text import DEFAULT_LANGUAGES
+from memo_core.storage.connection import Database, Tracer
+from memo_core.types import Hit, SearchMode
+
+__all__ = ["DEFAULT_COLLECTION", "DEFAULT_OWNER", "MemoBase"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_OWNER = "default"
+DEFAULT_COLLECTION = "default"
+
+#: Sentinel: "use the default local embedder if it is installed, else keyword-only".
+AUTO = "auto"
+
+
+def _resolve_embedder(embedder: Embedder | str | None) -> Embedder | None:
+    if embedder is None:
+        return None
+    if isinstance(embedder, str):
+        if embedder != AUTO:
+            raise InvalidInputError(f"unknown embedder spec {embedder!r}; pass an Embedder")
+        try:
+            from memo_core.embedders.fastembed import default_local_embedder
+
+            return default_local_embedder()
+        except Exception as exc:  # no local extra: keyword-only, said once
+            log.warning("default local embedder unavailable (%s); keyword-only search", exc)
+            return None
+    return embedder
+
+
+class MemoBase:
+    """A knowledge base file, scoped to one ``owner`` (every query fails closed without one).
+
+    ``embedder``: an :class:`~memo_core.embedders.base.Embedder`, ``"auto"`` (the
+    default: the offline MiniLM model when ``memo[local]`` is installed) or ``None``
+    (keyword-only). Opening a file indexed with another embedder raises
+    :class:`~memo_core.errors.EmbedderMismatchError` (see :meth:`reindex`).
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        embedder: Embedder | str | None = AUTO,
+        reranker: Reranker | None = None,
+        owner: str = DEFAULT_OWNER,
+        settings: SearchSettings | None = None,
+        languages: Sequence[str] = DEFAULT_LANGUAGES,
+        tracer: Tracer | None = None,
+        check_embedder: bool = True,
+    ) -> None:
+        self.path = str(path)
+        self.owner = require_owner(owner)
+        self.db = Database(path, tracer=tracer)
+        self.store = KnowledgeStore(self.db, languages=languages)
+        self.embedder = _resolve_embedder(embedder)
+        if self.embedder is not None and check_embedder:
+            self.store.attach_embedder(self.embedder.fingerprint)
+        self.searcher = HybridSearcher(
+            self.store,
+            self.embedder if check_embedder else None,
+            reranker=reranker,
+            settings=settings,
+        )
+
+    # -- lifecycle ----------------------------------------------------------
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> MemoBase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def for_owner(self, owner: str) -> MemoBase:
+        """A view of the same file scoped to another owner (shares the connection)."""
+        view = object.__new__(MemoBase)
+        view.__dict__.update(self.__dict__)
+        view.owner = require_owner(owner)
+        return view
+
+    # -- writes -------------------------------------------------------------
+
+    def _embed_chunks(
+        self, owner: str, document_id: str, chunks: Sequence[ChunkInput]
+    ) -> list[Sequence[float] | bytes] | None:
+        if self.embedder is None or self.store.vector_table is None or not self.db.has_vec:
+            return None
+        reusable = self.store.reusable_vectors(owner, document_id)
+        out: list[Sequence[float] | bytes | None] = [reusable.get(sha256(c.text)) for c in chunks]
+        todo = [i for i, v in enumerate(out) if v is None]
+        if todo:
+            vectors = self.embedder.embed_documents([chunks[i].text for i in todo])
+            for i, vec in zip(todo, vectors, strict=True):
+                out[i] = vec
+        return [v for v in out if v is not None]
+
+    def add_document(
+        self,
+        text: str,
+        *,
+        document_id: str | None = None,
+        chunks: Sequence[ChunkInput] | None = None,
+        source: str = "",
+        title: str = "",
+        kind: str = "text",
+        metadata: Mapping[str, Any] | None = None,
+        collection: str = DEFAULT_COLLECTION,
+        owner: str | None = None,
+    ) -> DocumentInfo:
+        """Store one document (replacing one with the same id atomically).
+
+        ``chunks`` default to structure-aware chunks of ``text``. An unchanged
+        document (same content hash and metadata) is skipped: no embedding call.
+        """
+        owner = require_owner(owner or self.owner)
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInputError("document text is empty")
+        if "\x00" in text:
+            raise InvalidInputError("document text contains NUL characters")
+        if document_id:
+            doc_id = document_id
+        elif source:
+            doc_id = _stable_document_id(collection, source)
+        else:
+            doc_id = uuid.uuid4().hex
+        meta = dict(metadata or {})
+        digest = sha256(text + "\x00" + repr(sorted(meta.items())) + "\x00" + title)
+        if self.store.document_hash(owner, doc_id) == digest:
+            existing = self.store.get_document(owner, doc_id)
+            if existing is not None and existing.collection == collection:
+                return existing
+        if chunks is None:
+            chunks = default_chunks(text)
+        vectors = self._embed_chunks(owner, doc_id, chunks)
+        return self.store.replace_document(
+            owner=owner,
+            collection=collection,
+            document_id=doc_id,
+            text=text,
+            chunks=chunks,
+            vectors=vectors,
+            source=source,
+            title=title,
+            kind=kind,
+            metadata=meta,
+            content_hash=digest,
+        )
+
+    def add_texts(
+        self,
+        texts: Sequence[str],
+        metadatas: Sequence[Mapping[str, Any]] | None = None,
+        ids: Sequence[str] | None = None,
+        *,
+        collection: str = DEFAULT_COLLECTION,
+        chunk: bool = False,
+        owner: str | None = None,
+        vectors: Sequence[Sequence[float]] | None = None,
+    ) -> list[str]:
+        """Store each text as a document; returns their ids.
+
+        ``chunk=False`` (the vector-store convention) keeps each text as one chunk
+        whose chunk id equals the document id. ``vectors`` lets a caller supply
+        precomputed embeddings (checked for dimension).
+        """
+        owner = require_owner(owner or self.owner)
+        if metadatas is not None and len(metadatas) != len(texts):
+            raise InvalidInputError("one metadata dict per text")
+        if ids is not None and len(ids) != len(texts):
+            raise InvalidInputError("one id per text")
+        if vectors is not None and len(vectors) != len(texts):
+            raise InvalidInputError("one vector per text")
+        out: list[str] = []
+        for i, text in enumerate(texts):
+            doc_id = ids[i] if ids is not None and ids[i] else uuid.uuid4().hex
+            meta = dict(metadatas[i]) if metadatas is not None else {}
+            if chunk or vectors is None:
+                chunks = (
+                    default_chunks(text) if chunk else [ChunkInput(text, 0, len(text), id=doc_id)]
+                )
+                info = self.add_document(
+                    text,
+                    document_id=doc_id,
+                    chunks=chunks,
+                    metadata=meta,
+                    collection=collection,
+                    owner=owner,
+                    source=str(meta.get("source", "")),
+                    title=str(meta.get("title", "")),
+                )
+            else:
+                if not isinstance(text, str):
+                    raise InvalidInputError("texts must be strings")
+                info = self.store.replace_document(
+                    owner=owner,
+                    collection=collection,
+                    document_id=doc_id,
+                    text=text,
+                    chunks=[ChunkInput(text, 0, len(text), id=doc_id)],
+                    vectors=[vectors[i]],
+                    source=str(meta.get("source", "")),
+                    title=str(meta.get("title", "")),
+                    metadata=meta,
+                )
+            out.append(info.id)
+        return out
+
+    def delete(self, document_ids: Sequence[str], *, owner: str | None = None) -> int:
+        """Delete documents with all their chunk, FTS and vector rows."""
+        return self.store.delete_documents(owner or self.owner, document_ids)
+
+    def delete_chunks(self, chunk_ids: Sequence[str], *, owner: str | None = None) -> int:
+        return self.store.delete_chunks(owner or self.owner, chunk_ids)
+
+    # -- reads --------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        k: int = 5,
+        mode: SearchMode | str = SearchMode.HYBRID,
+        collection: str | Sequence[str] | None = None,
+        filter: Mapping[str, Any] | None = None,
+        owner: str | None = None,
+        rerank: bool = True,
+    ) -> list[Hit]:
+        """The ``k`` best chunks for ``query`` (hybrid by default)."""
+        if not isinstance(query, str):
+            raise InvalidInputError("query must be a string")
+        collections = [collection] if isinstance(collection, str) else collection
+        return self.searcher.search(
+            query,
+            owner=owner or self.owner,
+            k=k,
+            mode=mode,
+            collections=collections,
+            filter=filter,
+            rerank=rerank,
+        )
+
+    def search_by_vector(
+        self,
+        vector: Sequence[float],
+        *,
+        k: int = 5,
+        collection: str | Sequence[str] | None = None,
+        filter: Mapping[str, Any] | None = None,
+        owner: str | None = None,
+    ) -> list[Hit]:
+        """Nearest chunks to a precomputed vector (cosine similarity as score)."""
+        collections = [collection] if isinstance(collection, str) else collection
+        owner = owner or self.owner
+        ranked = self.store.vector_candidates(
+            owner, vector, k, collections=collections, filter=filter
+        )
+        rows = self.store.hits_by_rowid([r for r, _ in ranked])
+        from dataclasses import replace
+
+        return [
+            replace(rows[r], score=s, vector_similarity=s, vector_rank=i)
+            for i, (r, s) in enumerate(ranked, start=1)
+            if r in rows
+        ]
+
+    def get_chunks(self, chunk_ids: Sequence[str], *, owner: str | None = None) -> list[Hit]:
+        return self.store.get_chunks(owner or self.owner, chunk_ids)
+
+    def get_document(self, document_id: str, *, owner: str | None = None) -> DocumentInfo:
+        info = self.store.get_document(owner or self.owner, document_id)
+        if info is None:
+            raise NotFoundError(f"no document {document_id!r}")
+        return info
+
+    def list_documents(
+        self,
+        collection: str | None = None,
+        *,
+        owner: str | None = None,
+        limit: int = 1000,
+        offset: int = 0,
+    ) -> list[DocumentInfo]:
+        return self.store.list_documents(
+            owner or self.owner, collection, limit=limit, offset=offset
+        )
+
+    def status(self) -> dict[str, Any]:
+        """Counts, the embedder fingerprint and the driver, for ``memo kb status``."""
+        fp = self.store.fingerprint
+        return {
+            "path": self.path,
+            **self.store.counts(),
+            "embedder": fp.describe() if fp else None,
+            "vector_search": self.searcher.vectors_available,
+            "driver": self.db.driver.name,
+        }
+
+    # -- maintenance --------------------------------------------------------
+
+    def reindex(
+        self, embedder: Embedder, *, progress: Callable[[int, int], None] | None = None
+    ) -> int:
+        """Switch to ``embedder``: new vectors are built beside the old ones, then swapped."""
+        done = self.store.rebuild_vectors(
+            embedder.fingerprint, embedder.embed_documents, progress=progress
+        )
+        self.embedder = embedder
+        self.searcher.embedder = embedder
+        return done
+
+
+def _stable_document_id(collection: str, source: str) -> str:
+    """A source's id is derived from its identity, so re-ingesting it replaces it."""
+    return hashlib.sha256(f"{collection}\x00{source}".encode()).hexdigest()[:24]
+
+
+def default_chunks(text: str) -> list[ChunkInput]:
+    """Structure-aware chunks of plain text (delegates to the ingest chunker)."""
+    from memo_core.ingest import ExtractedDocument, Section, chunk_document
+
+    doc = ExtractedDocument(
+        text=text,
+        source="",
+        title="",
+        kind="text",
+        sections=[Section(0, len(text), {})],
+        metadata={},
+    )
+    return [ChunkInput(c.text, c.start, c.end, dict(c.locator)) for c in chunk_document(doc)]

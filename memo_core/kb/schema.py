@@ -1,0 +1,80 @@
+"""The knowledge-base schema, as numbered migrations.
+
+Tables (one SQLite file per base):
+
+* ``kb_meta`` — key/value facts about the file: embedding fingerprint, active
+  vector table.
+* ``documents`` — one row per source, scoped by ``owner`` and ``collection``,
+  holding the full normalised text (chunks point into it by character span).
+* ``chunks`` — the retrievable units: text, span, locator (page / heading /
+  timecode) and merged metadata (JSON), ``content_hash`` to reuse vectors.
+* ``chunks_fts`` — FTS5 over (raw, stemmed) text; rowid = ``chunks.rowid``.
+* ``vec_chunks_<generation>`` — sqlite-vec ``vec0`` table (cosine); created when
+  the first embedder is attached, rebuilt beside the old one by a re-index.
+"""
+
+from __future__ import annotations
+
+from memo_core.storage.connection import Database
+from memo_core.storage.migrations import Migrations
+
+__all__ = ["kb_schema", "vec_table_ddl"]
+
+kb_schema = Migrations("kb")
+
+
+@kb_schema
+def create_core_tables(db: Database) -> None:
+    db.executescript(
+        """
+        CREATE TABLE IF NOT EXISTS kb_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS documents (
+            rowid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            collection TEXT NOT NULL,
+            source TEXT NOT NULL DEFAULT '',
+            title TEXT NOT NULL DEFAULT '',
+            kind TEXT NOT NULL DEFAULT 'text',
+            content_hash TEXT NOT NULL,
+            text TEXT NOT NULL,
+            metadata TEXT NOT NULL DEFAULT '{}',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            UNIQUE (owner, id)
+        );
+        CREATE INDEX IF NOT EXISTS documents_scope ON documents (owner, collection);
+        CREATE INDEX IF NOT EXISTS documents_hash ON documents (owner, content_hash);
+        CREATE TABLE IF NOT EXISTS chunks (
+            rowid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL,
+            doc_rowid INTEGER NOT NULL REFERENCES documents (rowid) ON DELETE CASCADE,
+            owner TEXT NOT NULL,
+            collection TEXT NOT NULL,
+            ord INTEGER NOT NULL,
+            start INTEGER NOT NULL,
+            "end" INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            locator TEXT NOT NULL DEFAULT '{}',
+            metadata TEXT NOT NULL DEFAULT '{}',
+            content_hash TEXT NOT NULL,
+            UNIQUE (owner, id)
+        );
+        CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_rowid, ord);
+        CREATE INDEX IF NOT EXISTS chunks_scope ON chunks (owner, collection);
+        CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+            raw, stemmed, tokenize = 'unicode61 remove_diacritics 2'
+        );
+        """
+    )
+
+
+def vec_table_ddl(name: str, dimensions: int) -> str:
+    """DDL of a vector table; owner is a partition key so KNN filters inside the index."""
+    return (
+        f"CREATE VIRTUAL TABLE {name} USING vec0("
+        " chunk_rowid INTEGER PRIMARY KEY,"
+        " owner TEXT PARTITION KEY,"
+        " collection TEXT,"
+        f" embedding FLOAT[{int(dimensions)}] distance_metric=cosine)"
+    )

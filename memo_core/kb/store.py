@@ -1,0 +1,630 @@
+"""Knowledge-base storage: documents, chunks, their FTS rows and their vectors.
+
+Every write of a document is ONE transaction covering its document row, chunk
+rows, FTS rows and vector rows, so a reader (or a crash) sees the old version or
+the new one, never half. Every read is scoped by ``owner``; an empty owner fails
+closed. Ranking legs (:meth:`keyword_candidates`, :meth:`vector_candidates`)
+return ``(chunk rowid, raw score)`` lists; fusion lives in ``search/hybrid.py``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from array import array
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from memo_core.embedders.base import EmbedderFingerprint
+from memo_core.errors import (
+    DimensionMismatchError,
+    EmbedderMismatchError,
+    InvalidInputError,
+    NamespaceRequiredError,
+    StorageError,
+)
+from memo_core.kb.schema import kb_schema, vec_table_ddl
+from memo_core.search.filters import compile_filter
+from memo_core.search.text import (
+    DEFAULT_LANGUAGES,
+    detect_language,
+    fts_match_expression,
+    stem_text,
+)
+from memo_core.storage.connection import Database
+from memo_core.types import Hit
+
+__all__ = ["ChunkInput", "DocumentInfo", "KnowledgeStore", "require_owner"]
+
+
+def require_owner(owner: str | None) -> str:
+    """Fail closed: every knowledge-base read and write names its owner."""
+    if not isinstance(owner, str) or not owner.strip():
+        raise NamespaceRequiredError("an owner (namespace) is required for every call")
+    return owner
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class ChunkInput:
+    """A chunk to store: ``text`` is ``document_text[start:end]``."""
+
+    text: str
+    start: int
+    end: int
+    locator: Mapping[str, Any] = field(default_factory=dict)
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    id: str
+    owner: str
+    collection: str
+    source: str
+    title: str
+    kind: str
+    content_hash: str
+    chunk_count: int
+    created_at: str
+    updated_at: str
+    metadata: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+class KnowledgeStore:
+    """Typed access to one knowledge-base file."""
+
+    def __init__(self, db: Database, *, languages: Sequence[str] = DEFAULT_LANGUAGES) -> None:
+        self.db = db
+        self.languages = tuple(languages)
+        kb_schema.apply(db)
+
+    # -- file facts ---------------------------------------------------------
+
+    def meta(self, key: str) -> str | None:
+        row = self.db.query_one("SELECT value FROM kb_meta WHERE key = ?", [key])
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute(
+            "INSERT INTO kb_meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [key, value],
+        )
+
+    @property
+    def fingerprint(self) -> EmbedderFingerprint | None:
+        raw = self.meta("embedder")
+        return EmbedderFingerprint.from_json(raw) if raw else None
+
+    @property
+    def vector_table(self) -> str | None:
+        return self.meta("vector_table")
+
+    def attach_embedder(self, fingerprint: EmbedderFingerprint) -> None:
+        """Record the embedder on first use; refuse a different one afterwards."""
+        stored = self.fingerprint
+        if stored is not None:
+            if stored != fingerprint:
+                raise EmbedderMismatchError(
+                    f"{self.db.path} was indexed with {stored.describe()}, not "
+                    f"{fingerprint.describe()}; open it with the same embedder, or re-index: "
+                    f"memo kb reindex --db {self.db.path} (MemoBase.reindex(new_embedder))"
+                )
+            return
+        if not self.db.has_vec:
+            return  # keyword-only file; vectors start when a capable driver opens it
+        with self.db.transaction():
+            name = "vec_chunks_1"
+            self.db.execute(vec_table_ddl(name, fingerprint.dimensions))
+            self.set_meta("embedder", fingerprint.to_json())
+            self.set_meta("vector_table", name)
+            self.set_meta("vector_generation", "1")
+
+    # -- writes -------------------------------------------------------------
+
+    def _vector_blob(self, vector: Sequence[float], dims: int) -> bytes:
+        if len(vector) != dims:
+            raise DimensionMismatchError(
+                f"vector has {len(vector)} dimensions, the base uses {dims}"
+            )
+        if not all(math.isfinite(v) for v in vector):
+            raise InvalidInputError("vector contains NaN or infinity")
+        return array("f", vector).tobytes()
+
+    def document_hash(self, owner: str, document_id: str) -> str | None:
+        row = self.db.query_one(
+            "SELECT content_hash FROM documents WHERE owner = ? AND id = ?",
+            [require_owner(owner), document_id],
+        )
+        return None if row is None else str(row[0])
+
+    def reusable_vectors(self, owner: str, document_id: str) -> dict[str, bytes]:
+        """Stored vectors of a document's chunks by content hash (to skip re-embedding)."""
+        table = self.vector_table
+        if table is None or not self.db.has_vec:
+            return {}
+        rows = self.db.query(
+            f"SELECT c.content_hash, v.embedding FROM chunks c JOIN documents d "
+            f"ON d.rowid = c.doc_rowid JOIN {table} v ON v.chunk_rowid = c.rowid "
+            "WHERE d.owner = ? AND d.id = ?",
+            [require_owner(owner), document_id],
+        )
+        return {str(h): bytes(e) for h, e in rows}
+
+    def replace_document(
+        self,
+        *,
+        owner: str,
+        collection: str,
+        document_id: str,
+        text: str,
+        chunks: Sequence[ChunkInput],
+        vectors: Sequence[Sequence[float] | bytes] | None,
+        source: str = "",
+        title: str = "",
+        kind: str = "text",
+        metadata: Mapping[str, Any] | None = None,
+        content_hash: str | None = None,
+    ) -> DocumentInfo:
+        """Insert or atomically replace a document with its chunks and vectors."""
+        require_owner(owner)
+        if not collection:
+            raise InvalidInputError("collection must be a non-empty string")
+        table = self.vector_table if self.db.has_vec else None
+        fp = self.fingerprint
+        if table is not None and vectors is None:
+            raise InvalidInputError("this base stores vectors: pass one per chunk")
+        if vectors is not None and len(vectors) != len(chunks):
+            raise InvalidInputError("one vector per chunk")
+        doc_meta = dict(metadata or {})
+        blobs: list[bytes | None] = []
+        for vec in vectors or [None] * len(chunks):
+            if vec is None or table is None or fp is None:
+                blobs.append(None)
+            elif isinstance(vec, bytes):
+                blobs.append(vec)
+            else:
+                blobs.append(self._vector_blob(vec, fp.dimensions))
+        now = _now()
+        digest = content_hash or sha256(text)
+        doc_json = json.dumps(doc_meta, ensure_ascii=False, default=str)
+        with self.db.transaction():
+            row = self.db.query_one(
+                "SELECT rowid, created_at FROM documents WHERE owner = ? AND id = ?",
+                [owner, document_id],
+            )
+            created = now
+            if row is not None:
+                created = str(row[1])
+                self._delete_doc_rows([int(row[0])])
+            cur = self.db.execute(
+                "INSERT INTO documents (id, owner, collection, source, title, kind, content_hash,"
+                " text, metadata, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                [
+                    document_id,
+                    owner,
+                    collection,
+                    source,
+                    title,
+                    kind,
+                    digest,
+                    text,
+                    doc_json,
+                    created,
+                    now,
+                ],
+            )
+            doc_rowid = int(cur.lastrowid)
+            for ord_, (chunk, blob) in enumerate(zip(chunks, blobs, strict=True)):
+                chunk_hash = sha256(chunk.text)
+                chunk_id = chunk.id or _chunk_id(document_id, ord_, chunk.start, chunk_hash)
+                merged = {**doc_meta, **dict(chunk.locator), **dict(chunk.metadata)}
+                merged.setdefault("source", source)
+                merged.setdefault("title", title)
+                cur = self.db.execute(
+                    'INSERT INTO chunks (id, doc_rowid, owner, collection, ord, start, "end", text,'
+                    " locator, metadata, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    [
+                        chunk_id,
+                        doc_rowid,
+                        owner,
+                        collection,
+                        ord_,
+                        chunk.start,
+                        chunk.end,
+                        chunk.text,
+                        json.dumps(dict(chunk.locator), ensure_ascii=False, default=str),
+                        json.dumps(merged, ensure_ascii=False, default=str),
+                        chunk_hash,
+                    ],
+                )
+                chunk_rowid = int(cur.lastrowid)
+                lang = detect_language(chunk.text, self.languages)
+                self.db.execute(
+                    "INSERT INTO chunks_fts (rowid, raw, stemmed) VALUES (?, ?, ?)",
+                    [chunk_rowid, chunk.text, stem_text(chunk.text, lang)],
+                )
+                if blob is not None and table is not None:
+                    self.db.execute(
+                        f"INSERT INTO {table} (chunk_rowid, owner, collection, embedding)"
+                        " VALUES (?, ?, ?, ?)",
+                        [chunk_rowid, owner, collection, blob],
+                    )
+        info = self.get_document(owner, document_id)
+        assert info is not None
+        return info
+
+    def _delete_doc_rows(self, doc_rowids: Sequence[int]) -> None:
+        for doc_rowid in doc_rowids:
+            rowids = [
+                int(r[0])
+                for r in self.db.query("SELECT rowid FROM chunks WHERE doc_rowid = ?", [doc_rowid])
+            ]
+            self._delete_chunk_index_rows(rowids)
+            self.db.execute("DELETE FROM chunks WHERE doc_rowid = ?", [doc_rowid])
+            self.db.execute("DELETE FROM documents WHERE rowid = ?", [doc_rowid])
+
+    def _delete_chunk_index_rows(self, rowids: Sequence[int]) -> None:
+        if not rowids:
+            return
+        table = self.vector_table if self.db.has_vec else None
+        for start in range(0, len(rowids), 500):
+            part = list(rowids[start : start + 500])
+            marks = ",".join("?" for _ in part)
+            self.db.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({marks})", part)
+            if table is not None:
+                self.db.execute(f"DELETE FROM {table} WHERE chunk_rowid IN ({marks})", part)
+
+    def delete_documents(self, owner: str, document_ids: Iterable[str]) -> int:
+        """Delete documents with their chunk, FTS and vector rows; returns how many."""
+        require_owner(owner)
+        ids = list(document_ids)
+        with self.db.transaction():
+            rowids = [
+                int(r[0])
+                for i in ids
+                for r in self.db.query(
+                    "SELECT rowid FROM documents WHERE owner = ? AND id = ?", [owner, i]
+                )
+            ]
+            self._delete_doc_rows(rowids)
+        return len(rowids)
+
+    def delete_chunks(self, owner: str, chunk_ids: Iterable[str]) -> int:
+        """Delete single chunks (and a document left with none)."""
+        require_owner(owner)
+        ids = list(chunk_ids)
+        with self.db.transaction():
+            rows = [
+                r
+                for i in ids
+                for r in self.db.query(
+                    "SELECT rowid, doc_rowid FROM chunks WHERE owner = ? AND id = ?", [owner, i]
+                )
+            ]
+            rowids = [int(r[0]) for r in rows]
+            self._delete_chunk_index_rows(rowids)
+            for rowid in rowids:
+                self.db.execute("DELETE FROM chunks WHERE rowid = ?", [rowid])
+            for doc_rowid in {int(r[1]) for r in rows}:
+                left = self.db.query_one(
+                    "SELECT count(*) FROM chunks WHERE doc_rowid = ?", [doc_rowid]
+                )
+                if int(left[0]) == 0:
+                    self.db.execute("DELETE FROM documents WHERE rowid = ?", [doc_rowid])
+        return len(rowids)
+
+    def delete_collection(self, owner: str, collection: str) -> int:
+        require_owner(owner)
+        with self.db.transaction():
+            rowids = [
+                int(r[0])
+                for r in self.db.query(
+                    "SELECT rowid FROM documents WHERE owner = ? AND collection = ?",
+                    [owner, collection],
+                )
+            ]
+            self._delete_doc_rows(rowids)
+        return len(rowids)
+
+    # -- reads --------------------------------------------------------------
+
+    def get_document(self, owner: str, document_id: str) -> DocumentInfo | None:
+        rows = self._documents("d.owner = ? AND d.id = ?", [require_owner(owner), document_id])
+        return rows[0] if rows else None
+
+    def document_text(self, owner: str, document_id: str) -> str | None:
+        row = self.db.query_one(
+            "SELECT text FROM documents WHERE owner = ? AND id = ?",
+            [require_owner(owner), document_id],
+        )
+        return None if row is None else str(row[0])
+
+    def list_documents(
+        self, owner: str, collection: str | None = None, *, limit: int = 1000, offset: int = 0
+    ) -> list[DocumentInfo]:
+        where, params = "d.owner = ?", [require_owner(owner)]
+        if collection is not None:
+            where += " AND d.collection = ?"
+            params.append(collection)
+        return self._documents(where, params, limit=limit, offset=offset)
+
+    def _documents(
+        self, where: str, params: list[Any], *, limit: int = 1000, offset: int = 0
+    ) -> list[DocumentInfo]:
+        rows = self.db.query(
+            "SELECT d.id, d.owner, d.collection, d.source, d.title, d.kind, d.content_hash,"
+            " (SELECT count(*) FROM chunks c WHERE c.doc_rowid = d.rowid), d.created_at,"
+            f" d.updated_at, d.metadata FROM documents d WHERE {where}"
+            " ORDER BY d.updated_at DESC, d.rowid DESC LIMIT ? OFFSET ?",
+            [*params, int(limit), int(offset)],
+        )
+        return [
+            DocumentInfo(
+                r[0], r[1], r[2], r[3], r[4], r[5], r[6], int(r[7]), r[8], r[9], json.loads(r[10])
+            )
+            for r in rows
+        ]
+
+    _HIT_COLUMNS = (
+        'c.rowid, c.id, d.id, c.text, d.source, d.title, c.collection, c.start, c."end",'
+        " c.locator, c.metadata"
+    )
+
+    def hits_by_rowid(self, rowids: Sequence[int]) -> dict[int, Hit]:
+        """Hits (score 0) for chunk rowids; the caller fills in scores."""
+        out: dict[int, Hit] = {}
+        for start in range(0, len(rowids), 500):
+            part = list(rowids[start : start + 500])
+            marks = ",".join("?" for _ in part)
+            for r in self.db.query(
+                f"SELECT {self._HIT_COLUMNS} FROM chunks c JOIN documents d ON d.rowid = c.doc_rowid"
+                f" WHERE c.rowid IN ({marks})",
+                part,
+            ):
+                out[int(r[0])] = Hit(
+                    chunk_id=r[1],
+                    document_id=r[2],
+                    text=r[3],
+                    score=0.0,
+                    source=r[4],
+                    title=r[5],
+                    collection=r[6],
+                    start=int(r[7]),
+                    end=int(r[8]),
+                    locator=json.loads(r[9]),
+                    metadata=json.loads(r[10]),
+                )
+        return out
+
+    def chunk_rowids(self, owner: str, chunk_ids: Sequence[str]) -> dict[str, int]:
+        require_owner(owner)
+        out: dict[str, int] = {}
+        for cid in chunk_ids:
+            row = self.db.query_one(
+                "SELECT rowid FROM chunks WHERE owner = ? AND id = ?", [owner, cid]
+            )
+            if row is not None:
+                out[cid] = int(row[0])
+        return out
+
+    def get_chunks(self, owner: str, chunk_ids: Sequence[str]) -> list[Hit]:
+        """Chunks by id, in the order asked (missing ids skipped)."""
+        rowids = self.chunk_rowids(owner, chunk_ids)
+        hits = self.hits_by_rowid(list(rowids.values()))
+        return [hits[rowids[c]] for c in chunk_ids if c in rowids and rowids[c] in hits]
+
+    def vectors_by_rowid(self, rowids: Sequence[int]) -> dict[int, list[float]]:
+        table = self.vector_table if self.db.has_vec else None
+        if table is None or not rowids:
+            return {}
+        out: dict[int, list[float]] = {}
+        for start in range(0, len(rowids), 500):
+            part = list(rowids[start : start + 500])
+            marks = ",".join("?" for _ in part)
+            for rowid, blob in self.db.query(
+                f"SELECT chunk_rowid, embedding FROM {table} WHERE chunk_rowid IN ({marks})", part
+            ):
+                out[int(rowid)] = array("f", bytes(blob)).tolist()
+        return out
+
+    def _scope(
+        self,
+        owner: str,
+        collections: Sequence[str] | None,
+        filter: Mapping[str, Any] | None,
+        params: list[Any],
+    ) -> str:
+        where = "c.owner = ?"
+        params.append(require_owner(owner))
+        if collections:
+            where += f" AND c.collection IN ({','.join('?' for _ in collections)})"
+            params.extend(collections)
+        if filter:
+            where += " AND " + compile_filter(filter, params)
+        return where
+
+    def keyword_candidates(
+        self,
+        owner: str,
+        query: str,
+        limit: int,
+        *,
+        collections: Sequence[str] | None = None,
+        filter: Mapping[str, Any] | None = None,
+    ) -> list[tuple[int, float]]:
+        """``[(chunk rowid, bm25)]`` best first (BM25: lower is better, as FTS5 reports it)."""
+        expression = fts_match_expression(query, languages=self.languages)
+        if expression is None:
+            return []
+        params: list[Any] = [expression]
+        where = self._scope(owner, collections, filter, params)
+        params.append(int(limit))
+        rows = self.db.query(
+            "SELECT f.rowid, bm25(chunks_fts, 1.0, 0.6) AS s FROM chunks_fts f"
+            " JOIN chunks c ON c.rowid = f.rowid"
+            f" WHERE chunks_fts MATCH ? AND {where} ORDER BY s LIMIT ?",
+            params,
+        )
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def vector_candidates(
+        self,
+        owner: str,
+        vector: Sequence[float],
+        limit: int,
+        *,
+        collections: Sequence[str] | None = None,
+        filter: Mapping[str, Any] | None = None,
+    ) -> list[tuple[int, float]]:
+        """``[(chunk rowid, cosine similarity)]`` best first.
+
+        Owner and a single collection filter inside the KNN index (partition key and
+        metadata column); a metadata filter or several collections switch to an
+        exact scan restricted in SQL, never to post-filtering a short list.
+        """
+        table = self.vector_table if self.db.has_vec else None
+        fp = self.fingerprint
+        if table is None or fp is None:
+            return []
+        blob = self._vector_blob(vector, fp.dimensions)
+        require_owner(owner)
+        if not filter and (not collections or len(collections) == 1):
+            params: list[Any] = [blob, int(limit), owner]
+            extra = ""
+            if collections:
+                extra = " AND collection = ?"
+                params.append(collections[0])
+            rows = self.db.query(
+                f"SELECT chunk_rowid, distance FROM {table}"
+                f" WHERE embedding MATCH ? AND k = ? AND owner = ?{extra} ORDER BY distance",
+                params,
+            )
+        else:
+            params = [blob]
+            where = self._scope(owner, collections, filter, params)
+            params.append(int(limit))
+            rows = self.db.query(
+                f"SELECT v.chunk_rowid, vec_distance_cosine(v.embedding, ?) AS distance"
+                f" FROM {table} v JOIN chunks c ON c.rowid = v.chunk_rowid"
+                f" WHERE {where} ORDER BY distance LIMIT ?",
+                params,
+            )
+        return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
+
+    def filtered_rowids(
+        self,
+        owner: str,
+        *,
+        collections: Sequence[str] | None = None,
+        filter: Mapping[str, Any] | None = None,
+        limit: int = 1000,
+    ) -> list[int]:
+        params: list[Any] = []
+        where = self._scope(owner, collections, filter, params)
+        params.append(int(limit))
+        return [
+            int(r[0])
+            for r in self.db.query(
+                f"SELECT c.rowid FROM chunks c WHERE {where} ORDER BY c.rowid LIMIT ?", params
+            )
+        ]
+
+    # -- maintenance --------------------------------------------------------
+
+    def counts(self, owner: str | None = None) -> dict[str, int]:
+        scope, params = ("WHERE owner = ?", [owner]) if owner else ("", [])
+        docs = self.db.query_one(f"SELECT count(*) FROM documents {scope}", params)[0]
+        chunks = self.db.query_one(f"SELECT count(*) FROM chunks {scope}", params)[0]
+        out = {"documents": int(docs), "chunks": int(chunks)}
+        if owner is None:
+            out["fts_rows"] = int(self.db.query_one("SELECT count(*) FROM chunks_fts")[0])
+            table = self.vector_table if self.db.has_vec else None
+            if table is not None:
+                out["vector_rows"] = int(self.db.query_one(f"SELECT count(*) FROM {table}")[0])
+        return out
+
+    def rebuild_vectors(
+        self,
+        fingerprint: EmbedderFingerprint,
+        embed: Any,
+        *,
+        batch_size: int = 64,
+        progress: Any = None,
+    ) -> int:
+        """Re-index: embed every chunk into a NEW vector table, then swap in one transaction.
+
+        Until the swap, searches keep using the old vectors; a crash leaves the
+        old table active (the half-built one is dropped on the next re-index).
+        """
+        if not self.db.has_vec:
+            raise StorageError("vector search is unavailable on this SQLite driver")
+        generation = int(self.meta("vector_generation") or "0") + 1
+        name = f"vec_chunks_{generation}"
+        old = self.vector_table
+        with self.db.transaction():
+            self.db.execute(f"DROP TABLE IF EXISTS {name}")
+            self.db.execute(vec_table_ddl(name, fingerprint.dimensions))
+        total = int(self.db.query_one("SELECT count(*) FROM chunks")[0])
+        done, last = 0, 0
+        while True:
+            rows = self.db.query(
+                "SELECT rowid, owner, collection, text FROM chunks WHERE rowid > ?"
+                " ORDER BY rowid LIMIT ?",
+                [last, batch_size],
+            )
+            if not rows:
+                break
+            vectors = embed([str(r[3]) for r in rows])
+            with self.db.transaction():
+                for r, vec in zip(rows, vectors, strict=True):
+                    self.db.execute(
+                        f"INSERT INTO {name} (chunk_rowid, owner, collection, embedding)"
+                        " VALUES (?, ?, ?, ?)",
+                        [int(r[0]), r[1], r[2], self._vector_blob(vec, fingerprint.dimensions)],
+                    )
+            last = int(rows[-1][0])
+            done += len(rows)
+            if progress is not None:
+                progress(done, total)
+        with self.db.transaction():
+            # Chunks written while we were embedding have no vector yet: refuse to swap
+            # a table that would silently miss them.
+            missing = self.db.query_one(
+                f"SELECT count(*) FROM chunks c WHERE NOT EXISTS "
+                f"(SELECT 1 FROM {name} v WHERE v.chunk_rowid = c.rowid)"
+            )[0]
+            if int(missing):
+                raise StorageError(f"{missing} chunks changed during re-index; run it again")
+            self.db.execute(
+                f"DELETE FROM {name} WHERE chunk_rowid NOT IN (SELECT rowid FROM chunks)"
+            )
+            self.set_meta("embedder", fingerprint.to_json())
+            self.set_meta("vector_table", name)
+            self.set_meta("vector_generation", str(generation))
+            if old and old != name:
+                self.db.execute(f"DROP TABLE IF EXISTS {old}")
+        return done
+
+
+def _chunk_id(document_id: str, ord_: int, start: int, chunk_hash: str) -> str:
+    """Stable id: the same document content always yields the same chunk ids."""
+    digest = hashlib.sha256(
+        f"{document_id}\x00{ord_}\x00{start}\x00{chunk_hash}".encode()
+    ).hexdigest()
+    return digest[:24]

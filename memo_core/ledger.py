@@ -1,0 +1,132 @@
+"""The spend ledger: every paid call recorded, and a monthly ceiling per provider.
+
+Costs are *estimates* from the public price table below (not an invoice). The
+ceiling check and the record happen in one ``BEGIN IMMEDIATE`` transaction, so
+concurrent processes cannot together overspend: :meth:`SpendLedger.charge`
+either records the call or raises :class:`BudgetExceededError` and records
+nothing. Callers charge *before* the paid request and fall back (local path or a
+clear error) when the ceiling is reached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memo_core.errors import BudgetExceededError, InvalidInputError
+from memo_core.storage.connection import Database
+from memo_core.storage.migrations import Migrations
+
+__all__ = ["PRICES_USD", "SpendLedger", "SpendRecord", "estimate_cost"]
+
+#: Estimated USD price per unit, by (provider, kind). Units: tokens for embeddings and
+#: LLMs, searches for rerank, minutes for transcription. Sources: providers' public
+#: price pages as of 2026; update here, nowhere else.
+PRICES_USD: dict[tuple[str, str], float] = {
+    ("cloudflare", "embedding"): 0.012 / 1_000_000,  # bge-m3, per input token
+    ("cohere", "rerank"): 2.0 / 1_000,  # per search (up to 100 docs)
+    ("openai", "llm"): 0.60 / 1_000_000,  # small model, blended per token
+    ("openai-compatible", "llm"): 0.0,  # self-hosted by default; set a price if paid
+    ("groq", "transcription"): 0.04 / 60,  # whisper-large-v3-turbo, per minute -> per second
+    ("openai", "transcription"): 0.006,  # whisper-1, per minute
+}
+
+ledger_schema = Migrations("ledger")
+
+
+@ledger_schema
+def create_spend_table(db: Database) -> None:
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS spend ("
+        " id INTEGER PRIMARY KEY, at TEXT NOT NULL, month TEXT NOT NULL,"
+        " provider TEXT NOT NULL, kind TEXT NOT NULL, units REAL NOT NULL,"
+        " cost_usd REAL NOT NULL, note TEXT)"
+    )
+    db.execute("CREATE INDEX IF NOT EXISTS spend_month ON spend (provider, month)")
+
+
+def estimate_cost(provider: str, kind: str, units: float) -> float:
+    """Estimated USD cost of ``units`` of ``kind`` at ``provider`` (0 if unpriced)."""
+    return PRICES_USD.get((provider, kind), 0.0) * units
+
+
+@dataclass(frozen=True)
+class SpendRecord:
+    provider: str
+    kind: str
+    units: float
+    cost_usd: float
+
+
+class SpendLedger:
+    """Monthly spend per provider with ceilings (USD); ``None`` means no ceiling."""
+
+    def __init__(
+        self,
+        path: str | Path | Database,
+        ceilings: Mapping[str, float] | None = None,
+    ) -> None:
+        self.db = path if isinstance(path, Database) else Database(path, load_vec=False)
+        ledger_schema.apply(self.db)
+        self.ceilings = dict(ceilings or {})
+
+    @staticmethod
+    def _month(at: datetime) -> str:
+        return at.strftime("%Y-%m")
+
+    def month_spend(self, provider: str | None = None, at: datetime | None = None) -> float:
+        month = self._month(at or datetime.now(UTC))
+        if provider is None:
+            row = self.db.query_one("SELECT sum(cost_usd) FROM spend WHERE month = ?", [month])
+        else:
+            row = self.db.query_one(
+                "SELECT sum(cost_usd) FROM spend WHERE month = ? AND provider = ?",
+                [month, provider],
+            )
+        return float(row[0] or 0.0)
+
+    def by_provider(self, at: datetime | None = None) -> dict[str, float]:
+        month = self._month(at or datetime.now(UTC))
+        rows = self.db.query(
+            "SELECT provider, sum(cost_usd) FROM spend WHERE month = ? GROUP BY provider", [month]
+        )
+        return {str(p): float(c) for p, c in rows}
+
+    def charge(
+        self,
+        provider: str,
+        kind: str,
+        units: float,
+        *,
+        cost_usd: float | None = None,
+        note: str = "",
+        at: datetime | None = None,
+    ) -> SpendRecord:
+        """Record a paid call, or raise BudgetExceededError if it would pass the ceiling."""
+        if units < 0:
+            raise InvalidInputError("units must be non-negative")
+        cost = estimate_cost(provider, kind, units) if cost_usd is None else cost_usd
+        when = at or datetime.now(UTC)
+        month = self._month(when)
+        with self.db.transaction():
+            ceiling = self.ceilings.get(provider)
+            if ceiling is not None:
+                row = self.db.query_one(
+                    "SELECT sum(cost_usd) FROM spend WHERE month = ? AND provider = ?",
+                    [month, provider],
+                )
+                spent = float(row[0] or 0.0)
+                if spent + cost > ceiling:
+                    raise BudgetExceededError(
+                        f"{provider}: monthly ceiling ${ceiling:.2f} reached "
+                        f"(spent ${spent:.4f}, this call ${cost:.4f}); paid calls stop until "
+                        "next month or a higher ceiling"
+                    )
+            self.db.execute(
+                "INSERT INTO spend (at, month, provider, kind, units, cost_usd, note)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [when.isoformat(timespec="seconds"), month, provider, kind, units, cost, note],
+            )
+        return SpendRecord(provider, kind, units, cost)

@@ -1,0 +1,77 @@
+"""Concrete rerankers: Cohere (cloud, with a key) and a local fastembed cross-encoder."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from memo_core.errors import ConfigError, MissingDependencyError
+from memo_core.ledger import SpendLedger
+
+__all__ = ["CohereReranker", "CrossEncoderReranker"]
+
+
+class CohereReranker:
+    """Cohere's rerank endpoint through the ``cohere`` SDK; charged to the ledger first."""
+
+    def __init__(
+        self,
+        api_key: str,
+        *,
+        model: str = "rerank-v3.5",
+        ledger: SpendLedger | None = None,
+        client: Any = None,
+    ) -> None:
+        if not api_key and client is None:
+            raise ConfigError("Cohere rerank needs an API key (COHERE_API_KEY)")
+        self.name = f"cohere:{model}"
+        self.model = model
+        self.ledger = ledger
+        self._client = client
+        self._key = api_key
+
+    def _get_client(self) -> Any:
+        if self._client is None:
+            try:
+                import cohere
+            except ImportError as exc:
+                raise MissingDependencyError("cohere", "cloud", "Cohere rerank") from exc
+            self._client = cohere.ClientV2(api_key=self._key)
+        return self._client
+
+    def rerank(self, query: str, texts: Sequence[str]) -> list[float]:
+        if self.ledger is not None:
+            self.ledger.charge("cohere", "rerank", 1, note=self.model)
+        response = self._get_client().rerank(
+            model=self.model, query=query, documents=list(texts), top_n=len(texts)
+        )
+        scores = [0.0] * len(texts)
+        for result in response.results:
+            scores[int(result.index)] = float(result.relevance_score)
+        return scores
+
+
+class CrossEncoderReranker:
+    """A local cross-encoder through fastembed's ``TextCrossEncoder`` (ONNX, no PyTorch)."""
+
+    def __init__(self, model_name: str, *, model_path: str | Path | None = None) -> None:
+        self.name = f"cross-encoder:{model_name}"
+        self.model_name = model_name
+        self.model_path = model_path
+        self._model: Any = None
+
+    def rerank(self, query: str, texts: Sequence[str]) -> list[float]:
+        if self._model is None:
+            try:
+                from fastembed.rerank.cross_encoder import TextCrossEncoder
+            except ImportError as exc:
+                raise MissingDependencyError("fastembed", "local", "local rerank") from exc
+            kwargs: dict[str, Any] = {}
+            if self.model_path is not None:
+                kwargs["specific_model_path"] = str(self.model_path)
+            self._model = TextCrossEncoder(self.model_name, **kwargs)
+        raw = list(self._model.rerank(query, list(texts)))
+        # logits -> 0..1 so thresholds mean the same across models
+        return [1.0 / (1.0 + math.exp(-float(s))) for s in raw]

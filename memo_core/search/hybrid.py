@@ -1,0 +1,160 @@
+"""Hybrid retrieval: a keyword leg (FTS5/BM25) and a vector leg (sqlite-vec KNN),
+fused by Reciprocal Rank Fusion, optionally reranked.
+
+Keyword search is literal (exact codes, names), vector search is semantic
+("agreement" ~ "contract"); each covers the other's blind spot, and RRF rewards
+a chunk found by both. With no embedder, hybrid and vector modes degrade to
+keyword-only and say so once per searcher, not per call.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from memo_core.embedders.base import Embedder
+from memo_core.rerank.base import Reranker, SafeReranker
+from memo_core.search.rrf import DEFAULT_RRF_K, rrf
+from memo_core.types import Hit, SearchMode
+
+if TYPE_CHECKING:
+    from memo_core.kb.store import KnowledgeStore
+
+__all__ = ["HybridSearcher", "SearchSettings"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """Retrieval knobs, in one place.
+
+    ``candidates``: how deep each leg looks (at least ``k``); deeper lists give RRF
+    more to agree on. ``keyword_weight``/``vector_weight``: RRF weights of the legs.
+    ``rerank_top``: how many fused candidates a reranker sees.
+    """
+
+    rrf_k: int = DEFAULT_RRF_K
+    keyword_weight: float = 1.0
+    vector_weight: float = 1.0
+    candidates: int = 40
+    rerank_top: int = 20
+
+
+class HybridSearcher:
+    """Runs the legs over a :class:`~memo_core.kb.store.KnowledgeStore` and fuses them."""
+
+    def __init__(
+        self,
+        store: KnowledgeStore,
+        embedder: Embedder | None,
+        *,
+        reranker: Reranker | None = None,
+        settings: SearchSettings | None = None,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.reranker = SafeReranker(reranker) if reranker is not None else None
+        self.settings = settings or SearchSettings()
+        self._degraded_noted = False
+
+    @property
+    def vectors_available(self) -> bool:
+        return (
+            self.embedder is not None
+            and self.store.vector_table is not None
+            and self.store.db.has_vec
+        )
+
+    def effective_mode(self, mode: SearchMode | str) -> SearchMode:
+        """The mode actually run: vector legs need an embedder and a vector table."""
+        mode = SearchMode(mode)
+        if mode is SearchMode.KEYWORD or self.vectors_available:
+            return mode
+        if not self._degraded_noted:
+            self._degraded_noted = True
+            log.warning(
+                "no embedder or vector index for %s: %s search runs keyword-only",
+                self.store.db.path,
+                mode.value,
+            )
+        return SearchMode.KEYWORD
+
+    def search(
+        self,
+        query: str,
+        *,
+        owner: str,
+        k: int = 5,
+        mode: SearchMode | str = SearchMode.HYBRID,
+        collections: Sequence[str] | None = None,
+        filter: Mapping[str, Any] | None = None,
+        query_vector: Sequence[float] | None = None,
+        rerank: bool = True,
+    ) -> list[Hit]:
+        """The ``k`` best hits for ``query`` within ``owner`` (and collections/filter)."""
+        if k <= 0:
+            return []
+        run = self.effective_mode(mode)
+        depth = max(k, self.settings.candidates)
+        keyword: list[tuple[int, float]] = []
+        vector: list[tuple[int, float]] = []
+        qvec: Sequence[float] | None = None
+        if run in (SearchMode.KEYWORD, SearchMode.HYBRID):
+            keyword = self.store.keyword_candidates(
+                owner, query, depth, collections=collections, filter=filter
+            )
+        if run in (SearchMode.VECTOR, SearchMode.HYBRID):
+            assert self.embedder is not None
+            qvec = query_vector if query_vector is not None else self.embedder.embed_query(query)
+            vector = self.store.vector_candidates(
+                owner, qvec, depth, collections=collections, filter=filter
+            )
+        kw_rank = {rowid: i for i, (rowid, _) in enumerate(keyword, start=1)}
+        kw_score = {rowid: -s for rowid, s in keyword}  # FTS5 bm25: lower is better
+        vec_rank = {rowid: i for i, (rowid, _) in enumerate(vector, start=1)}
+        vec_sim = dict(vector)
+
+        if run is SearchMode.KEYWORD:
+            ranked = [(rowid, kw_score[rowid]) for rowid, _ in keyword]
+        elif run is SearchMode.VECTOR:
+            ranked = list(vector)
+        else:
+            ranked = rrf(
+                [[r for r, _ in keyword], [r for r, _ in vector]],
+                k=self.settings.rrf_k,
+                weights=[self.settings.keyword_weight, self.settings.vector_weight],
+            )
+        keep = max(k, self.settings.rerank_top) if self.reranker and rerank else k
+        ranked = ranked[:keep]
+        rowids = [rowid for rowid, _ in ranked]
+        if qvec is not None:  # similarity for keyword-only finds too: the gate needs it
+            missing = [r for r in rowids if r not in vec_sim]
+            for rowid, vec in self.store.vectors_by_rowid(missing).items():
+                vec_sim[rowid] = sum(a * b for a, b in zip(vec, qvec, strict=False))
+        rows = self.store.hits_by_rowid(rowids)
+        hits = [
+            replace(
+                rows[rowid],
+                score=float(score),
+                keyword_rank=kw_rank.get(rowid),
+                vector_rank=vec_rank.get(rowid),
+                keyword_score=kw_score.get(rowid),
+                vector_similarity=vec_sim.get(rowid),
+            )
+            for rowid, score in ranked
+            if rowid in rows
+        ]
+        if self.reranker is not None and rerank and hits:
+            hits = self._rerank(query, hits)
+        return hits[:k]
+
+    def _rerank(self, query: str, hits: list[Hit]) -> list[Hit]:
+        assert self.reranker is not None
+        scores = self.reranker.rerank(query, [h.text for h in hits])
+        if scores is None:
+            return hits
+        rescored = [replace(h, score=s, rerank_score=s) for h, s in zip(hits, scores, strict=True)]
+        return sorted(rescored, key=lambda h: -h.score)
