@@ -104,6 +104,10 @@ class MemoBase:
         view.owner = require_owner(owner)
         return view
 
+    def _owner(self, owner: str | None) -> str:
+        """An explicit owner wins (and an empty one fails closed); None means this view's."""
+        return require_owner(self.owner if owner is None else owner)
+
     # -- writes -------------------------------------------------------------
 
     def _embed_chunks(
@@ -138,7 +142,7 @@ class MemoBase:
         ``chunks`` default to structure-aware chunks of ``text``. An unchanged
         document (same content hash and metadata) is skipped: no embedding call.
         """
-        owner = require_owner(owner or self.owner)
+        owner = self._owner(owner)
         if not isinstance(text, str) or not text.strip():
             raise InvalidInputError("document text is empty")
         if "\x00" in text:
@@ -189,7 +193,7 @@ class MemoBase:
         whose chunk id equals the document id. ``vectors`` lets a caller supply
         precomputed embeddings (checked for dimension).
         """
-        owner = require_owner(owner or self.owner)
+        owner = self._owner(owner)
         if metadatas is not None and len(metadatas) != len(texts):
             raise InvalidInputError("one metadata dict per text")
         if ids is not None and len(ids) != len(texts):
@@ -233,10 +237,10 @@ class MemoBase:
 
     def delete(self, document_ids: Sequence[str], *, owner: str | None = None) -> int:
         """Delete documents with all their chunk, FTS and vector rows."""
-        return self.store.delete_documents(owner or self.owner, document_ids)
+        return self.store.delete_documents(self._owner(owner), document_ids)
 
     def delete_chunks(self, chunk_ids: Sequence[str], *, owner: str | None = None) -> int:
-        return self.store.delete_chunks(owner or self.owner, chunk_ids)
+        return self.store.delete_chunks(self._owner(owner), chunk_ids)
 
     # -- reads --------------------------------------------------------------
 
@@ -257,7 +261,7 @@ class MemoBase:
         collections = [collection] if isinstance(collection, str) else collection
         return self.searcher.search(
             query,
-            owner=owner or self.owner,
+            owner=self._owner(owner),
             k=k,
             mode=mode,
             collections=collections,
@@ -276,7 +280,7 @@ class MemoBase:
     ) -> list[Hit]:
         """Nearest chunks to a precomputed vector (cosine similarity as score)."""
         collections = [collection] if isinstance(collection, str) else collection
-        owner = owner or self.owner
+        owner = self._owner(owner)
         ranked = self.store.vector_candidates(
             owner, vector, k, collections=collections, filter=filter
         )
@@ -290,10 +294,10 @@ class MemoBase:
         ]
 
     def get_chunks(self, chunk_ids: Sequence[str], *, owner: str | None = None) -> list[Hit]:
-        return self.store.get_chunks(owner or self.owner, chunk_ids)
+        return self.store.get_chunks(self._owner(owner), chunk_ids)
 
     def get_document(self, document_id: str, *, owner: str | None = None) -> DocumentInfo:
-        info = self.store.get_document(owner or self.owner, document_id)
+        info = self.store.get_document(self._owner(owner), document_id)
         if info is None:
             raise NotFoundError(f"no document {document_id!r}")
         return info
@@ -307,7 +311,7 @@ class MemoBase:
         offset: int = 0,
     ) -> list[DocumentInfo]:
         return self.store.list_documents(
-            owner or self.owner, collection, limit=limit, offset=offset
+            self._owner(owner), collection, limit=limit, offset=offset
         )
 
     def status(self) -> dict[str, Any]:

@@ -41,11 +41,8 @@ def rrf(
         raise ValueError("one weight per ranked list")
     scores: dict[K, float] = {}
     for items, weight in zip(ranked_lists, weights, strict=True):
-        seen: set[K] = set()
-        for rank, item in enumerate(items, start=1):
-            if item in seen:
-                continue
-            seen.add(item)
+        unique = list(dict.fromkeys(items))  # a repeat counts once, at its best rank
+        for rank, item in enumerate(unique, start=1):
             scores[item] = scores.get(item, 0.0) + weight / (k + rank)
     order = {item: i for i, item in enumerate(scores)}
     return sorted(scores.items(), key=lambda kv: (-kv[1], order[kv[0]]))

@@ -1,0 +1,169 @@
+"""Embedders, rerankers and the spend ledger (network boundary: local servers only)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memo_core.embedders import CloudflareEmbedder, FastEmbedEmbedder, HashEmbedder
+from memo_core.errors import BudgetExceededError, ProviderError
+from memo_core.ledger import SpendLedger
+from memo_core.rerank import CohereReranker, SafeReranker
+
+
+def test_hash_embedder_is_deterministic_and_normalised() -> None:
+    emb = HashEmbedder(64)
+    a, b = emb.embed_documents(["contract term", "contract term"])
+    assert a == b
+    assert sum(x * x for x in a) == pytest.approx(1.0)
+    near = emb.embed_query("the contract term")
+    far = emb.embed_query("banana smoothie recipe")
+    dot = lambda u, v: sum(x * y for x, y in zip(u, v, strict=True))  # noqa: E731
+    assert dot(a, near) > dot(a, far)
+
+
+def test_default_local_embedder_works_offline() -> None:
+    pytest.importorskip("fastembed", reason="memo[local] not installed")
+    from memo_core.embedders import default_local_embedder
+
+    emb = default_local_embedder()
+    contract, agreement, banana = emb.embed_documents(
+        ["the contract lasts two years", "the agreement runs for 24 months", "a ripe banana"]
+    )
+    dot = lambda u, v: sum(x * y for x, y in zip(u, v, strict=True))  # noqa: E731
+    assert emb.dimensions == 384 and len(contract) == 384
+    assert dot(contract, agreement) > dot(contract, banana)
+    assert emb.fingerprint.model == "memo/all-MiniLM-L6-v2-int8"
+
+
+def test_hub_model_download_fails_cleanly_offline(tmp_path: Path) -> None:
+    pytest.importorskip("fastembed", reason="memo[local] not installed")
+    emb = FastEmbedEmbedder("BAAI/bge-small-en-v1.5", cache_dir=tmp_path)
+    with pytest.raises(ProviderError, match="could not load embedding model"):
+        emb.embed_query("hello")
+
+
+def test_e5_models_get_prefixes() -> None:
+    emb = FastEmbedEmbedder("intfloat/multilingual-e5-large")
+    assert (emb.query_prefix, emb.passage_prefix) == ("query: ", "passage: ")
+    assert FastEmbedEmbedder("BAAI/bge-small-en-v1.5").query_prefix == ""
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    requests: list[dict[str, Any]] = []
+    status = 200
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).requests.append({"path": self.path, "auth": self.headers["Authorization"], "body": body})
+        vectors = [[3.0, 4.0] + [0.0] * 1022 for _ in body["text"]]
+        payload = {"success": True, "result": {"shape": [len(vectors), 1024], "data": vectors}}
+        self.send_response(type(self).status)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(json.dumps(payload).encode())
+
+    def log_message(self, *args: object) -> None: ...
+
+
+@pytest.fixture
+def cf_server() -> Iterator[str]:
+    pytest.importorskip("httpx", reason="memo[cloud] not installed")
+    _Recorder.requests = []
+    _Recorder.status = 200
+    server = HTTPServer(("127.0.0.1", 0), _Recorder)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}/client/v4"
+    server.shutdown()
+
+
+def test_cloudflare_embedder_against_local_server(cf_server: str, tmp_path: Path) -> None:
+    ledger = SpendLedger(tmp_path / "ledger.db")
+    emb = CloudflareEmbedder("acc1", "tok", base_url=cf_server, batch_size=2, ledger=ledger)
+    vectors = emb.embed_documents(["a", "b", "c"])
+    assert len(vectors) == 3 and vectors[0][:2] == pytest.approx([0.6, 0.8])
+    assert [len(r["body"]["text"]) for r in _Recorder.requests] == [2, 1]
+    assert _Recorder.requests[0]["path"].endswith("/accounts/acc1/ai/run/@cf/baai/bge-m3")
+    assert _Recorder.requests[0]["auth"] == "Bearer tok"
+    emb.embed_query("question")
+    assert ledger.month_spend("cloudflare") > 0
+    assert len(ledger.db.query("SELECT * FROM spend")) == 3  # query embeddings are charged too
+
+
+def test_cloudflare_http_error_is_provider_error(cf_server: str) -> None:
+    _Recorder.status = 500
+    with pytest.raises(ProviderError):
+        CloudflareEmbedder("acc", "tok", base_url=cf_server).embed_query("x")
+
+
+def test_ceiling_stops_paid_calls_before_the_request(cf_server: str, tmp_path: Path) -> None:
+    ledger = SpendLedger(tmp_path / "ledger.db", ceilings={"cloudflare": 0.0})
+    with pytest.raises(BudgetExceededError):
+        CloudflareEmbedder("acc", "tok", base_url=cf_server, ledger=ledger).embed_query("x")
+    assert _Recorder.requests == []
+
+
+def test_ledger_check_and_record_are_one_transaction(tmp_path: Path) -> None:
+    ledger = SpendLedger(tmp_path / "l.db", ceilings={"cohere": 0.005})
+    ledger.charge("cohere", "rerank", 1)
+    ledger.charge("cohere", "rerank", 1)
+    with pytest.raises(BudgetExceededError):
+        ledger.charge("cohere", "rerank", 1)
+    assert ledger.month_spend("cohere") == pytest.approx(0.004)
+    assert ledger.by_provider() == {"cohere": pytest.approx(0.004)}
+
+
+class _FakeCohere:
+    def __init__(self, fail: bool = False) -> None:
+        self.fail = fail
+
+    def rerank(self, *, model: str, query: str, documents: list[str], top_n: int) -> Any:
+        if self.fail:
+            raise ConnectionError("provider down")
+
+        class R:
+            def __init__(self, index: int, score: float) -> None:
+                self.index, self.relevance_score = index, score
+
+        class Resp:
+            results = [R(i, 1.0 if "term" in d else 0.1) for i, d in enumerate(documents)]
+
+        return Resp()
+
+
+def test_cohere_reranker_reorders(tmp_path: Path) -> None:
+    from memo_core.kb import MemoBase
+
+    kb = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64),
+                  reranker=CohereReranker("key", client=_FakeCohere()))
+    kb.add_texts(["contract contract contract", "the term of it"], ids=["a", "b"])
+    hits = kb.search("contract term", k=2)
+    assert hits[0].document_id == "b" and hits[0].rerank_score == 1.0
+
+
+def test_failing_reranker_falls_back_to_fused_order(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from memo_core.kb import MemoBase
+
+    kb = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64),
+                  reranker=CohereReranker("key", client=_FakeCohere(fail=True)))
+    kb.add_texts(["contract contract contract", "the term of it"], ids=["a", "b"])
+    hits = kb.search("contract", k=2)
+    assert hits[0].document_id == "a" and hits[0].rerank_score is None
+    assert "keeping fused order" in caplog.text
+
+
+def test_safe_reranker_rejects_wrong_length() -> None:
+    class Bad:
+        name = "bad"
+
+        def rerank(self, query: str, texts: Any) -> list[float]:
+            return [1.0]
+
+    assert SafeReranker(Bad()).rerank("q", ["a", "b"]) is None
