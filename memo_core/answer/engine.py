@@ -1,0 +1,224 @@
+"""The guarded answer loop: gate -> tool-less answer -> citation check -> honest refusal.
+
+Each stage is a separate part (``gate.py``, ``prompting.py``/``extractive.py``,
+``verify.py``); this module only runs them in order. What the caller gets is an
+:class:`Answer` whose every claim rests on at least one quote *located* in the
+cited chunk, or a :class:`Refusal` — a value, not an exception. The LLM sees the
+retrieved passages and nothing else: no tools are ever passed to it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from memo_core.answer.extractive import extractive_answer
+from memo_core.answer.gate import SufficiencyGate
+from memo_core.answer.prompting import (
+    ParsedAnswer,
+    build_answer_messages,
+    build_repair_messages,
+    parse_answer,
+)
+from memo_core.answer.types import Answer, AnswerResult, Citation, Claim, GateDecision, QuoteCheck, Refusal
+from memo_core.answer.verify import CitationVerifier
+from memo_core.errors import AnswerFormatError, InvalidInputError
+from memo_core.llm.base import LLM, supports_json_mode
+from memo_core.types import Hit, SearchMode
+
+if TYPE_CHECKING:
+    from memo_core.kb.base import MemoBase
+
+__all__ = ["Explanation", "GuardedAnswerer"]
+
+log = logging.getLogger(__name__)
+
+NOT_IN_BASE = "The answer is not in the knowledge base."
+
+
+@dataclass
+class Explanation:
+    """What ``--explain`` shows: candidates, the gate's decision and every quote check."""
+
+    question: str
+    candidates: list[dict[str, Any]] = field(default_factory=list)
+    gate: GateDecision | None = None
+    llm_replies: list[str] = field(default_factory=list)
+    checks: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "candidates": self.candidates,
+            "gate": self.gate.to_dict() if self.gate else None,
+            "llm_replies": self.llm_replies,
+            "checks": self.checks,
+        }
+
+
+class GuardedAnswerer:
+    """Answers questions from a :class:`~memo_core.kb.base.MemoBase`, quoting or refusing.
+
+    ``llm=None`` selects extractive mode: the answer is the best-matching sentences
+    of the top chunks, each a verified quote.
+    """
+
+    def __init__(
+        self,
+        kb: MemoBase,
+        llm: LLM | None = None,
+        *,
+        gate: SufficiencyGate | None = None,
+        verifier: CitationVerifier | None = None,
+        k: int = 5,
+        mode: SearchMode | str = SearchMode.HYBRID,
+        max_sentences: int = 2,
+    ) -> None:
+        self.kb = kb
+        self.llm = llm
+        self.gate = gate or SufficiencyGate()
+        self.verifier = verifier or CitationVerifier()
+        self.k = k
+        self.mode = mode
+        self.max_sentences = max_sentences
+
+    def ask(
+        self,
+        question: str,
+        *,
+        k: int | None = None,
+        collection: str | Sequence[str] | None = None,
+        filter: Mapping[str, Any] | None = None,
+        owner: str | None = None,
+        explanation: Explanation | None = None,
+    ) -> AnswerResult:
+        """An :class:`Answer` with verified citations, or a :class:`Refusal`."""
+        if not isinstance(question, str) or not question.strip():
+            raise InvalidInputError("the question is empty")
+        hits = self.kb.search(
+            question, k=k or self.k, mode=self.mode, collection=collection, filter=filter,
+            owner=owner,
+        )
+        searched = sorted({h.title or h.source or h.document_id for h in hits})
+        decision = self.gate.decide(question, hits, self.kb.store)
+        if explanation is not None:
+            explanation.gate = decision
+            explanation.candidates = [
+                {"n": i, "chunk_id": h.chunk_id, "source": h.source, "locator": h.locator,
+                 "score": h.score, "vector_similarity": h.vector_similarity,
+                 "keyword_rank": h.keyword_rank, "vector_rank": h.vector_rank,
+                 "text": h.text[:300]}
+                for i, h in enumerate(hits, start=1)
+            ]
+        if not decision.passed:
+            return Refusal(
+                f"{NOT_IN_BASE} (the best match scored {decision.score:.2f}, below the "
+                f"sufficiency threshold {decision.threshold:.2f})",
+                decision.score, searched,
+            )
+        if self.llm is None:
+            claims = self._extractive_claims(question, hits, explanation)
+            unsupported: tuple[str, ...] = ()
+        else:
+            parsed = self._ask_llm(question, hits, explanation)
+            claims = self._verified_claims(parsed, hits, explanation)
+            unsupported = parsed.unsupported if parsed else ()
+        if not claims:
+            return Refusal(
+                f"{NOT_IN_BASE} (no statement could be backed by a verified quote)",
+                decision.score, searched,
+            )
+        citations = [c for claim in claims for c in claim.citations]
+        text = " ".join(
+            f"{claim.text} " + "".join(f"[{_ref(citations, c)}]" for c in claim.citations)
+            for claim in claims
+        ).replace("  ", " ").strip()
+        return Answer(text, citations, decision.score, claims, unsupported)
+
+    # -- stage 2: the answer ----------------------------------------------
+
+    def _extractive_claims(
+        self, question: str, hits: Sequence[Hit], explanation: Explanation | None
+    ) -> list[Claim]:
+        picked = extractive_answer(
+            question, [(h.chunk_id, h.text) for h in hits], max_sentences=self.max_sentences
+        )
+        by_id = {h.chunk_id: h for h in hits}
+        claims = []
+        for chunk_id, start, end in picked:
+            hit = by_id[chunk_id]
+            quote = hit.text[start:end].strip()
+            citation = self._check(quote, hit, explanation)
+            if citation is not None:
+                claims.append(Claim(quote, (citation,)))
+        return claims
+
+    def _ask_llm(
+        self, question: str, hits: Sequence[Hit], explanation: Explanation | None
+    ) -> ParsedAnswer | None:
+        assert self.llm is not None
+        messages = build_answer_messages(question, [h.text for h in hits])
+        json_mode = supports_json_mode(self.llm)
+        reply = self.llm.complete(messages, json_mode=json_mode)
+        if explanation is not None:
+            explanation.llm_replies.append(reply)
+        try:
+            return parse_answer(reply)
+        except AnswerFormatError as exc:
+            log.info("answer did not parse (%s); one repair retry", exc)
+            repair = build_repair_messages(reply, exc, original=messages)
+            reply = self.llm.complete(repair, json_mode=json_mode)
+            if explanation is not None:
+                explanation.llm_replies.append(reply)
+            try:
+                return parse_answer(reply)
+            except AnswerFormatError:
+                return None
+
+    # -- stage 3: the citation check --------------------------------------
+
+    def _check(self, quote: str, hit: Hit, explanation: Explanation | None) -> Citation | None:
+        check: QuoteCheck = self.verifier.check(quote, hit.text)
+        if explanation is not None:
+            explanation.checks.append(
+                {"chunk_id": hit.chunk_id, "quote": quote, **check.to_dict()}
+            )
+        if not check.verified or check.start is None or check.end is None:
+            return None
+        return Citation(
+            quote=hit.text[check.start : check.end], chunk_id=hit.chunk_id,
+            document_id=hit.document_id, source=hit.source, start=check.start, end=check.end,
+            title=hit.title, locator=dict(hit.locator), chunk_start=hit.start,
+            method=check.method or "exact", similarity=check.similarity,
+        )
+
+    def _verified_claims(
+        self, parsed: ParsedAnswer | None, hits: Sequence[Hit], explanation: Explanation | None
+    ) -> list[Claim]:
+        if parsed is None:
+            return []
+        claims = []
+        for claim in parsed.claims:
+            citations = []
+            for cited in claim.citations:
+                if not 1 <= cited.passage <= len(hits):
+                    continue  # a passage the model was never shown
+                citation = self._check(cited.quote, hits[cited.passage - 1], explanation)
+                if citation is not None:
+                    citations.append(citation)
+            if citations:  # a claim with no verified quote is dropped whole
+                claims.append(Claim(_strip_markers(claim.text), tuple(citations)))
+        return claims
+
+
+def _ref(citations: Sequence[Citation], citation: Citation) -> int:
+    return citations.index(citation) + 1
+
+
+def _strip_markers(text: str) -> str:
+    """The model's own [n] markers are replaced by ours (numbered by verified citation)."""
+    import re
+
+    return re.sub(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]", "", text).strip()

@@ -1,0 +1,163 @@
+"""The sufficiency gate: refuse before any LLM call when the base holds no answer.
+
+The original plugin gated on a rank-based RRF number, which is always above a
+small threshold and so never refused. This gate uses *absolute* signals of the
+best hit instead:
+
+* ``coverage`` — the IDF-weighted share of the question's content terms (stemmed)
+  that occur in the best hit. Rare terms weigh most: a question about "Afranji"
+  is not answered by a paragraph that only shares "Normans".
+* ``similarity`` — the cosine similarity of the best hit to the question (when the
+  base has vectors).
+
+They combine in a logistic model ``score = σ(w_c·coverage + w_s·similarity + b)``
+whose weights and threshold are calibrated per embedder on ../shared/eval/qa by
+``python bench/calibrate_gate.py`` and shipped in ``memo_core/data/gate_calibration.json``.
+The threshold is the score that keeps 95% of answerable questions.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from memo_core.answer.types import GateDecision
+from memo_core.search.text import STOPWORDS, detect_language, stem_token, tokenize
+from memo_core.types import Hit
+
+if TYPE_CHECKING:
+    from memo_core.kb.store import KnowledgeStore
+
+__all__ = ["GateCalibration", "SufficiencyGate", "gate_features", "load_calibrations"]
+
+#: The calibration used when an embedder has none of its own: vectors are ignored.
+KEYWORD_ONLY = "keyword-only"
+
+
+@dataclass(frozen=True)
+class GateCalibration:
+    """Logistic weights and the decision threshold for one embedder."""
+
+    embedder: str
+    coverage_weight: float
+    similarity_weight: float
+    bias: float
+    threshold: float
+    metrics: Mapping[str, float] = field(default_factory=dict)
+
+    def score(self, coverage: float, similarity: float | None) -> float:
+        z = self.coverage_weight * coverage + self.bias
+        if similarity is not None:
+            z += self.similarity_weight * similarity
+        return 1.0 / (1.0 + math.exp(-z))
+
+
+def load_calibrations() -> dict[str, GateCalibration]:
+    """The shipped calibrations, by embedder model name (plus ``keyword-only``)."""
+    text = resources.files("memo_core").joinpath("data/gate_calibration.json").read_text("utf-8")
+    data = json.loads(text)
+    return {
+        name: GateCalibration(
+            embedder=name,
+            coverage_weight=float(c["coverage_weight"]),
+            similarity_weight=float(c["similarity_weight"]),
+            bias=float(c["bias"]),
+            threshold=float(c["threshold"]),
+            metrics={k: float(v) for k, v in c.get("metrics", {}).items()},
+        )
+        for name, c in data["calibrations"].items()
+    }
+
+
+class _DocumentFrequencies:
+    """Document frequencies of stemmed/raw terms, read from the FTS index itself."""
+
+    def __init__(self, store: KnowledgeStore) -> None:
+        self.db = store.db
+        self.db.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memo_chunks_vocab "
+            "USING fts5vocab(main, 'chunks_fts', 'row')"
+        )
+
+    def total(self) -> int:
+        return int(self.db.query_one("SELECT count(*) FROM chunks")[0])
+
+    def df(self, term: str) -> int:
+        row = self.db.query_one("SELECT doc FROM temp.memo_chunks_vocab WHERE term = ?", [term])
+        return 0 if row is None else int(row[0])
+
+
+def _content_terms(question: str) -> list[str]:
+    lang = detect_language(question)
+    terms = [stem_token(t, lang) for t in tokenize(question) if t not in STOPWORDS]
+    return list(dict.fromkeys(terms))
+
+
+def gate_features(
+    question: str, hits: Sequence[Hit], frequencies: _DocumentFrequencies
+) -> dict[str, Any]:
+    """The gate's raw evidence for ``question`` given the ranked ``hits``."""
+    terms = _content_terms(question)
+    total = frequencies.total()
+    idf = {t: math.log((total + 1) / (frequencies.df(t) + 0.5)) for t in terms}
+    weight = sum(idf.values())
+    coverage = 0.0
+    if hits and weight > 0:
+        top = hits[0]
+        lang = detect_language(top.text)
+        present = {stem_token(t, lang) for t in tokenize(top.text)}
+        coverage = sum(v for t, v in idf.items() if t in present) / weight
+    similarity = hits[0].vector_similarity if hits else None
+    return {
+        "coverage": coverage,
+        "similarity": similarity,
+        "terms": terms,
+        "hits": len(hits),
+        "rerank_score": hits[0].rerank_score if hits else None,
+    }
+
+
+class SufficiencyGate:
+    """Decides from retrieval evidence alone whether the base plausibly holds an answer."""
+
+    def __init__(
+        self,
+        calibration: GateCalibration | None = None,
+        *,
+        threshold: float | None = None,
+    ) -> None:
+        self.calibration = calibration
+        self.threshold_override = threshold
+
+    def calibration_for(self, embedder_model: str | None) -> GateCalibration:
+        if self.calibration is not None:
+            return self.calibration
+        shipped = load_calibrations()
+        if embedder_model and embedder_model in shipped:
+            return shipped[embedder_model]
+        return shipped[KEYWORD_ONLY]
+
+    def decide(self, question: str, hits: Sequence[Hit], store: KnowledgeStore) -> GateDecision:
+        fp = store.fingerprint
+        calibration = self.calibration_for(fp.model if fp else None)
+        signals = gate_features(question, hits, _DocumentFrequencies(store))
+        if not hits:
+            threshold = self.threshold_override or calibration.threshold
+            return GateDecision(
+                False, 0.0, threshold, {**signals, "calibration": calibration.embedder}
+            )
+        similarity = signals["similarity"] if calibration.embedder != KEYWORD_ONLY else None
+        score = calibration.score(signals["coverage"], similarity)
+        threshold = (
+            calibration.threshold if self.threshold_override is None else self.threshold_override
+        )
+        return GateDecision(
+            passed=score >= threshold,
+            score=score,
+            threshold=threshold,
+            signals={**signals, "calibration": calibration.embedder},
+        )

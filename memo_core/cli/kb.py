@@ -1,0 +1,265 @@
+"""``memo kb ...``: ingest, search, ask, list, delete, status and re-index a knowledge base.
+
+``--json`` output is stable: ``search`` prints an array of hits
+``{chunk_id, document_id, source, title, locator, score, text}``; ``ask`` prints
+``{refused, reason, answer, citations: [{quote, chunk_id, source, page, start, end, ...}],
+gate_score}`` (plus ``explain`` with ``--explain``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from memo_core.config import EmbedderSpec, build_embedder, load_settings
+from memo_core.embedders.base import Embedder
+from memo_core.kb.base import MemoBase
+
+__all__ = ["open_kb", "register"]
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", required=True, help="the knowledge-base file")
+    parser.add_argument("--owner", default="default", help="namespace of the documents")
+    parser.add_argument("--config", help="config.yaml (default: ./config.yaml, ~/.config/memo/)")
+    parser.add_argument("--embedder", choices=("local", "hash", "cloudflare", "none"),
+                        help="override the configured embedder")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _embedder_for(args: argparse.Namespace) -> Embedder | None:
+    settings = load_settings(args.config)
+    if args.embedder:
+        return build_embedder(EmbedderSpec(provider=args.embedder), settings)
+    if Path(args.db).exists():  # an existing base: follow what it was indexed with
+        probe = MemoBase(args.db, embedder=None, owner=args.owner)
+        fp = probe.store.fingerprint
+        probe.close()
+        if fp is not None and fp.provider == "hash":
+            return build_embedder(EmbedderSpec("hash", dims=fp.dimensions), settings)
+        if fp is None and probe.store.counts()["chunks"]:
+            return None
+    return build_embedder(settings.kb_embedder, settings)
+
+
+def open_kb(args: argparse.Namespace, embedder: Embedder | None | str = "config") -> MemoBase:
+    chosen = _embedder_for(args) if embedder == "config" else embedder
+    return MemoBase(args.db, embedder=chosen, owner=args.owner)  # type: ignore[arg-type]
+
+
+def _print(args: argparse.Namespace, payload: Any, human: str) -> None:
+    if args.json:
+        print(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
+    else:
+        print(human)
+
+
+def _progress(enabled: bool) -> Any:
+    if not enabled or not sys.stderr.isatty():
+        return None, None
+    try:
+        from rich.progress import Progress
+    except ImportError:
+        return None, None
+    bar = Progress(transient=True)
+    task = bar.add_task("ingesting", total=None)
+
+    def update(done: int, total: int | None, source: str) -> None:
+        bar.update(task, completed=done, total=total, description=Path(source).name[:40] or "done")
+
+    return bar, update
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from memo_core.ingest import IngestPolicy
+    from memo_core.kb.ingest import ingest_sources
+
+    settings = load_settings(args.config)
+    roots = args.root or list(settings.roots) or [str(Path.cwd())]
+    policy = IngestPolicy.for_roots(roots, secrets=args.secrets)
+    kb = open_kb(args)
+    bar, update = _progress(not args.json)
+    try:
+        if bar is not None:
+            with bar:
+                report = ingest_sources(kb, args.sources, policy=policy,
+                                        collection=args.collection, progress=update)
+        else:
+            report = ingest_sources(kb, args.sources, policy=policy, collection=args.collection)
+    finally:
+        kb.close()
+    human = (f"added {len(report.added)}, updated {len(report.updated)}, unchanged "
+             f"{len(report.unchanged)}, failed {len(report.failed)}; {report.chunks} chunks in "
+             f"{report.seconds:.1f} s")
+    for failure in report.failed:
+        human += f"\n  skipped {failure['source']}: {failure['error']}"
+    if report.secrets:
+        human += f"\n  secrets found and {args.secrets}ed: {len(report.secrets)}"
+    _print(args, report.to_dict(), human)
+    return 1 if report.failed and not (report.added or report.updated or report.unchanged) else 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    with open_kb(args) as kb:
+        hits = kb.search(args.query, k=args.k, mode=args.mode, collection=args.collection)
+    payload = [
+        {"chunk_id": h.chunk_id, "document_id": h.document_id, "source": h.source,
+         "title": h.title, "locator": h.locator, "score": h.score, "text": h.text}
+        for h in hits
+    ]
+    human = "\n\n".join(
+        f"[{i}] {h.title or h.source} {_where(h.locator)} (score {h.score:.3f})\n    "
+        + h.text[:300].replace("\n", " ")
+        for i, h in enumerate(hits, start=1)
+    ) or "no results"
+    _print(args, payload, human)
+    return 0
+
+
+def _where(locator: dict[str, Any]) -> str:
+    if "page" in locator:
+        return f"p. {locator['page']}"
+    if "heading" in locator:
+        return f"§ {locator['heading']}"
+    if "start_time" in locator:
+        return f"@ {float(locator['start_time']):.0f}s"
+    return ""
+
+
+def _llm(args: argparse.Namespace) -> Any:
+    settings = load_settings(args.config)
+    spec = dict(settings.llm)
+    if args.llm_base_url:
+        spec["base_url"] = args.llm_base_url
+    if args.llm_model:
+        spec["model"] = args.llm_model
+    if args.llm_key_env:
+        spec["api_key_env"] = args.llm_key_env
+    if not spec.get("base_url"):
+        return None  # extractive mode
+    from memo_core.llm import OpenAICompatibleLLM
+
+    key_env = spec.get("api_key_env")
+    return OpenAICompatibleLLM(
+        base_url=spec["base_url"], model=spec.get("model", "default"),
+        api_key=settings.secret(key_env) if key_env else None,
+    )
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from memo_core.answer.engine import Explanation, GuardedAnswerer
+
+    explanation = Explanation(args.question) if args.explain else None
+    with open_kb(args) as kb:
+        result = GuardedAnswerer(kb, _llm(args), k=args.k).ask(
+            args.question, collection=args.collection, explanation=explanation
+        )
+    payload = result.to_dict()
+    if explanation is not None:
+        payload["explain"] = explanation.to_dict()
+    if result.refused:
+        human = f"Refused: {payload['reason']}"
+    else:
+        human = payload["answer"] + "\n" + "\n".join(
+            f"  [{i}] \"{c['quote']}\" — {c['title'] or c['source']} {_where(c['locator'])}"
+            for i, c in enumerate(payload["citations"], start=1)
+        )
+    if explanation is not None and not args.json:
+        human += "\n\n" + json.dumps(explanation.to_dict(), ensure_ascii=False, indent=2, default=str)
+    _print(args, payload, human)
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    with open_kb(args, embedder=None) as kb:
+        docs = kb.list_documents(args.collection)
+    _print(args, [d.to_dict() for d in docs], "\n".join(
+        f"{d.id}  {d.kind:8} {d.chunk_count:4} chunks  {d.title or d.source}" for d in docs
+    ) or "no documents")
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    with open_kb(args, embedder=None) as kb:
+        n = kb.delete(args.ids)
+    _print(args, {"deleted": n}, f"deleted {n} document(s)")
+    return 0 if n else 1
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from memo_core.ledger import SpendLedger
+
+    with open_kb(args, embedder=None) as kb:
+        status = kb.status()
+        status["spend_usd_this_month"] = SpendLedger(kb.db).by_provider()
+    _print(args, status, "\n".join(f"{k}: {v}" for k, v in status.items()))
+    return 0
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    if not args.embedder:
+        print("memo: error: --embedder is required for reindex", file=sys.stderr)
+        return 2
+    target = build_embedder(EmbedderSpec(provider=args.embedder), load_settings(args.config))
+    if target is None:
+        print("memo: error: reindex needs an embedder (not none)", file=sys.stderr)
+        return 2
+    kb = MemoBase(args.db, embedder=None, owner=args.owner, check_embedder=False)
+    with kb:
+        n = kb.reindex(target)
+    _print(args, {"reindexed_chunks": n, "embedder": target.fingerprint.describe()},
+           f"re-indexed {n} chunks with {target.fingerprint.describe()}")
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    kb = subparsers.add_parser("kb", help="the knowledge base (MemoBase)")
+    sub = kb.add_subparsers(dest="kb_command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("ingest", help="add files, folders, vaults, URLs or YouTube ids")
+    p.add_argument("sources", nargs="+")
+    p.add_argument("--collection", default="default")
+    p.add_argument("--root", action="append", help="allowed root folder (repeatable; default: cwd)")
+    p.add_argument("--secrets", choices=("block", "redact", "allow"), default="redact")
+    _common(p)
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("search", help="hybrid search")
+    p.add_argument("query")
+    p.add_argument("-k", type=int, default=5)
+    p.add_argument("--mode", choices=("hybrid", "keyword", "vector"), default="hybrid")
+    p.add_argument("--collection")
+    _common(p)
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("ask", help="a guarded answer: verified quotes, or a refusal")
+    p.add_argument("question")
+    p.add_argument("-k", type=int, default=5)
+    p.add_argument("--collection")
+    p.add_argument("--explain", action="store_true", help="show candidates, gate and checks")
+    p.add_argument("--llm-base-url", help="OpenAI-compatible endpoint (default: extractive mode)")
+    p.add_argument("--llm-model")
+    p.add_argument("--llm-key-env", help="environment variable holding the API key")
+    _common(p)
+    p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("list", help="list documents")
+    p.add_argument("--collection")
+    _common(p)
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("delete", help="delete documents by id")
+    p.add_argument("ids", nargs="+")
+    _common(p)
+    p.set_defaults(func=cmd_delete)
+
+    p = sub.add_parser("status", help="counts, embedder, this month's spend")
+    _common(p)
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("reindex", help="re-embed every chunk with another embedder, then swap")
+    _common(p)
+    p.set_defaults(func=cmd_reindex)
