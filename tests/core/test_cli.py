@@ -1,0 +1,82 @@
+"""The memo CLI: ingest, search --json, ask --json, status, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memo_core.cli import main
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def db(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    path = str(tmp_path / "kb.db")
+    code, _, err = run(capsys, "kb", "ingest", str(SAMPLES), "--db", path, "--root", str(SAMPLES),
+                       "--embedder", "hash", "--json")
+    assert code == 0, err
+    return path
+
+
+def test_ingest_reports_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "kb", "ingest", str(SAMPLES), "--db", str(tmp_path / "k.db"),
+                       "--root", str(SAMPLES), "--embedder", "hash", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["added"] and not report["failed"]
+    code, out, _ = run(capsys, "kb", "ingest", str(SAMPLES), "--db", str(tmp_path / "k.db"),
+                       "--root", str(SAMPLES), "--json")
+    again = json.loads(out)
+    assert again["added"] == [] and len(again["unchanged"]) == len(report["added"])
+
+
+def test_search_json_shape(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "kb", "search", "initial term", "--db", db, "-k", "2", "--json")
+    hits = json.loads(out)
+    assert code == 0 and len(hits) == 2
+    assert set(hits[0]) == {"chunk_id", "document_id", "source", "title", "locator", "score", "text"}
+
+
+def test_ask_json_answer_and_refusal(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "kb", "ask", "How long is the initial term of the agreement?",
+                       "--db", db, "--json")
+    answer = json.loads(out)
+    assert code == 0 and answer["refused"] is False
+    assert {"quote", "chunk_id", "source", "page", "start", "end"} <= set(answer["citations"][0])
+    code, out, _ = run(capsys, "kb", "ask", "What is the warranty period of the espresso machine?",
+                       "--db", db, "--json", "--explain")
+    refusal = json.loads(out)
+    assert refusal["refused"] is True and refusal["answer"] is None and "explain" in refusal
+
+
+def test_outside_root_is_reported_not_crashed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret notes")
+    root = tmp_path / "root"
+    root.mkdir()
+    code, out, _ = run(capsys, "kb", "ingest", str(outside), "--db", str(tmp_path / "k.db"),
+                       "--root", str(root), "--embedder", "hash", "--json")
+    assert code == 1 and json.loads(out)["failed"][0]["type"] == "PathNotAllowedError"
+
+
+def test_errors_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"not a database" * 200)
+    code, _, err = run(capsys, "kb", "status", "--db", str(junk))
+    assert code == 2 and err.startswith("memo: error:") and err.count("\n") == 1
+
+
+def test_status_and_list(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "kb", "status", "--db", db, "--json")
+    status = json.loads(out)
+    assert code == 0 and status["documents"] >= 5 and status["embedder"].startswith("hash")
+    code, out, _ = run(capsys, "kb", "list", "--db", db, "--json")
+    assert code == 0 and len(json.loads(out)) == status["documents"]
