@@ -32,7 +32,7 @@ KEEP_ANSWERABLE = 0.95
 
 def auc(scores: np.ndarray, labels: np.ndarray) -> float:
     """ROC AUC by the rank-sum (Mann-Whitney) formula, ties averaged."""
-    from scipy.stats import rankdata  # noqa: PLC0415 - optional for the benchmark only
+    from scipy.stats import rankdata
 
     ranks = rankdata(scores)
     pos = labels == 1
@@ -56,8 +56,11 @@ def score(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 def calibrate(name: str, corpus: list[dict], questions: list[dict]) -> dict:
-    embedder = {"default": default_local_embedder, "hash": lambda: HashEmbedder(256),
-                KEYWORD_ONLY: lambda: None}[name]()
+    embedder = {
+        "default": default_local_embedder,
+        "hash": lambda: HashEmbedder(256),
+        KEYWORD_ONLY: lambda: None,
+    }[name]()
     with tempfile.TemporaryDirectory() as tmp:
         kb = MemoBase(Path(tmp) / "cal.db", embedder=embedder)
         kb.add_texts([p["text"] for p in corpus], ids=[p["id"] for p in corpus])
@@ -83,8 +86,10 @@ def calibrate(name: str, corpus: list[dict], questions: list[dict]) -> dict:
     s_all = score(feats, w)
     answerable = np.sort(s_all[kinds == "answerable"])
     threshold = float(answerable[int((1 - KEEP_ANSWERABLE) * len(answerable))])
+
     def refusal(kind: str) -> float:
         return float((s_all[kinds == kind] < threshold).mean())
+
     return {
         "embedder": model,
         "coverage_weight": float(w[0]),
@@ -114,11 +119,28 @@ def main() -> None:
         result = calibrate(name, corpus, questions)
         results[result["embedder"] if name != KEYWORD_ONLY else KEYWORD_ONLY] = result
         print(name, json.dumps(result["metrics"]))
-    rows = [[name, r["metrics"]["roc_auc_heldout"], r["threshold"], r["metrics"]["answerable_kept"],
-             r["metrics"]["out_of_base_refused"], r["metrics"]["unanswerable_refused"]]
-            for name, r in results.items()]
-    table = markdown_table(["embedder", "ROC AUC (held-out half)", "threshold", "answerable kept",
-                            "out_of_base refused", "unanswerable refused"], rows)
+    rows = [
+        [
+            name,
+            r["metrics"]["roc_auc_heldout"],
+            r["threshold"],
+            r["metrics"]["answerable_kept"],
+            r["metrics"]["out_of_base_refused"],
+            r["metrics"]["unanswerable_refused"],
+        ]
+        for name, r in results.items()
+    ]
+    table = markdown_table(
+        [
+            "embedder",
+            "ROC AUC (held-out half)",
+            "threshold",
+            "answerable kept",
+            "out_of_base refused",
+            "unanswerable refused",
+        ],
+        rows,
+    )
     write_results("gate", {"calibrations": results}, table)
     print(table)
     if args.write:
@@ -126,10 +148,17 @@ def main() -> None:
         calibrations = existing.get("calibrations", {})
         for name, r in results.items():
             calibrations[name] = {k: v for k, v in r.items() if k != "embedder"}
-        CALIBRATION_FILE.write_text(json.dumps(
-            {"about": "Written by bench/calibrate_gate.py on ../shared/eval/qa; "
-                      "keeps 95% of answerable questions.",
-             "calibrations": calibrations}, indent=2) + "\n")
+        CALIBRATION_FILE.write_text(
+            json.dumps(
+                {
+                    "about": "Written by bench/calibrate_gate.py on ../shared/eval/qa; "
+                    "keeps 95% of answerable questions.",
+                    "calibrations": calibrations,
+                },
+                indent=2,
+            )
+            + "\n"
+        )
         print(f"wrote {CALIBRATION_FILE}")
 
 

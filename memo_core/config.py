@@ -76,16 +76,20 @@ def _spec(raw: Any, fallback: EmbedderSpec | None = None) -> EmbedderSpec:
     if unknown:
         raise ConfigError(f"unknown embedder keys: {sorted(unknown)}")
     return EmbedderSpec(
-        provider=str(raw.get("provider", "local")), model=raw.get("model"),
-        dims=raw.get("dims"), path=raw.get("path"),
+        provider=str(raw.get("provider", "local")),
+        model=raw.get("model"),
+        dims=raw.get("dims"),
+        path=raw.get("path"),
     )
 
 
 def load_settings(path: str | Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
     """Read config.yaml (if any) and the environment into :class:`Settings`."""
     env = dict(os.environ if env is None else env)
-    candidates = [Path(path)] if path else (
-        [Path(env[CONFIG_ENV])] if env.get(CONFIG_ENV) else _default_config_paths()
+    candidates = (
+        [Path(path)]
+        if path
+        else ([Path(env[CONFIG_ENV])] if env.get(CONFIG_ENV) else _default_config_paths())
     )
     data: dict[str, Any] = {}
     for candidate in candidates:
@@ -111,7 +115,9 @@ def load_settings(path: str | Path | None = None, env: Mapping[str, str] | None 
         roots=tuple(str(Path(r).expanduser()) for r in kb.get("roots", ()) or ()),
         rerank=dict(kb.get("rerank") or {}),
         llm=dict(kb.get("llm") or {}),
-        ceilings={str(k): float(v) for k, v in ((data.get("spend") or {}).get("ceilings") or {}).items()},
+        ceilings={
+            str(k): float(v) for k, v in ((data.get("spend") or {}).get("ceilings") or {}).items()
+        },
         env=env,
     )
 
@@ -140,9 +146,17 @@ def build_embedder(spec: EmbedderSpec, settings: Settings | None = None) -> Embe
         from memo_core.embedders.cloudflare import CloudflareEmbedder
 
         settings = settings or load_settings()
-        account, token = settings.secret("CLOUDFLARE_ACCOUNT_ID"), settings.secret("CLOUDFLARE_API_TOKEN")
+        account, token = (
+            settings.secret("CLOUDFLARE_ACCOUNT_ID"),
+            settings.secret("CLOUDFLARE_API_TOKEN"),
+        )
         if not account or not token:
-            raise ConfigError("cloudflare embeddings need CLOUDFLARE_ACCOUNT_ID and CLOUDFLARE_API_TOKEN")
-        return CloudflareEmbedder(account, token, model=spec.model or "@cf/baai/bge-m3",
-                                  dimensions=spec.dims)
-    raise ConfigError(f"unknown embedder provider {spec.provider!r} (local, hash, cloudflare, none)")
+            raise ConfigError(
+                "cloudflare embeddings need CLOUDFLARE_ACCOUNT_ID and CLOUDFLARE_API_TOKEN"
+            )
+        return CloudflareEmbedder(
+            account, token, model=spec.model or "@cf/baai/bge-m3", dimensions=spec.dims
+        )
+    raise ConfigError(
+        f"unknown embedder provider {spec.provider!r} (local, hash, cloudflare, none)"
+    )

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 __all__ = ["Hit", "SearchMode"]
 
 
-class SearchMode(str, Enum):
+class SearchMode(StrEnum):
     """Which retrieval legs a search runs."""
 
     KEYWORD = "keyword"

@@ -22,7 +22,15 @@ from memo_core.answer.prompting import (
     build_repair_messages,
     parse_answer,
 )
-from memo_core.answer.types import Answer, AnswerResult, Citation, Claim, GateDecision, QuoteCheck, Refusal
+from memo_core.answer.types import (
+    Answer,
+    AnswerResult,
+    Citation,
+    Claim,
+    GateDecision,
+    QuoteCheck,
+    Refusal,
+)
 from memo_core.answer.verify import CitationVerifier
 from memo_core.errors import AnswerFormatError, InvalidInputError
 from memo_core.llm.base import LLM, supports_json_mode
@@ -98,7 +106,11 @@ class GuardedAnswerer:
         if not isinstance(question, str) or not question.strip():
             raise InvalidInputError("the question is empty")
         hits = self.kb.search(
-            question, k=k or self.k, mode=self.mode, collection=collection, filter=filter,
+            question,
+            k=k or self.k,
+            mode=self.mode,
+            collection=collection,
+            filter=filter,
             owner=owner,
         )
         searched = sorted({h.title or h.source or h.document_id for h in hits})
@@ -106,17 +118,25 @@ class GuardedAnswerer:
         if explanation is not None:
             explanation.gate = decision
             explanation.candidates = [
-                {"n": i, "chunk_id": h.chunk_id, "source": h.source, "locator": h.locator,
-                 "score": h.score, "vector_similarity": h.vector_similarity,
-                 "keyword_rank": h.keyword_rank, "vector_rank": h.vector_rank,
-                 "text": h.text[:300]}
+                {
+                    "n": i,
+                    "chunk_id": h.chunk_id,
+                    "source": h.source,
+                    "locator": h.locator,
+                    "score": h.score,
+                    "vector_similarity": h.vector_similarity,
+                    "keyword_rank": h.keyword_rank,
+                    "vector_rank": h.vector_rank,
+                    "text": h.text[:300],
+                }
                 for i, h in enumerate(hits, start=1)
             ]
         if not decision.passed:
             return Refusal(
                 f"{NOT_IN_BASE} (the best match scored {decision.score:.2f}, below the "
                 f"sufficiency threshold {decision.threshold:.2f})",
-                decision.score, searched,
+                decision.score,
+                searched,
             )
         if self.llm is None:
             claims = self._extractive_claims(question, hits, explanation)
@@ -128,13 +148,18 @@ class GuardedAnswerer:
         if not claims:
             return Refusal(
                 f"{NOT_IN_BASE} (no statement could be backed by a verified quote)",
-                decision.score, searched,
+                decision.score,
+                searched,
             )
         citations = [c for claim in claims for c in claim.citations]
-        text = " ".join(
-            f"{claim.text} " + "".join(f"[{_ref(citations, c)}]" for c in claim.citations)
-            for claim in claims
-        ).replace("  ", " ").strip()
+        text = (
+            " ".join(
+                f"{claim.text} " + "".join(f"[{_ref(citations, c)}]" for c in claim.citations)
+                for claim in claims
+            )
+            .replace("  ", " ")
+            .strip()
+        )
         return Answer(text, citations, decision.score, claims, unsupported)
 
     # -- stage 2: the answer ----------------------------------------------
@@ -182,16 +207,21 @@ class GuardedAnswerer:
     def _check(self, quote: str, hit: Hit, explanation: Explanation | None) -> Citation | None:
         check: QuoteCheck = self.verifier.check(quote, hit.text)
         if explanation is not None:
-            explanation.checks.append(
-                {"chunk_id": hit.chunk_id, "quote": quote, **check.to_dict()}
-            )
+            explanation.checks.append({"chunk_id": hit.chunk_id, "quote": quote, **check.to_dict()})
         if not check.verified or check.start is None or check.end is None:
             return None
         return Citation(
-            quote=hit.text[check.start : check.end], chunk_id=hit.chunk_id,
-            document_id=hit.document_id, source=hit.source, start=check.start, end=check.end,
-            title=hit.title, locator=dict(hit.locator), chunk_start=hit.start,
-            method=check.method or "exact", similarity=check.similarity,
+            quote=hit.text[check.start : check.end],
+            chunk_id=hit.chunk_id,
+            document_id=hit.document_id,
+            source=hit.source,
+            start=check.start,
+            end=check.end,
+            title=hit.title,
+            locator=dict(hit.locator),
+            chunk_start=hit.start,
+            method=check.method or "exact",
+            similarity=check.similarity,
         )
 
     def _verified_claims(

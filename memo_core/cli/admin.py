@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import tempfile
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -31,15 +32,19 @@ def cmd_demo(args: argparse.Namespace) -> int:
     _rule("MemoBase: ingest the sample documents (offline embedder, one SQLite file)")
     kb = MemoBase(workdir / "kb.db")
     report = ingest_sources(kb, [samples], policy=IngestPolicy.for_roots([samples]))
-    print(f"{len(report.added) + len(report.updated) + len(report.unchanged)} documents, "
-          f"{report.chunks} chunks -> {workdir / 'kb.db'}")
+    print(
+        f"{len(report.added) + len(report.updated) + len(report.unchanged)} documents, "
+        f"{report.chunks} chunks -> {workdir / 'kb.db'}"
+    )
     print(f"embedder: {kb.status()['embedder']}")
 
     _rule("Hybrid search: 'termination notice'")
     for i, hit in enumerate(kb.search("termination notice", k=3), start=1):
         where = hit.locator.get("page") or hit.locator.get("heading") or ""
-        print(f"[{i}] {hit.title} ({where}) kw#{hit.keyword_rank} vec#{hit.vector_rank}: "
-              f"{hit.text[:110].replace(chr(10), ' ')}...")
+        print(
+            f"[{i}] {hit.title} ({where}) kw#{hit.keyword_rank} vec#{hit.vector_rank}: "
+            f"{hit.text[:110].replace(chr(10), ' ')}..."
+        )
 
     _rule("Guarded answers: a verified quote with its page, or an honest refusal")
     answerer = GuardedAnswerer(kb)
@@ -51,7 +56,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         else:
             print(f"A: {result.text}")
             for c in result.citations:
-                print(f"   quote verified ({c.method}) in {c.title}, page {c.page}: \"{c.quote}\"")
+                print(f'   quote verified ({c.method}) in {c.title}, page {c.page}: "{c.quote}"')
         print()
     kb.close()
     _memory_demo(workdir)
@@ -63,10 +68,10 @@ def _memory_demo(workdir: Path) -> None:
         from memo_core.memory import MemoHood
     except ImportError:
         return
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     _rule("MemoHood: the penicillin story, two sessions a month apart, no LLM")
-    monday = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+    monday = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
     with MemoHood(workdir / "memory.db") as memory:
         user = ("alice",)
         said = "By the way, I'm allergic to penicillin."
@@ -76,14 +81,18 @@ def _memory_demo(workdir: Path) -> None:
         ask = "Suggest an antibiotic for a sore throat."
         recall: Any = memory.recall(ask, namespace=user, at=later)
         print(f"session 2, {later:%Y-%m-%d}: user: {ask}")
-        print(f"recall gate: {recall.gate.action} (small talk {recall.gate.small_talk:.2f} vs memory {recall.gate.memory:.2f})")
+        print(
+            f"recall gate: {recall.gate.action} (small talk {recall.gate.small_talk:.2f} vs memory {recall.gate.memory:.2f})"
+        )
         print(recall.block or "(nothing recalled)")
 
         _rule("SUPERSEDE: a fact changed twice keeps its history")
         t = monday
-        for text in ("The Hollis grant report is due on March 20.",
-                     "Actually the Hollis deadline moved to March 23.",
-                     "Update: the Hollis report deadline changed to March 27."):
+        for text in (
+            "The Hollis grant report is due on March 20.",
+            "Actually the Hollis deadline moved to March 23.",
+            "Update: the Hollis report deadline changed to March 27.",
+        ):
             t += timedelta(days=2)
             memory.capture(text, namespace=user, at=t)
             print(f"{t:%Y-%m-%d} user: {text}")
@@ -92,7 +101,9 @@ def _memory_demo(workdir: Path) -> None:
             print(f"current: {fact.statement}")
             for version in memory.history(fact.id):
                 until = f"until {version.valid_to:%Y-%m-%d}" if version.valid_to else "current"
-                print(f"   version from {version.valid_from:%Y-%m-%d} ({until}): {version.statement}")
+                print(
+                    f"   version from {version.valid_from:%Y-%m-%d} ({until}): {version.statement}"
+                )
 
 
 def register(subparsers: Any) -> None:

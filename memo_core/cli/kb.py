@@ -25,8 +25,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", required=True, help="the knowledge-base file")
     parser.add_argument("--owner", default="default", help="namespace of the documents")
     parser.add_argument("--config", help="config.yaml (default: ./config.yaml, ~/.config/memo/)")
-    parser.add_argument("--embedder", choices=("local", "hash", "cloudflare", "none"),
-                        help="override the configured embedder")
+    parser.add_argument(
+        "--embedder",
+        choices=("local", "hash", "cloudflare", "none"),
+        help="override the configured embedder",
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -45,7 +48,7 @@ def _embedder_for(args: argparse.Namespace) -> Embedder | None:
     return build_embedder(settings.kb_embedder, settings)
 
 
-def open_kb(args: argparse.Namespace, embedder: Embedder | None | str = "config") -> MemoBase:
+def open_kb(args: argparse.Namespace, embedder: Embedder | str | None = "config") -> MemoBase:
     chosen = _embedder_for(args) if embedder == "config" else embedder
     return MemoBase(args.db, embedder=chosen, owner=args.owner)  # type: ignore[arg-type]
 
@@ -85,15 +88,18 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     try:
         if bar is not None:
             with bar:
-                report = ingest_sources(kb, args.sources, policy=policy,
-                                        collection=args.collection, progress=update)
+                report = ingest_sources(
+                    kb, args.sources, policy=policy, collection=args.collection, progress=update
+                )
         else:
             report = ingest_sources(kb, args.sources, policy=policy, collection=args.collection)
     finally:
         kb.close()
-    human = (f"added {len(report.added)}, updated {len(report.updated)}, unchanged "
-             f"{len(report.unchanged)}, failed {len(report.failed)}; {report.chunks} chunks in "
-             f"{report.seconds:.1f} s")
+    human = (
+        f"added {len(report.added)}, updated {len(report.updated)}, unchanged "
+        f"{len(report.unchanged)}, failed {len(report.failed)}; {report.chunks} chunks in "
+        f"{report.seconds:.1f} s"
+    )
     for failure in report.failed:
         human += f"\n  skipped {failure['source']}: {failure['error']}"
     if report.secrets:
@@ -106,15 +112,25 @@ def cmd_search(args: argparse.Namespace) -> int:
     with open_kb(args) as kb:
         hits = kb.search(args.query, k=args.k, mode=args.mode, collection=args.collection)
     payload = [
-        {"chunk_id": h.chunk_id, "document_id": h.document_id, "source": h.source,
-         "title": h.title, "locator": h.locator, "score": h.score, "text": h.text}
+        {
+            "chunk_id": h.chunk_id,
+            "document_id": h.document_id,
+            "source": h.source,
+            "title": h.title,
+            "locator": h.locator,
+            "score": h.score,
+            "text": h.text,
+        }
         for h in hits
     ]
-    human = "\n\n".join(
-        f"[{i}] {h.title or h.source} {_where(h.locator)} (score {h.score:.3f})\n    "
-        + h.text[:300].replace("\n", " ")
-        for i, h in enumerate(hits, start=1)
-    ) or "no results"
+    human = (
+        "\n\n".join(
+            f"[{i}] {h.title or h.source} {_where(h.locator)} (score {h.score:.3f})\n    "
+            + h.text[:300].replace("\n", " ")
+            for i, h in enumerate(hits, start=1)
+        )
+        or "no results"
+    )
     _print(args, payload, human)
     return 0
 
@@ -144,7 +160,8 @@ def _llm(args: argparse.Namespace) -> Any:
 
     key_env = spec.get("api_key_env")
     return OpenAICompatibleLLM(
-        base_url=spec["base_url"], model=spec.get("model", "default"),
+        base_url=spec["base_url"],
+        model=spec.get("model", "default"),
         api_key=settings.secret(key_env) if key_env else None,
     )
 
@@ -163,12 +180,18 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if result.refused:
         human = f"Refused: {payload['reason']}"
     else:
-        human = payload["answer"] + "\n" + "\n".join(
-            f"  [{i}] \"{c['quote']}\" — {c['title'] or c['source']} {_where(c['locator'])}"
-            for i, c in enumerate(payload["citations"], start=1)
+        human = (
+            payload["answer"]
+            + "\n"
+            + "\n".join(
+                f'  [{i}] "{c["quote"]}" — {c["title"] or c["source"]} {_where(c["locator"])}'
+                for i, c in enumerate(payload["citations"], start=1)
+            )
         )
     if explanation is not None and not args.json:
-        human += "\n\n" + json.dumps(explanation.to_dict(), ensure_ascii=False, indent=2, default=str)
+        human += "\n\n" + json.dumps(
+            explanation.to_dict(), ensure_ascii=False, indent=2, default=str
+        )
     _print(args, payload, human)
     return 0
 
@@ -176,9 +199,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     with open_kb(args, embedder=None) as kb:
         docs = kb.list_documents(args.collection)
-    _print(args, [d.to_dict() for d in docs], "\n".join(
-        f"{d.id}  {d.kind:8} {d.chunk_count:4} chunks  {d.title or d.source}" for d in docs
-    ) or "no documents")
+    _print(
+        args,
+        [d.to_dict() for d in docs],
+        "\n".join(
+            f"{d.id}  {d.kind:8} {d.chunk_count:4} chunks  {d.title or d.source}" for d in docs
+        )
+        or "no documents",
+    )
     return 0
 
 
@@ -210,8 +238,11 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     kb = MemoBase(args.db, embedder=None, owner=args.owner, check_embedder=False)
     with kb:
         n = kb.reindex(target)
-    _print(args, {"reindexed_chunks": n, "embedder": target.fingerprint.describe()},
-           f"re-indexed {n} chunks with {target.fingerprint.describe()}")
+    _print(
+        args,
+        {"reindexed_chunks": n, "embedder": target.fingerprint.describe()},
+        f"re-indexed {n} chunks with {target.fingerprint.describe()}",
+    )
     return 0
 
 

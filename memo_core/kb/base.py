@@ -310,9 +310,7 @@ class MemoBase:
         limit: int = 1000,
         offset: int = 0,
     ) -> list[DocumentInfo]:
-        return self.store.list_documents(
-            self._owner(owner), collection, limit=limit, offset=offset
-        )
+        return self.store.list_documents(self._owner(owner), collection, limit=limit, offset=offset)
 
     def status(self) -> dict[str, Any]:
         """Counts, the embedder fingerprint and the driver, for ``memo kb status``."""

@@ -59,8 +59,14 @@ def store_extracted(
     metadata = {**doc.metadata, "kind": doc.kind, "trust": doc.trust}
     before = kb.store.document_hash(kb._owner(owner), _doc_id(kb, collection, doc.source))
     info = kb.add_document(
-        doc.text, chunks=chunks, source=doc.source, title=doc.title, kind=doc.kind,
-        metadata=metadata, collection=collection, owner=owner,
+        doc.text,
+        chunks=chunks,
+        source=doc.source,
+        title=doc.title,
+        kind=doc.kind,
+        metadata=metadata,
+        collection=collection,
+        owner=owner,
     )
     if before is None:
         status = "added"
@@ -110,8 +116,9 @@ def ingest_sources(
             try:
                 expanded.extend(iter_sources([item], policy))
             except MemoError as exc:
-                report.failed.append({"source": str(item), "error": str(exc),
-                                      "type": type(exc).__name__})
+                report.failed.append(
+                    {"source": str(item), "error": str(exc), "type": type(exc).__name__}
+                )
         for done, source in enumerate(expanded, start=1):
             if progress is not None:
                 progress(done - 1, len(expanded), str(source))
@@ -121,15 +128,16 @@ def ingest_sources(
                     extracted if isinstance(extracted, list) else [extracted]
                 )
                 for doc in docs:
-                    status, doc_id, n = store_extracted(kb, doc, collection=collection, owner=owner)
+                    status, _, n = store_extracted(kb, doc, collection=collection, owner=owner)
                     getattr(report, status).append(doc.source)
                     report.chunks += n
                     for finding in doc.metadata.get("secrets", []):
                         report.secrets.append({"source": doc.source, **finding})
             except MemoError as exc:
                 log.warning("skipped %s: %s", source, exc)
-                report.failed.append({"source": str(source), "error": str(exc),
-                                      "type": type(exc).__name__})
+                report.failed.append(
+                    {"source": str(source), "error": str(exc), "type": type(exc).__name__}
+                )
         if progress is not None:
             progress(len(expanded), len(expanded), "")
     finally:

@@ -193,7 +193,10 @@ class KnowledgeStore:
             raise InvalidInputError("one vector per chunk")
         doc_meta = dict(metadata or {})
         blobs: list[bytes | None] = []
-        for vec in vectors or [None] * len(chunks):
+        padded: list[Sequence[float] | bytes | None] = (
+            list(vectors) if vectors is not None else [None] * len(chunks)
+        )
+        for vec in padded:
             if vec is None or table is None or fp is None:
                 blobs.append(None)
             elif isinstance(vec, bytes):

@@ -21,19 +21,50 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 @pytest.fixture
 def db(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
     path = str(tmp_path / "kb.db")
-    code, _, err = run(capsys, "kb", "ingest", str(SAMPLES), "--db", path, "--root", str(SAMPLES),
-                       "--embedder", "hash", "--json")
+    code, _, err = run(
+        capsys,
+        "kb",
+        "ingest",
+        str(SAMPLES),
+        "--db",
+        path,
+        "--root",
+        str(SAMPLES),
+        "--embedder",
+        "hash",
+        "--json",
+    )
     assert code == 0, err
     return path
 
 
 def test_ingest_reports_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "kb", "ingest", str(SAMPLES), "--db", str(tmp_path / "k.db"),
-                       "--root", str(SAMPLES), "--embedder", "hash", "--json")
+    code, out, _ = run(
+        capsys,
+        "kb",
+        "ingest",
+        str(SAMPLES),
+        "--db",
+        str(tmp_path / "k.db"),
+        "--root",
+        str(SAMPLES),
+        "--embedder",
+        "hash",
+        "--json",
+    )
     report = json.loads(out)
     assert code == 0 and report["added"] and not report["failed"]
-    code, out, _ = run(capsys, "kb", "ingest", str(SAMPLES), "--db", str(tmp_path / "k.db"),
-                       "--root", str(SAMPLES), "--json")
+    code, out, _ = run(
+        capsys,
+        "kb",
+        "ingest",
+        str(SAMPLES),
+        "--db",
+        str(tmp_path / "k.db"),
+        "--root",
+        str(SAMPLES),
+        "--json",
+    )
     again = json.loads(out)
     assert again["added"] == [] and len(again["unchanged"]) == len(report["added"])
 
@@ -42,28 +73,58 @@ def test_search_json_shape(db: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "kb", "search", "initial term", "--db", db, "-k", "2", "--json")
     hits = json.loads(out)
     assert code == 0 and len(hits) == 2
-    assert set(hits[0]) == {"chunk_id", "document_id", "source", "title", "locator", "score", "text"}
+    assert set(hits[0]) == {
+        "chunk_id",
+        "document_id",
+        "source",
+        "title",
+        "locator",
+        "score",
+        "text",
+    }
 
 
 def test_ask_json_answer_and_refusal(db: str, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "kb", "ask", "How long is the initial term of the agreement?",
-                       "--db", db, "--json")
+    code, out, _ = run(
+        capsys, "kb", "ask", "How long is the initial term of the agreement?", "--db", db, "--json"
+    )
     answer = json.loads(out)
     assert code == 0 and answer["refused"] is False
     assert {"quote", "chunk_id", "source", "page", "start", "end"} <= set(answer["citations"][0])
-    code, out, _ = run(capsys, "kb", "ask", "What is the warranty period of the espresso machine?",
-                       "--db", db, "--json", "--explain")
+    code, out, _ = run(
+        capsys,
+        "kb",
+        "ask",
+        "What is the warranty period of the espresso machine?",
+        "--db",
+        db,
+        "--json",
+        "--explain",
+    )
     refusal = json.loads(out)
     assert refusal["refused"] is True and refusal["answer"] is None and "explain" in refusal
 
 
-def test_outside_root_is_reported_not_crashed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_outside_root_is_reported_not_crashed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     outside = tmp_path / "outside.txt"
     outside.write_text("secret notes")
     root = tmp_path / "root"
     root.mkdir()
-    code, out, _ = run(capsys, "kb", "ingest", str(outside), "--db", str(tmp_path / "k.db"),
-                       "--root", str(root), "--embedder", "hash", "--json")
+    code, out, _ = run(
+        capsys,
+        "kb",
+        "ingest",
+        str(outside),
+        "--db",
+        str(tmp_path / "k.db"),
+        "--root",
+        str(root),
+        "--embedder",
+        "hash",
+        "--json",
+    )
     assert code == 1 and json.loads(out)["failed"][0]["type"] == "PathNotAllowedError"
 
 

@@ -16,7 +16,11 @@ def fts_db() -> Database:
     db.execute(
         "CREATE VIRTUAL TABLE f USING fts5(raw, stemmed, tokenize='unicode61 remove_diacritics 2')"
     )
-    for text in ["The contract term is 24 months", "Order A-4471 shipped", "Срок договора два года"]:
+    for text in [
+        "The contract term is 24 months",
+        "Order A-4471 shipped",
+        "Срок договора два года",
+    ]:
         db.execute("INSERT INTO f VALUES (?, ?)", [text, stem_text(text, detect_language(text))])
     return db
 
@@ -28,8 +32,26 @@ def _match(db: Database, query: str) -> list[str]:
     return [r[0] for r in db.query("SELECT raw FROM f WHERE f MATCH ?", [expression])]
 
 
-HOSTILE = ['"', '""', "*", "NEAR(a b)", "a -b", "col:term", "AND OR NOT", "^x", "(", ")", "{raw}:x",
-           "\x00", "a\x00b", "'; DROP TABLE f; --", "x" * 100_000, "🙂", "   ", ""]
+HOSTILE = [
+    '"',
+    '""',
+    "*",
+    "NEAR(a b)",
+    "a -b",
+    "col:term",
+    "AND OR NOT",
+    "^x",
+    "(",
+    ")",
+    "{raw}:x",
+    "\x00",
+    "a\x00b",
+    "'; DROP TABLE f; --",
+    "x" * 100_000,
+    "🙂",
+    "   ",
+    "",
+]
 
 
 @pytest.mark.parametrize("query", HOSTILE)

@@ -18,10 +18,19 @@ from memo_core.errors import (
 from memo_core.kb import ChunkInput, MemoBase
 
 DOCS = [
-    ("The contract term is 24 months from the signing date.", {"page": 2, "tags": ["legal", "term"], "lang": "en"}),
-    ("Order A-4471 shipped on Monday to the Berlin warehouse.", {"page": 1, "tags": ["ops"], "lang": "en"}),
+    (
+        "The contract term is 24 months from the signing date.",
+        {"page": 2, "tags": ["legal", "term"], "lang": "en"},
+    ),
+    (
+        "Order A-4471 shipped on Monday to the Berlin warehouse.",
+        {"page": 1, "tags": ["ops"], "lang": "en"},
+    ),
     ("Срок договора составляет два года с даты подписания.", {"page": 3, "lang": "ru"}),
-    ("The agreement may be terminated with ninety days notice.", {"page": 4, "tags": ["legal"], "draft": True}),
+    (
+        "The agreement may be terminated with ninety days notice.",
+        {"page": 4, "tags": ["legal"], "draft": True},
+    ),
 ]
 
 
@@ -91,8 +100,15 @@ def test_metadata_filters_apply_inside_each_leg(
 
 @pytest.mark.parametrize(
     "spec",
-    [{'a"b': 1}, {"$bogus": 1}, {"page": {"$regex": "x"}}, {"page": {"$in": 3}}, {"page": [1, 2]},
-     {"$or": []}, {"x\x00": 1}],
+    [
+        {'a"b': 1},
+        {"$bogus": 1},
+        {"page": {"$regex": "x"}},
+        {"page": {"$in": 3}},
+        {"page": [1, 2]},
+        {"$or": []},
+        {"x\x00": 1},
+    ],
 )
 def test_bad_filters_are_typed_errors(kb: MemoBase, spec: dict[str, Any]) -> None:
     with pytest.raises(InvalidInputError):
@@ -124,7 +140,10 @@ def test_collections_scope_search(kb: MemoBase) -> None:
     kb.add_texts(["contract appendix about the term"], ids=["x1"], collection="appendix")
     assert {h.document_id for h in kb.search("term", collection="appendix", k=10)} == {"x1"}
     assert "x1" not in {h.document_id for h in kb.search("term", collection="default", k=10)}
-    both = {h.document_id for h in kb.search("term", collection=["appendix", "default"], k=10, mode="vector")}
+    both = {
+        h.document_id
+        for h in kb.search("term", collection=["appendix", "default"], k=10, mode="vector")
+    }
     assert "x1" in both and "d1" in both
 
 
@@ -164,7 +183,9 @@ def test_changed_document_reembeds_only_changed_chunks(tmp_path: Path) -> None:
     assert base.search("beta", mode="keyword") == []
 
 
-def test_replace_is_atomic_when_a_write_fails(kb: MemoBase, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_replace_is_atomic_when_a_write_fails(
+    kb: MemoBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
     original = kb.store.db.execute
     calls = {"n": 0}
 
@@ -218,7 +239,9 @@ def test_other_embedder_is_refused_then_reindex_swaps(tmp_path: Path) -> None:
     assert reopened.search("contract", mode="vector")[0].document_id == "a"
 
 
-def test_no_embedder_degrades_to_keyword_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_no_embedder_degrades_to_keyword_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     base = MemoBase(tmp_path / "kb.db", embedder=None)
     base.add_texts(["contract term is 24 months"], ids=["a"])
     with caplog.at_level(logging.WARNING):

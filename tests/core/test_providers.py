@@ -7,7 +7,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -56,12 +56,14 @@ def test_e5_models_get_prefixes() -> None:
 
 
 class _Recorder(BaseHTTPRequestHandler):
-    requests: list[dict[str, Any]] = []
+    requests: ClassVar[list[dict[str, Any]]] = []
     status = 200
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).requests.append({"path": self.path, "auth": self.headers["Authorization"], "body": body})
+        type(self).requests.append(
+            {"path": self.path, "auth": self.headers["Authorization"], "body": body}
+        )
         vectors = [[3.0, 4.0] + [0.0] * 1022 for _ in body["text"]]
         payload = {"success": True, "result": {"shape": [len(vectors), 1024], "data": vectors}}
         self.send_response(type(self).status)
@@ -133,7 +135,7 @@ class _FakeCohere:
                 self.index, self.relevance_score = index, score
 
         class Resp:
-            results = [R(i, 1.0 if "term" in d else 0.1) for i, d in enumerate(documents)]
+            results: ClassVar[list[Any]] = [R(i, 1.0 if "term" in d else 0.1) for i, d in enumerate(documents)]
 
         return Resp()
 
@@ -141,18 +143,26 @@ class _FakeCohere:
 def test_cohere_reranker_reorders(tmp_path: Path) -> None:
     from memo_core.kb import MemoBase
 
-    kb = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64),
-                  reranker=CohereReranker("key", client=_FakeCohere()))
+    kb = MemoBase(
+        tmp_path / "kb.db",
+        embedder=HashEmbedder(64),
+        reranker=CohereReranker("key", client=_FakeCohere()),
+    )
     kb.add_texts(["contract contract contract", "the term of it"], ids=["a", "b"])
     hits = kb.search("contract term", k=2)
     assert hits[0].document_id == "b" and hits[0].rerank_score == 1.0
 
 
-def test_failing_reranker_falls_back_to_fused_order(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_failing_reranker_falls_back_to_fused_order(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     from memo_core.kb import MemoBase
 
-    kb = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64),
-                  reranker=CohereReranker("key", client=_FakeCohere(fail=True)))
+    kb = MemoBase(
+        tmp_path / "kb.db",
+        embedder=HashEmbedder(64),
+        reranker=CohereReranker("key", client=_FakeCohere(fail=True)),
+    )
     kb.add_texts(["contract contract contract", "the term of it"], ids=["a", "b"])
     hits = kb.search("contract", k=2)
     assert hits[0].document_id == "a" and hits[0].rerank_score is None
