@@ -105,10 +105,11 @@ def _field_condition(column: str, field: str, op: str, value: Any, params: list[
         params.append(path)
         return f"json_type({column}, ?) IS {'NOT ' if value else ''}NULL"
     if op == "$is_empty":
-        params.extend([path, path, path])
+        params.extend([path, path, path, path])
         empty = (
             f"(coalesce(json_type({column}, ?), 'null') = 'null' "
-            f"OR json_extract({column}, ?) = '' OR json_array_length({column}, ?) = 0)"
+            f"OR json_extract({column}, ?) = '' "
+            f"OR (json_type({column}, ?) = 'array' AND json_array_length({column}, ?) = 0))"
         )
         return empty if value else f"NOT {empty}"
     raise InvalidInputError(f"unknown filter operator: {op}")

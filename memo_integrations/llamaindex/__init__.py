@@ -1,1 +1,50 @@
-"""LlamaIndex adapters for memo (pip install "memo[llamaindex]")."""
+"""LlamaIndex adapters for memo (``pip install "memo[llamaindex]"``).
+
+Thin adapters, one module per LlamaIndex abstraction; every behaviour lives in
+``memo_core``:
+
+- :class:`MemoBaseVectorStore` (``vector_store.py``): a memo knowledge base as a
+  ``BasePydanticVectorStore`` (default, text-search and hybrid queries, filters).
+- :class:`GuardedQueryEngine` (``query_engine.py``): memo's quote-or-refuse answers
+  as a ``CustomQueryEngine`` (cited source nodes, refusals flagged in metadata).
+- :class:`MemoEmbedding` / :class:`LlamaIndexEmbedder` (``embeddings.py``):
+  embeddings both ways.
+- :class:`LlamaIndexLLM` (``llm.py``): a LlamaIndex LLM as memo's ``LLM``.
+- :class:`MemoHoodChatStore` (``chat_store.py``): chat histories in a MemoHood file,
+  user messages captured into long-term memory.
+- :class:`MemoHoodMemoryBlock` (``memory_block.py``): MemoHood as a block of
+  ``llama_index.core.memory.Memory`` (capture on flush, gated recall on get).
+
+LlamaIndex's global ``Settings`` are never read: pass ``embed_model=`` and
+``llm=`` explicitly (its defaults resolve to OpenAI).
+"""
+
+from __future__ import annotations
+
+try:
+    import llama_index.core  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    from memo_core.errors import MissingDependencyError
+
+    raise MissingDependencyError(
+        "llama-index-core", "llamaindex", "the LlamaIndex integration"
+    ) from exc
+
+from memo_integrations.llamaindex.chat_store import MemoHoodChatStore
+from memo_integrations.llamaindex.embeddings import LlamaIndexEmbedder, MemoEmbedding
+from memo_integrations.llamaindex.filters import to_memo_filter
+from memo_integrations.llamaindex.llm import LlamaIndexLLM
+from memo_integrations.llamaindex.memory_block import MemoHoodMemoryBlock
+from memo_integrations.llamaindex.query_engine import GuardedQueryEngine
+from memo_integrations.llamaindex.vector_store import MemoBaseVectorStore
+
+__all__ = [
+    "GuardedQueryEngine",
+    "LlamaIndexEmbedder",
+    "LlamaIndexLLM",
+    "MemoBaseVectorStore",
+    "MemoEmbedding",
+    "MemoHoodChatStore",
+    "MemoHoodMemoryBlock",
+    "to_memo_filter",
+]

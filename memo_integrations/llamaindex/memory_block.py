@@ -1,0 +1,97 @@
+"""``MemoHoodMemoryBlock``: memo's long-term memory inside ``llama_index.core.memory.Memory``.
+
+``Memory`` keeps a short-term FIFO of messages; when it overflows its token
+limit the oldest messages are flushed into every memory block (``aput``). This
+block feeds those messages to ``MemoHood.capture`` (rules first, mostly no LLM
+call). On every ``Memory.get`` it runs MemoHood's gated recall for the latest
+user message and returns the fenced memory block, which ``Memory`` places in the
+system message. Small talk is skipped by the gate, so a "thanks!" costs no search.
+
+As with LlamaIndex's own fact-extraction block, nothing reaches long-term memory
+until short-term memory flushes; a low ``token_limit`` flushes sooner. To capture
+every message immediately, use :class:`MemoHoodChatStore` or ``MemoHood.capture``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.llms import ChatMessage
+from llama_index.core.memory.memory import BaseMemoryBlock
+
+from memo_core.errors import InvalidInputError
+from memo_core.memory import MemoHood, Namespace, NamespaceLike, Recall, normalize_namespace
+from memo_integrations.llamaindex.chat_store import memo_role, message_text
+
+__all__ = ["MemoHoodMemoryBlock"]
+
+
+class MemoHoodMemoryBlock(BaseMemoryBlock[str]):
+    """A memory block backed by one namespace of a :class:`~memo_core.memory.MemoHood`.
+
+    ``k`` and ``token_budget`` default to the hood's ``MemoryConfig``;
+    ``use_gate=False`` recalls on every message. ``last_recall`` keeps the most
+    recent :class:`~memo_core.memory.Recall` (gate decision, facts) for inspection.
+    """
+
+    name: str = Field(default="memo_memory", description="The name of the memory block.")
+    description: str | None = Field(
+        default="Long-term facts about the user, recalled by memo's MemoHood."
+    )
+    namespace: Namespace
+    k: int | None = None
+    token_budget: int | None = None
+    use_gate: bool = True
+    capture_roles: tuple[str, ...] = ("user",)
+
+    _hood: MemoHood = PrivateAttr()
+    _last_recall: Recall | None = PrivateAttr(default=None)
+
+    def __init__(self, hood: MemoHood, *, namespace: NamespaceLike, **kwargs: Any) -> None:
+        if not isinstance(hood, MemoHood):
+            raise InvalidInputError("MemoHoodMemoryBlock needs a MemoHood")
+        super().__init__(namespace=normalize_namespace(namespace), **kwargs)  # type: ignore[call-arg]  # pydantic field
+        self._hood = hood
+
+    @property
+    def hood(self) -> MemoHood:
+        return self._hood
+
+    @property
+    def last_recall(self) -> Recall | None:
+        return self._last_recall
+
+    async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
+        """The recalled memory for the latest user message ("" when there is none)."""
+        query = next(
+            (message_text(m) for m in reversed(messages or []) if m.role.value == "user"), ""
+        )
+        if not query.strip():
+            return ""
+        recall = await asyncio.to_thread(
+            self._hood.recall,
+            query,
+            namespace=self.namespace,
+            k=self.k,
+            token_budget=self.token_budget,
+            use_gate=self.use_gate,
+        )
+        self._last_recall = recall
+        return recall.block
+
+    async def _aput(self, messages: list[ChatMessage]) -> None:
+        """Capture flushed messages whose role is in ``capture_roles``, in order."""
+        for message in messages:
+            text = message_text(message)
+            if message.role.value not in self.capture_roles or not text.strip():
+                continue
+            session = message.additional_kwargs.get("session_id")
+            await asyncio.to_thread(
+                self._hood.capture,
+                text,
+                namespace=self.namespace,
+                role=memo_role(message),
+                session_id=str(session) if session is not None else None,
+            )
