@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "memo_core.cli.kb",
     "memo_core.cli.memory",
     "memo_core.cli.admin",
+    "memo_core.cli.ops",
     "memo_core.cli.recall",
 )
 
