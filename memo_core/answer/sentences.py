@@ -1,0 +1,117 @@
+"""Sentence spans for extractive answers and for the verifier benchmark.
+
+A rule-based splitter (English and Russian) that returns character spans, so
+every sentence it yields is, by construction, a verbatim quote of the text. It
+splits after ``. ! ? …`` (and any closing quotes or brackets) when the next
+word does not start in lower case, except after known abbreviations ("e.g.",
+"Dr.", "т.е.", "г."), single-letter initials ("J. K. Rowling") and inside numbers
+("3.5"); it also splits at blank lines, before bullets and numbered items, and
+after Markdown headings and short title lines.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["ABBREVIATIONS", "split_sentences"]
+
+#: Lower-cased words that end with a period without ending a sentence.
+ABBREVIATIONS: frozenset[str] = frozenset(
+    str.split(
+        """e.g i.e etc vs viz cf al approx dr mr mrs ms prof st jr sr inc ltd co corp no nos fig
+    figs vol pp p ch sec art gen col lt capt sgt rev hon mt ft dept est ed eds univ jan feb
+    mar apr jun jul aug sep sept oct nov dec u.s u.k u.n a.m p.m ph.d b.c a.d
+    т.е т.д т.п т.к т.н др пр г гг см им ул д проф стр рис тыс млн млрд руб коп вв н.э
+    акад доц св ср напр"""
+    )
+)
+
+_TERMINAL = re.compile(r"[.!?…]+[\"'”’»)\]]*(?=\s)|[.!?…]+[\"'”’»)\]]*$")
+_WORD_BEFORE = re.compile(r"([\w.]+)\.$")
+_BULLET = re.compile(r"(?:[-*•‣◦▪–—]|\d{1,3}[.)])\s+")
+_HEADING = re.compile(r"#{1,6}\s")
+_TITLE_MAX = 40
+
+
+def _is_abbreviation(text: str, dot: int) -> bool:
+    """Whether the period at ``text[dot]`` ends an abbreviation or an initial."""
+    m = _WORD_BEFORE.search(text, 0, dot + 1)
+    if not m:
+        return False
+    word = m.group(1).lower()
+    if word in ABBREVIATIONS or word.strip(".") in ABBREVIATIONS:
+        return True
+    token = m.group(1)
+    if len(token) == 1 and token.isalpha() and token.isupper():
+        return True  # an initial: "J. K. Rowling"
+    # dotted acronyms such as "U.S.A" or "т.е": single letters separated by periods
+    return bool(re.fullmatch(r"(?:\w\.)+\w", token))
+
+
+def _line_breaks(text: str) -> list[int]:
+    """Positions where a line structure (not punctuation) ends a sentence."""
+    cuts: list[int] = []
+    lines = text.split("\n")
+    pos = 0
+    for k, line in enumerate(lines[:-1]):
+        end = pos + len(line)
+        nxt = lines[k + 1].strip()
+        cur = line.strip()
+        if (
+            not cur
+            or not nxt
+            or _BULLET.match(nxt)
+            or _HEADING.match(nxt)
+            or _HEADING.match(cur)
+            or (len(cur) <= _TITLE_MAX and cur[-1:].isalnum() and nxt[:1].isupper())
+        ):
+            cuts.append(end)
+        pos = end + 1
+    return cuts
+
+
+def _punctuation_breaks(text: str) -> list[int]:
+    cuts: list[int] = []
+    for m in _TERMINAL.finditer(text):
+        end = m.end()
+        rest = text[end:].lstrip()
+        if rest and rest[0].islower():
+            continue
+        punct = m.group().rstrip("\"'”’»)]")
+        if punct == "." and _is_abbreviation(text, m.start()) and rest:
+            continue
+        cuts.append(end)
+    return cuts
+
+
+def _trim(text: str, a: int, b: int) -> tuple[int, int]:
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    for rule in (_BULLET, _HEADING):
+        m = rule.match(text, a, b)
+        if m:
+            a = m.end()
+    while a < b and text[a].isspace():
+        a += 1
+    return a, b
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Character spans ``(start, end)`` of the sentences of ``text``, in order.
+
+    Spans exclude surrounding whitespace and leading bullet or heading markers;
+    fragments without a letter or digit are dropped.
+    """
+    cuts = sorted(set(_punctuation_breaks(text)) | set(_line_breaks(text)))
+    spans: list[tuple[int, int]] = []
+    prev = 0
+    for cut in [*cuts, len(text)]:
+        if cut <= prev:
+            continue
+        a, b = _trim(text, prev, cut)
+        if a < b and any(c.isalnum() for c in text[a:b]):
+            spans.append((a, b))
+        prev = cut
+    return spans

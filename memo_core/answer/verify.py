@@ -1,0 +1,510 @@
+"""The citation check: is this quote really in this source, and where?
+
+Three stages, the first that succeeds wins:
+
+1. **exact** - the stripped quote is a substring of the source, on word boundaries;
+2. **normalized** - the same after :func:`~memo_core.answer.normalize.normalize_text`
+   (case, whitespace, quote marks, dashes, soft hyphens, NFKC), mapped back to
+   the original characters;
+3. **fuzzy** - for OCR and transcript noise: :func:`rapidfuzz.fuzz.partial_ratio_alignment`
+   locates the best window, then a word-by-word alignment decides. Fuzzy never
+   forgives a *meaning*: the window must hold exactly the same numbers (digits,
+   dates, decimals, number words), the same negations and the same capitalised
+   names as the quote, in the same order; a word may differ only by a small
+   spelling slip after its first letter (one letter, two in long words; never a
+   number, a negation or a capitalised word, never an added prefix such as
+   "un"/"di"); only filler words (articles, "uh") may be missing or extra;
+   punctuation the quote has beyond its first/last word must not hide a word of
+   the source; at most ``max_edit_ratio`` of the words may differ; quotes shorter
+   than ``min_fuzzy_words`` words never pass by fuzzy match.
+
+The old plugin accepted "the term is 12 months" against "the term is 24 months"
+(a 0.82 similarity); here it fails on the number rule, whatever the threshold.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from rapidfuzz import fuzz
+from rapidfuzz.distance import OSA
+
+from memo_core.answer.normalize import NormalizedText, normalize_quote, normalize_text
+from memo_core.answer.types import QuoteCheck
+
+__all__ = [
+    "DEFAULT_FUZZY_THRESHOLD",
+    "NEGATIONS",
+    "NUMBER_WORDS",
+    "CitationVerifier",
+    "VerifierConfig",
+    "verify_quote",
+]
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+#: Minimum character similarity (0..1) of a quote and its aligned window for a fuzzy
+#: match. Measured with ``python bench/verifier.py``: OCR-noisy true quotes score >= 0.96;
+#: the rules above, not this number, reject the perturbed quotes (none is accepted even
+#: with ``--fuzzy-threshold 0.5``), so it is a second line of defence.
+DEFAULT_FUZZY_THRESHOLD = 0.9
+
+#: Words that negate (compared after lower-casing; "n't" endings count as "not").
+NEGATIONS: frozenset[str] = _words(
+    "not no never none nobody nothing neither nor without cannot nowhere noone "
+    "не нет ни никогда без никто ничто ничего нигде никуда никак нельзя"
+)
+
+#: Spelled-out numbers, protected like digits.
+NUMBER_WORDS: frozenset[str] = _words(
+    """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty
+    ninety hundred thousand million billion trillion dozen half first second third fourth fifth
+    sixth seventh eighth ninth tenth twice thrice once
+    ноль один одна одно два две три четыре пять шесть семь восемь девять десять одиннадцать
+    двенадцать двадцать тридцать сорок пятьдесят шестьдесят семьдесят восемьдесят девяносто
+    сто двести триста тысяча тысячи тысяч миллион миллиона миллионов миллиард первый второй
+    третий половина"""
+)
+
+# Filler words a transcript or an OCR pass may drop or add without changing meaning.
+_FILLERS: frozenset[str] = _words("a an the uh um er erm ah eh hmm mm ну э")
+
+# A number (with its decimal/thousands/time/date separators) or a word.
+_TOKEN = re.compile(r"\d+(?:[.,:/]\d+)*|[^\W_]+(?:'[^\W_]+)*")
+_NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*")
+_SENTENCE_END = frozenset(".!?")
+_CLOSERS = frozenset("\"')]}")
+
+# Edit costs of the word alignment; only the ranking matters, the rules decide.
+_COST_BAD = 1.0
+_COST_FILLER = 0.4
+_COST_SLIP = 0.3
+_COST_JOIN = 0.05
+_MAX_FUZZY_TOKENS = 400
+_ATTEMPTS = 3
+# The commonest OCR confusions, undone before counting a word's slips.
+_OCR_CANON: tuple[tuple[str, str], ...] = (("rn", "m"), ("vv", "w"))
+
+
+@dataclass(frozen=True)
+class VerifierConfig:
+    """Settings of the citation check.
+
+    ``min_fuzzy_words``: quotes with fewer words only pass verbatim (exact or
+    normalized). ``fuzzy_threshold``: minimum character similarity of quote and
+    aligned window. ``min_edit_length``: shorter words must match exactly;
+    ``long_word_length``: words at least this long may carry two slips (else one);
+    ``max_edit_ratio``: share of the quote's words that may differ at all.
+    """
+
+    min_fuzzy_words: int = 4
+    fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD
+    min_edit_length: int = 4
+    long_word_length: int = 9
+    max_edit_ratio: float = 0.2
+
+
+@dataclass(frozen=True)
+class _Token:
+    text: str  # case kept
+    folded: str
+    start: int  # in the normalised text
+    end: int
+    sentence_start: bool
+    numeric: bool = field(init=False)
+    negation: bool = field(init=False)
+    capitalised: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        f = self.folded
+        numeric = any(c.isdigit() for c in f) or f in NUMBER_WORDS
+        object.__setattr__(self, "numeric", numeric)
+        object.__setattr__(self, "negation", f in NEGATIONS or f.endswith("n't"))
+        object.__setattr__(self, "capitalised", self.text[:1].isupper())
+
+    @property
+    def name(self) -> bool:
+        return self.capitalised and not self.sentence_start
+
+    @property
+    def protected(self) -> bool:
+        """Numbers, negations and capitalised words: no fuzzy tolerance at all."""
+        return self.numeric or self.negation or self.capitalised
+
+
+def _is_sentence_start(text: str, pos: int) -> bool:
+    i = pos - 1
+    while i >= 0 and (text[i] == " " or text[i] in _CLOSERS):
+        i -= 1
+    return i < 0 or text[i] in _SENTENCE_END
+
+
+def _tokens(norm: NormalizedText, lo: int = 0, hi: int | None = None) -> list[_Token]:
+    hi = len(norm) if hi is None else hi
+    return [
+        _Token(
+            m.group(),
+            norm.folded[m.start() : m.end()],
+            m.start(),
+            m.end(),
+            _is_sentence_start(norm.text, m.start()),
+        )
+        for m in _TOKEN.finditer(norm.text, lo, hi)
+    ]
+
+
+def _on_word_boundary(text: str, i: int, j: int) -> bool:
+    """True unless the match [i, j) cuts a word (or a number) in two."""
+    if i > 0 and text[i - 1].isalnum() and text[i].isalnum():
+        return False
+    return not (j < len(text) and text[j - 1].isalnum() and text[j].isalnum())
+
+
+def _find_on_boundary(haystack: str, needle: str) -> int:
+    start = haystack.find(needle)
+    while start != -1:
+        if _on_word_boundary(haystack, start, start + len(needle)):
+            return start
+        start = haystack.find(needle, start + 1)
+    return -1
+
+
+def _negations(tokens: list[_Token]) -> list[str]:
+    return [
+        "not" if t.folded.endswith("n't") or t.folded == "cannot" else t.folded
+        for t in tokens
+        if t.negation
+    ]
+
+
+def _numbers(tokens: list[_Token]) -> list[str]:
+    out: list[str] = []
+    for t in tokens:
+        if t.folded in NUMBER_WORDS:
+            out.append(t.folded)
+        else:
+            out.extend(_NUMBER.findall(t.folded))
+    return out
+
+
+def _names(tokens: list[_Token], *, first_is_name: bool) -> list[str]:
+    """Capitalised words not at a sentence start; the first word follows the source's view."""
+    out: list[str] = []
+    for i, t in enumerate(tokens):
+        is_name = (t.capitalised and first_is_name) if i == 0 else t.name
+        if is_name:
+            out.append(t.folded)
+    return out
+
+
+def _ocr_canonical(word: str) -> str:
+    for old, new in _OCR_CANON:
+        word = word.replace(old, new)
+    return word
+
+
+@functools.lru_cache(maxsize=256)
+def _normalized_source(source: str) -> NormalizedText:
+    """Sources (chunks) are checked against many quotes: normalise each once."""
+    return normalize_text(source)
+
+
+@dataclass(frozen=True)
+class _Step:
+    quote: tuple[_Token, ...]
+    source: tuple[_Token, ...]
+    kind: str  # "equal" | "slip" | "filler" | "bad"
+
+
+class CitationVerifier:
+    """Checks quotes against sources with one set of :class:`VerifierConfig` settings."""
+
+    def __init__(self, config: VerifierConfig | None = None) -> None:
+        self.config = config or VerifierConfig()
+
+    def check(self, quote: str, source: str) -> QuoteCheck:
+        """Locate ``quote`` in ``source`` (see the module docstring for the rules)."""
+        stripped = quote.strip()
+        if not stripped:
+            return QuoteCheck(False, reason="empty quote")
+        at = _find_on_boundary(source, stripped)
+        if at != -1:
+            return QuoteCheck(True, "exact", at, at + len(stripped), 1.0)
+        nq = normalize_quote(quote)
+        if not nq.text or not any(c.isalnum() for c in nq.text):
+            return QuoteCheck(False, reason="quote has no words")
+        ns = _normalized_source(source)
+        at = _find_on_boundary(ns.folded, nq.folded)
+        if at != -1:
+            start, end = ns.original_span(at, at + len(nq))
+            return QuoteCheck(True, "normalized", start, end, 1.0)
+        return self._fuzzy(nq, ns)
+
+    # -- fuzzy ---------------------------------------------------------------
+
+    def _fuzzy(self, nq: NormalizedText, ns: NormalizedText) -> QuoteCheck:
+        cfg = self.config
+        qtokens = _tokens(nq)
+        if len(qtokens) < cfg.min_fuzzy_words:
+            return QuoteCheck(
+                False,
+                reason=f"too short for a fuzzy match: {len(qtokens)} word(s) < "
+                f"{cfg.min_fuzzy_words}, and not found verbatim",
+            )
+        if len(qtokens) > _MAX_FUZZY_TOKENS:
+            return QuoteCheck(False, reason="too long for a fuzzy match, and not found verbatim")
+        if not ns.text:
+            return QuoteCheck(False, reason="empty source")
+        haystack = ns.folded
+        best: QuoteCheck | None = None
+        floor = cfg.fuzzy_threshold - 0.05  # the window score only pre-selects
+        for _ in range(_ATTEMPTS):
+            found = fuzz.partial_ratio_alignment(nq.folded, haystack)
+            if found is None or found.score / 100 < floor:
+                if best is None:
+                    sim = 0.0 if found is None else found.score / 100
+                    best = QuoteCheck(
+                        False,
+                        similarity=sim,
+                        reason=f"not found: best similarity {sim:.2f} < {cfg.fuzzy_threshold:.2f}",
+                    )
+                break
+            result = self._judge_window(nq, qtokens, ns, found.dest_start, found.dest_end)
+            if result.verified:
+                return result
+            if best is None or result.similarity > best.similarity:
+                best = result
+            # Mask this window and look for another occurrence.
+            span = max(1, found.dest_end - found.dest_start)
+            haystack = haystack[: found.dest_start] + "\x00" * span + haystack[found.dest_end :]
+        assert best is not None
+        return best
+
+    def _judge_window(
+        self,
+        nq: NormalizedText,
+        qtokens: list[_Token],
+        ns: NormalizedText,
+        lo: int,
+        hi: int,
+    ) -> QuoteCheck:
+        pad = 16
+        wtokens = _tokens(ns, max(0, lo - pad), min(len(ns), hi + pad))
+        offset = sum(1 for t in wtokens if t.end <= lo)
+        steps = _align(qtokens, wtokens, offset, self._band(len(qtokens)), self._pair_kind)
+        matched = [t for s in steps for t in s.source]
+        if not matched:
+            return QuoteCheck(False, reason="not found")
+        a, b = matched[0].start, matched[-1].end
+        window = ns.slice(a, b)
+        similarity = fuzz.ratio(nq.folded, window.folded) / 100
+        failure = self._rules(nq, qtokens, ns, matched, steps, similarity)
+        if failure:
+            return QuoteCheck(False, similarity=similarity, reason=failure)
+        start, end = ns.original_span(a, b)
+        return QuoteCheck(True, "fuzzy", start, end, similarity)
+
+    def _band(self, n: int) -> int:
+        """How far the alignment may drift from the diagonal: the edits it may hold, plus slack."""
+        return 2 + max(1, math.floor(n * self.config.max_edit_ratio))
+
+    def _rules(
+        self,
+        nq: NormalizedText,
+        qtokens: list[_Token],
+        ns: NormalizedText,
+        wtokens: list[_Token],
+        steps: list[_Step],
+        similarity: float,
+    ) -> str | None:
+        cfg = self.config
+        qnum, wnum = _numbers(qtokens), _numbers(wtokens)
+        if qnum != wnum:
+            return f"numbers differ: quote {qnum}, source {wnum}"
+        qneg, wneg = _negations(qtokens), _negations(wtokens)
+        if qneg != wneg:
+            return f"negations differ: quote {qneg}, source {wneg}"
+        qnames = _names(qtokens, first_is_name=wtokens[0].name)
+        wnames = [t.folded for t in wtokens if t.name]
+        if qnames != wnames:
+            return f"names differ: quote {qnames}, source {wnames}"
+        for step in steps:
+            if step.kind == "bad":
+                q = " ".join(t.text for t in step.quote) or "(nothing)"
+                s = " ".join(t.text for t in step.source) or "(nothing)"
+                return f"words differ: quote {q!r}, source {s!r}"
+        hidden = _hidden_edge_words(nq, qtokens, ns, wtokens)
+        if hidden:
+            return f"hidden words: the quote has punctuation where the source has {hidden!r}"
+        edits = sum(1 for s in steps if s.kind != "equal")
+        allowed = max(1, math.floor(len(qtokens) * cfg.max_edit_ratio))
+        if edits > allowed:
+            return f"too many differing words: {edits} > {allowed}"
+        if similarity < cfg.fuzzy_threshold:
+            return f"too low similarity: {similarity:.2f} < {cfg.fuzzy_threshold:.2f}"
+        return None
+
+    def _pair_kind(self, q: tuple[_Token, ...], s: tuple[_Token, ...]) -> tuple[str, float]:
+        """Classify aligning quote words ``q`` with source words ``s`` (either may be empty)."""
+        if not q or not s:
+            lone = q or s  # one word: the alignment moves add or drop single words
+            if lone[0].folded in _FILLERS:
+                return "filler", _COST_FILLER
+            return "bad", _COST_BAD
+        if len(q) == 1 and len(s) == 1:
+            qt, st = q[0], s[0]
+            if qt.folded == st.folded:
+                return "equal", 0.0
+            if qt.protected or st.protected:
+                return "bad", _COST_BAD
+            return self._slip(qt.folded, st.folded, 0.0)
+        qf = "".join(t.folded for t in q)
+        sf = "".join(t.folded for t in s)
+        if qf == sf:
+            return "equal", _COST_JOIN
+        if any(t.protected for t in (*q, *s)):
+            return "bad", _COST_BAD
+        return self._slip(qf, sf, _COST_JOIN)
+
+    def _slip(self, a: str, b: str, extra: float) -> tuple[str, float]:
+        """Two different unprotected words: a spelling slip, or a different word?"""
+        cfg = self.config
+        if min(len(a), len(b)) < cfg.min_edit_length:
+            return "bad", _COST_BAD
+        if a[:1] != b[:1] or a.endswith(b) or b.endswith(a):
+            return "bad", _COST_BAD  # a changed first letter or an added prefix: another word
+        limit = 2 if max(len(a), len(b)) >= cfg.long_word_length else 1
+        dist = OSA.distance(a, b, score_cutoff=limit + 1)
+        ca, cb = _ocr_canonical(a), _ocr_canonical(b)
+        if (ca, cb) != (a, b):  # "rn" read for "m": one slip, not two
+            dist = min(dist, max(1, OSA.distance(ca, cb, score_cutoff=limit + 1)))
+        if dist > limit:
+            return "bad", _COST_BAD
+        return "slip", _COST_SLIP * dist + extra
+
+
+def _hidden_edge_words(
+    nq: NormalizedText, qtokens: list[_Token], ns: NormalizedText, wtokens: list[_Token]
+) -> str:
+    """Source words sitting where the quote has only punctuation before/after its words.
+
+    A quote ``(" yes " or " ")`` must not match ``(" yes " or " no ")`` just because its
+    last *word* is "or": the characters it has beyond its edge words are compared with
+    the same number of source characters, which must not contain a word.
+    """
+    head = len(nq.text[: qtokens[0].start].replace(" ", ""))
+    tail = len(nq.text[qtokens[-1].end :].replace(" ", ""))
+    hidden: list[str] = []
+    if head:
+        left = ns.text[: wtokens[0].start].rstrip()[-head:]
+        hidden += _TOKEN.findall(left)
+    if tail:
+        right = ns.text[wtokens[-1].end :].lstrip()[:tail]
+        hidden += _TOKEN.findall(right)
+    return " ".join(hidden)
+
+
+_Kind = Callable[[tuple[_Token, ...], tuple[_Token, ...]], tuple[str, float]]
+_MOVES = ((1, 1), (1, 0), (0, 1), (2, 1), (1, 2))
+
+
+def _align(q: list[_Token], s: list[_Token], offset: int, band: int, kind: _Kind) -> list[_Step]:
+    """Semi-global word alignment: all of ``q`` against a contiguous run of ``s``.
+
+    Moves: one-to-one, two-to-one and one-to-two (split or merged words), and
+    quote-only / source-only words; source words before and after the run are
+    free. Quote word ``i`` is expected near source word ``i + offset``; cells
+    further than ``band`` from that diagonal are not explored (an alignment
+    drifting further would hold more edits than any accepted one).
+    """
+    n, m = len(q), len(s)
+    inf = math.inf
+    qlen = [len(t.folded) for t in q]
+    slen = [len(t.folded) for t in s]
+    qfirst = [t.folded[:1] for t in q]
+    sfirst = [t.folded[:1] for t in s]
+    cache: dict[tuple[int, int, int, int], tuple[str, float]] = {}
+
+    def judge(i: int, j: int, di: int, dj: int) -> tuple[str, float] | None:
+        """The move consuming q[i-di:i] and s[j-dj:j], or None when not worth trying."""
+        if di == 2 and (
+            qfirst[i - 2] != sfirst[j - 1] or abs(qlen[i - 2] + qlen[i - 1] - slen[j - 1]) > 2
+        ):
+            return None
+        if dj == 2 and (
+            sfirst[j - 2] != qfirst[i - 1] or abs(slen[j - 2] + slen[j - 1] - qlen[i - 1]) > 2
+        ):
+            return None
+        if di == 0:
+            key = (-1, j, 0, 1)  # a source-only word costs the same in every row
+        elif dj == 0:
+            key = (i, -1, 1, 0)  # a quote-only word, in every column
+        else:
+            key = (i, j, di, dj)
+        found = cache.get(key)
+        if found is None:
+            found = kind(tuple(q[i - di : i]), tuple(s[j - dj : j]))
+            cache[key] = found
+        return found
+
+    def cols(i: int) -> range:
+        return range(max(0, i + offset - band), min(m, i + offset + band) + 1)
+
+    cost: dict[tuple[int, int], float] = {(0, j): 0.0 for j in cols(0)}
+    back: dict[tuple[int, int], tuple[int, int, str]] = {}
+    for i in range(1, n + 1):
+        for j in cols(i):
+            best = inf
+            best_back: tuple[int, int, str] | None = None
+            for di, dj in _MOVES:
+                prev = cost.get((i - di, j - dj), inf)
+                if prev >= best:
+                    continue
+                judged = judge(i, j, di, dj)
+                if judged is not None and prev + judged[1] < best:
+                    best, best_back = prev + judged[1], (i - di, j - dj, judged[0])
+            if best_back is not None:
+                cost[(i, j)] = best
+                back[(i, j)] = best_back
+    ends = [j for j in cols(n) if (n, j) in cost]
+    if not ends:
+        return []
+    i, j = n, min(ends, key=lambda jj: cost[(n, jj)])
+    steps: list[_Step] = []
+    while i > 0:
+        pi, pj, k = back[(i, j)]
+        steps.append(_Step(tuple(q[pi:i]), tuple(s[pj:j]), k))
+        i, j = pi, pj
+    steps.reverse()
+    # Source-only words at the edges are outside the window, not edits.
+    while steps and not steps[0].quote:
+        steps.pop(0)
+    while steps and not steps[-1].quote:
+        steps.pop()
+    return steps
+
+
+def verify_quote(
+    quote: str,
+    source: str,
+    *,
+    min_fuzzy_words: int = 4,
+    fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD,
+) -> QuoteCheck:
+    """Check that ``quote`` occurs in ``source``; see :class:`CitationVerifier`.
+
+    ``start``/``end`` of a verified check index ``source``. An empty quote never
+    verifies; a quote under ``min_fuzzy_words`` words verifies only verbatim.
+    """
+    config = replace(
+        VerifierConfig(), min_fuzzy_words=min_fuzzy_words, fuzzy_threshold=fuzzy_threshold
+    )
+    return CitationVerifier(config).check(quote, source)

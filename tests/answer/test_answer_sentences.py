@@ -1,0 +1,79 @@
+"""Sentence spans: abbreviations, decimals, Russian, bullets and headings."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memo_core.answer.sentences import split_sentences
+
+
+def _split(text: str) -> list[str]:
+    return [text[a:b] for a, b in split_sentences(text)]
+
+
+def test_abbreviations_and_decimals_do_not_split() -> None:
+    text = "Dr. Smith paid 3.5 million, e.g. in cash. Mr. Jones (i.e. the CFO) agreed! Did he?"
+    assert _split(text) == [
+        "Dr. Smith paid 3.5 million, e.g. in cash.",
+        "Mr. Jones (i.e. the CFO) agreed!",
+        "Did he?",
+    ]
+
+
+def test_initials_and_lowercase_continuations() -> None:
+    assert _split("J. K. Rowling wrote it. It sold well.") == [
+        "J. K. Rowling wrote it.",
+        "It sold well.",
+    ]
+    assert _split("Prices rose approx. ten percent. Then fell.") == [
+        "Prices rose approx. ten percent.",
+        "Then fell.",
+    ]
+
+
+def test_closing_quotes_stay_with_their_sentence() -> None:
+    assert _split('He said "stop." Then he left.') == ['He said "stop."', "Then he left."]
+
+
+def test_russian() -> None:
+    text = "Это т.е. пример, см. рис. 5. Договор подписан в 2021 г. в Москве. Срок — 24 месяца!"
+    assert _split(text) == [
+        "Это т.е. пример, см. рис. 5.",
+        "Договор подписан в 2021 г. в Москве.",
+        "Срок — 24 месяца!",
+    ]
+
+
+def test_lines_bullets_and_headings() -> None:
+    text = "# Terms\nThe term is 24 months\n- first item\n- second item\n\nNew paragraph. Done"
+    assert _split(text) == [
+        "Terms",
+        "The term is 24 months",
+        "first item",
+        "second item",
+        "New paragraph.",
+        "Done",
+    ]
+
+
+def test_a_wrapped_line_does_not_split() -> None:
+    text = "The agreement was signed by the parties after a long negotiation\nthat lasted months."
+    assert len(split_sentences(text)) == 1
+
+
+def test_empty_and_punctuation_only() -> None:
+    assert split_sentences("") == []
+    assert split_sentences("  \n ... !! ") == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=400))
+def test_spans_are_ordered_disjoint_trimmed_and_in_bounds(text: str) -> None:
+    spans = split_sentences(text)
+    prev_end = 0
+    for a, b in spans:
+        assert prev_end <= a < b <= len(text)
+        assert not text[a].isspace() and not text[b - 1].isspace()
+        assert any(c.isalnum() for c in text[a:b])
+        prev_end = b
