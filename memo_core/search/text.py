@@ -29,9 +29,28 @@ _SUBTOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _CYRILLIC = re.compile(r"[\u0400-\u04FF]")
 _LATIN = re.compile(r"[A-Za-z\u00C0-\u024F]")
 
-STOPWORDS: frozenset[str] = frozenset(
-    ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "myself", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "s", "t", "don", "now", "also", "may", "might", "must", "shall", "us", "one", "oh", "sorry", "mean", "rather", "actually", "make", "made", "и", "в", "во", "не", "что", "он", "на", "я", "с", "со", "как", "а", "то", "все", "она", "так", "его", "но", "да", "ты", "к", "у", "же", "вы", "за", "бы", "по", "только", "ее", "мне", "было", "вот", "от", "меня", "еще", "нет", "о", "из", "ему", "теперь", "когда", "даже", "ну", "вдруг", "ли", "если", "уже", "или", "ни", "быть", "был", "него", "до", "вас", "нибудь", "опять", "уж", "вам", "ведь", "там", "потом", "себя", "ничего", "ей", "может", "они", "тут", "где", "есть", "надо", "ней", "для", "мы", "тебя", "их", "чем", "была", "сам", "чтоб", "без", "будто", "чего", "раз", "тоже", "себе", "под", "будет", "ж", "тогда", "кто", "этот", "того", "потому", "этого", "какой", "совсем", "ним", "здесь", "этом", "один", "почти", "мой", "тем", "чтобы", "нее", "сейчас", "были", "куда", "зачем", "всех", "никогда", "можно", "при", "наконец", "два", "об", "другой", "хоть", "после", "над", "больше", "тот", "через", "эти", "нас", "про", "всего", "них", "какая", "много", "разве", "три", "эту", "моя", "впрочем", "хорошо", "свою", "этой", "перед", "иногда", "лучше", "чуть", "том", "нельзя", "такой", "им", "более", "всегда", "конечно", "всю", "между"]
-)
+# English and Russian function words, plus the filler words of disfluent speech
+# ("oh", "sorry", "mean", "rather", "actually") that carry no search meaning.
+_STOPWORDS_TEXT = """
+    a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for
+    from further had has have having he her here hers herself him himself his how i if in
+    into is it its itself just me more most my myself no nor not of off on once only or
+    other our ours ourselves out over own same she should so some such than that the their
+    theirs them themselves then there these they this those through to too under until up
+    very was we were what when where which while who whom why will with would you your yours
+    yourself yourselves s t don now also may might must shall us one oh sorry mean rather
+    actually make made
+    и в во не что он на я с со как а то все она так его но да ты к у же вы за бы по только
+    ее мне было вот от меня еще нет о из ему теперь когда даже ну вдруг ли если уже или ни
+    быть был него до вас нибудь опять уж вам ведь там потом себя ничего ей может они тут где
+    есть надо ней для мы тебя их чем была сам чтоб без будто чего раз тоже себе под будет ж
+    тогда кто этот того потому этого какой совсем ним здесь этом один почти мой тем чтобы
+    нее сейчас были куда зачем всех никогда можно при наконец два об другой хоть после над
+    больше тот через эти нас про всего них какая много разве три эту моя впрочем хорошо свою
+    этой перед иногда лучше чуть том нельзя такой им более всегда конечно всю между
+"""
+STOPWORDS: frozenset[str] = frozenset(_STOPWORDS_TEXT.split())
 
 
 def tokenize(text: str) -> list[str]:
