@@ -6,7 +6,9 @@ extractive picker, the tool-less prompt and its tolerant parser, and the
 values an answer produces (:class:`Answer`, :class:`Refusal`, :class:`Citation`).
 """
 
+from memo_core.answer.engine import Explanation, GuardedAnswerer
 from memo_core.answer.extractive import ExtractiveConfig, extractive_answer
+from memo_core.answer.gate import GateCalibration, SufficiencyGate
 from memo_core.answer.normalize import NormalizedText, normalize, normalize_quote, normalize_text
 from memo_core.answer.prompting import (
     ANSWER_SYSTEM_PROMPT,
@@ -38,14 +40,17 @@ from memo_core.answer.verify import (
 
 __all__ = [
     "ANSWER_SYSTEM_PROMPT",
-    "DEFAULT_FUZZY_THRESHOLD",
     "Answer",
     "AnswerResult",
     "Citation",
     "CitationVerifier",
     "Claim",
+    "DEFAULT_FUZZY_THRESHOLD",
+    "Explanation",
     "ExtractiveConfig",
+    "GateCalibration",
     "GateDecision",
+    "GuardedAnswerer",
     "MatchMethod",
     "NormalizedText",
     "ParsedAnswer",
@@ -53,6 +58,7 @@ __all__ = [
     "ParsedClaim",
     "QuoteCheck",
     "Refusal",
+    "SufficiencyGate",
     "VerifierConfig",
     "build_answer_messages",
     "build_repair_messages",
