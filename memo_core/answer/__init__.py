@@ -40,12 +40,12 @@ from memo_core.answer.verify import (
 
 __all__ = [
     "ANSWER_SYSTEM_PROMPT",
+    "DEFAULT_FUZZY_THRESHOLD",
     "Answer",
     "AnswerResult",
     "Citation",
     "CitationVerifier",
     "Claim",
-    "DEFAULT_FUZZY_THRESHOLD",
     "Explanation",
     "ExtractiveConfig",
     "GateCalibration",
