@@ -1,0 +1,96 @@
+"""``GuardedQA``: memo's quote-or-refuse answer engine as a LangChain Runnable.
+
+Input: a question string, or ``{"question": ..., "k": ..., "collection": ...,
+"filter": ...}``. Output: the engine's ``Answer`` or ``Refusal`` as a dict
+(``result["refused"]`` tells which). Every claim in an answer carries a quote
+that was located in the cited chunk; a question the base cannot answer gets a
+refusal, usually before any model call. The chat model sees only the retrieved
+passages and never has tools bound (a model with tools bound is refused).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.runnables.config import run_in_executor
+
+from memo_core.answer.engine import GuardedAnswerer
+from memo_core.errors import InvalidInputError
+from memo_core.kb.base import MemoBase
+from memo_core.llm.base import LLM
+from memo_integrations.langchain.llm import LangChainLLM
+
+__all__ = ["GuardedQA"]
+
+QAInput = str | Mapping[str, Any]
+_OPTIONS = ("k", "collection", "filter")
+
+
+def _as_llm(llm: BaseChatModel | Runnable[Any, Any] | LLM | None) -> LLM | None:
+    if llm is None or (isinstance(llm, LLM) and not isinstance(llm, Runnable)):
+        return llm
+    return LangChainLLM(llm)
+
+
+class GuardedQA(Runnable[QAInput, dict[str, Any]]):
+    """Answer from a knowledge base with verified quotes, or refuse.
+
+    ``llm``: any LangChain chat model (or a memo ``LLM``); ``None`` answers
+    extractively (verified sentences from the best chunks, no model at all).
+    ``k``, ``collection`` and ``filter`` are defaults a dict input can override.
+    """
+
+    def __init__(
+        self,
+        kb: MemoBase,
+        llm: BaseChatModel | Runnable[Any, Any] | LLM | None = None,
+        *,
+        k: int | None = None,
+        collection: str | list[str] | None = None,
+        filter: dict[str, Any] | None = None,
+        answerer: GuardedAnswerer | None = None,
+    ) -> None:
+        if answerer is not None and llm is not None:
+            raise InvalidInputError("pass llm or a ready answerer, not both")
+        self.answerer = answerer or GuardedAnswerer(kb, _as_llm(llm))
+        self.kb = kb
+        self.k = k
+        self.collection = collection
+        self.filter = filter
+
+    def _ask(self, input: QAInput) -> dict[str, Any]:
+        if isinstance(input, str):
+            question, options = input, {}
+        elif isinstance(input, Mapping):
+            if "question" not in input:
+                raise InvalidInputError('GuardedQA takes a question string or {"question": ...}')
+            question = input["question"]
+            unknown = set(input) - {"question", *_OPTIONS}
+            if unknown:
+                raise InvalidInputError(f"unknown GuardedQA input keys: {sorted(unknown)}")
+            options = {key: input[key] for key in _OPTIONS if key in input}
+        else:
+            raise InvalidInputError(
+                f"GuardedQA input must be a str or dict, not {type(input).__name__}"
+            )
+        result = self.answerer.ask(
+            question,
+            k=options.get("k", self.k),
+            collection=options.get("collection", self.collection),
+            filter=options.get("filter", self.filter),
+        )
+        return result.to_dict()
+
+    def invoke(
+        self, input: QAInput, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        return self._call_with_config(self._ask, input, config, run_type="chain")
+
+    async def ainvoke(
+        self, input: QAInput, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        # The engine is synchronous and the base is thread-safe: run it off the loop.
+        return await run_in_executor(config, self.invoke, input, config)

@@ -1,0 +1,133 @@
+"""``MemoBaseRetriever``: a LangChain retriever over a memo knowledge base.
+
+Runs :meth:`memo_core.kb.base.MemoBase.search` (hybrid by default: FTS5/BM25 and
+vectors fused by RRF) and returns one ``Document`` per chunk, carrying what a
+chain needs to cite it: source, title, page/heading/timecode locators, chunk and
+document ids, the character span and the scores.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables.config import run_in_executor
+from pydantic import ConfigDict, Field
+
+from memo_core.kb.base import MemoBase
+from memo_core.types import Hit
+
+__all__ = ["MemoBaseRetriever", "hit_to_document", "merge_filters"]
+
+Mode = Literal["hybrid", "keyword", "vector"]
+
+
+def hit_to_document(hit: Hit) -> Document:
+    """A ``Document`` for a memo hit: chunk text plus citation metadata.
+
+    The chunk's own metadata (document metadata, then its locator: ``page``,
+    ``heading``, ``timecode``...) comes first; memo's fields (``source``, ``title``,
+    ``chunk_id``, ``document_id``, ``collection``, ``start``, ``end``, ``score`` and
+    the per-leg ranks) override same-named keys, so they can always be trusted.
+    """
+    metadata: dict[str, Any] = {**hit.metadata, **hit.locator}
+    metadata.update(
+        source=hit.source,
+        title=hit.title,
+        chunk_id=hit.chunk_id,
+        document_id=hit.document_id,
+        collection=hit.collection,
+        start=hit.start,
+        end=hit.end,
+        score=hit.score,
+        keyword_rank=hit.keyword_rank,
+        vector_rank=hit.vector_rank,
+        vector_similarity=hit.vector_similarity,
+    )
+    if hit.rerank_score is not None:
+        metadata["rerank_score"] = hit.rerank_score
+    return Document(id=hit.chunk_id, page_content=hit.text, metadata=metadata)
+
+
+def merge_filters(*filters: dict[str, Any] | None) -> dict[str, Any] | None:
+    """AND together the non-empty metadata filters (``None`` when there are none)."""
+    present = [f for f in filters if f]
+    if not present:
+        return None
+    if len(present) == 1:
+        return present[0]
+    return {"$and": present}
+
+
+class MemoBaseRetriever(BaseRetriever):
+    """Retrieve chunks from a :class:`~memo_core.kb.base.MemoBase`.
+
+    ``k``, ``mode``, ``collection`` and ``filter`` set the defaults; each can be
+    overridden per call: ``retriever.invoke("query", k=3, filter={"page": 2})``.
+    A per-call ``filter`` is ANDed with the constructor's, so a retriever built for
+    one tenant's documents cannot be widened by a call. ``owner`` scopes the search
+    to another owner of the same file (default: the base's own owner).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    kb: MemoBase
+    k: int = Field(default=4, ge=0)
+    mode: Mode = "hybrid"
+    collection: str | list[str] | None = None
+    filter: dict[str, Any] | None = None
+    owner: str | None = None
+
+    def search_hits(
+        self,
+        query: str,
+        *,
+        k: int | None = None,
+        mode: Mode | None = None,
+        collection: str | list[str] | None = None,
+        filter: dict[str, Any] | None = None,
+    ) -> list[Hit]:
+        """The raw memo hits behind :meth:`invoke` (for callers that want ``Hit``)."""
+        return self.kb.search(
+            query,
+            k=self.k if k is None else k,
+            mode=mode or self.mode,
+            collection=collection if collection is not None else self.collection,
+            filter=merge_filters(self.filter, filter),
+            owner=self.owner,
+        )
+
+    def _get_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: CallbackManagerForRetrieverRun,
+        k: int | None = None,
+        mode: Mode | None = None,
+        collection: str | list[str] | None = None,
+        filter: dict[str, Any] | None = None,
+    ) -> list[Document]:
+        hits = self.search_hits(query, k=k, mode=mode, collection=collection, filter=filter)
+        return [hit_to_document(h) for h in hits]
+
+    async def _aget_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: AsyncCallbackManagerForRetrieverRun,
+        k: int | None = None,
+        mode: Mode | None = None,
+        collection: str | list[str] | None = None,
+        filter: dict[str, Any] | None = None,
+    ) -> list[Document]:
+        # The database object is thread-safe (one connection behind a lock).
+        hits = await run_in_executor(
+            None,
+            lambda: self.search_hits(query, k=k, mode=mode, collection=collection, filter=filter),
+        )
+        return [hit_to_document(h) for h in hits]

@@ -1,0 +1,208 @@
+"""``MemoHoodStore``: memo's long-term memory as a LangGraph ``BaseStore``.
+
+LangGraph agents read and write long-term memory through ``store.put/get/search``
+(``store=`` at compile time, ``runtime.store`` or ``get_store()`` in a node). Here
+the store is a MemoHood file: an item is the current version of the fact stored
+under ``(namespace, key)``; putting a new value on an existing key SUPERSEDES the
+old one (kept in the fact's history, never overwritten); ``search`` runs memo's
+hybrid search (FTS5 and vectors fused by RRF) over current versions only; facts
+that ``capture`` learned from conversation turns show up as items too.
+
+Namespaces fail closed: an empty namespace (LangGraph's "everything") is refused
+with :class:`~memo_core.errors.NamespaceRequiredError`, as everywhere in memo.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from langchain_core.runnables.config import run_in_executor
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    Item,
+    ListNamespacesOp,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+    get_text_at_path,
+)
+
+from memo_core.embedders.base import Embedder
+from memo_core.errors import InvalidInputError, NotFoundError
+from memo_core.llm.base import LLM
+from memo_core.memory import MemoHood, MemoryConfig, RecallGate
+from memo_core.memory.namespace import NamespaceLike
+from memo_core.memory.types import Fact
+
+__all__ = ["MemoHoodStore", "remember_and_recall"]
+
+
+def _open(
+    memory: MemoHood | str | Path,
+    *,
+    embedder: Embedder | None,
+    llm: LLM | None,
+    gate: RecallGate | None,
+    config: MemoryConfig | None,
+) -> MemoHood:
+    if isinstance(memory, MemoHood):
+        if any(x is not None for x in (embedder, llm, gate, config)):
+            raise InvalidInputError(
+                "an open MemoHood already has its providers; pass them only with a path"
+            )
+        return memory
+    return MemoHood(memory, embedder=embedder, llm=llm, gate=gate, config=config)
+
+
+def _index_text(value: dict[str, Any], index: Any) -> str | None:
+    """What memo indexes for search: ``index=False`` nothing, a field list those
+    fields' text (LangGraph path syntax), ``None`` memo's default rendering."""
+    if index is False:
+        return ""
+    if index is None:
+        return None
+    parts = [text for path in index for text in get_text_at_path(value, path)]
+    return " ".join(p for p in parts if p.strip())
+
+
+class MemoHoodStore(BaseStore):
+    """A LangGraph ``BaseStore`` backed by a MemoHood memory file.
+
+    ``memory``: an open :class:`~memo_core.memory.MemoHood`, or a path to open one with
+    ``embedder`` (vector recall), ``llm``, ``gate`` and ``config``. The store is
+    thread-safe (one connection behind a lock), so ``abatch`` runs the same code in
+    an executor. TTLs are not supported (memo decays facts by age instead).
+    """
+
+    supports_ttl = False
+
+    def __init__(
+        self,
+        memory: MemoHood | str | Path,
+        *,
+        embedder: Embedder | None = None,
+        llm: LLM | None = None,
+        gate: RecallGate | None = None,
+        config: MemoryConfig | None = None,
+    ) -> None:
+        self.memory = _open(memory, embedder=embedder, llm=llm, gate=gate, config=config)
+
+    def close(self) -> None:
+        self.memory.close()
+
+    # -- conversion ---------------------------------------------------------
+
+    def _created_at(self, fact: Fact) -> datetime:
+        """When the item was first put: the first version's ``valid_from``."""
+        if fact.version <= 1:
+            return fact.valid_from
+        try:
+            return self.memory.history(fact.id)[0].valid_from
+        except NotFoundError:  # deleted between the read and this call
+            return fact.valid_from
+
+    def _item(self, fact: Fact) -> Item:
+        return Item(
+            value=fact.item_value,
+            key=fact.key,
+            namespace=tuple(fact.namespace),
+            created_at=self._created_at(fact),
+            updated_at=fact.valid_from,
+        )
+
+    def _search_item(self, fact: Fact) -> SearchItem:
+        return SearchItem(
+            namespace=tuple(fact.namespace),
+            key=fact.key,
+            value=fact.item_value,
+            created_at=self._created_at(fact),
+            updated_at=fact.valid_from,
+            score=fact.score,
+        )
+
+    # -- operations ---------------------------------------------------------
+
+    def _run(self, op: Op) -> Result:
+        if isinstance(op, GetOp):
+            fact = self.memory.get_item(op.namespace, op.key)
+            return None if fact is None else self._item(fact)
+        if isinstance(op, PutOp):
+            if op.ttl is not None:
+                raise NotImplementedError("MemoHoodStore does not support TTLs")
+            if op.value is None:
+                self.memory.delete_item(op.namespace, op.key)
+            else:
+                value = dict(op.value)
+                self.memory.put_item(
+                    op.namespace, op.key, value, index_text=_index_text(value, op.index)
+                )
+            return None
+        if isinstance(op, SearchOp):
+            facts = self.memory.search_items(
+                op.namespace_prefix,
+                query=op.query,
+                filter=op.filter,
+                limit=op.limit,
+                offset=op.offset,
+            )
+            return [self._search_item(f) for f in facts]
+        if isinstance(op, ListNamespacesOp):
+            return self._list_namespaces(op)
+        raise InvalidInputError(f"unknown store operation: {type(op).__name__}")
+
+    def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        prefix: Sequence[str] | None = None
+        suffix: Sequence[str] | None = None
+        for cond in op.match_conditions or ():
+            if cond.match_type == "prefix" and prefix is None:
+                prefix = tuple(cond.path)
+            elif cond.match_type == "suffix" and suffix is None:
+                suffix = tuple(cond.path)
+            else:
+                raise InvalidInputError(
+                    f"at most one prefix and one suffix condition (got {cond.match_type!r} twice)"
+                )
+        return self.memory.list_namespaces(
+            prefix=prefix,
+            suffix=suffix,
+            max_depth=op.max_depth,
+            limit=op.limit,
+            offset=op.offset,
+        )
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run the operations in order (a put is visible to a later get in the batch)."""
+        return [self._run(op) for op in ops]
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        items = list(ops)
+        return await run_in_executor(None, self.batch, items)
+
+
+def remember_and_recall(
+    store_or_memory: MemoHoodStore | MemoHood,
+    namespace: NamespaceLike,
+    user_message: str,
+    *,
+    session_id: str | None = None,
+    k: int | None = None,
+    token_budget: int | None = None,
+) -> str:
+    """Capture ``user_message`` as a turn and return the memory block for the prompt.
+
+    The block is recalled *before* the turn is captured, so it holds what memory
+    knew until now (the message itself is already in the prompt); it is ``""``
+    when the gate judges the message small talk or nothing relevant is known.
+    """
+    memory = (
+        store_or_memory.memory if isinstance(store_or_memory, MemoHoodStore) else store_or_memory
+    )
+    recalled = memory.recall(user_message, namespace=namespace, k=k, token_budget=token_budget)
+    memory.capture(user_message, namespace=namespace, role="user", session_id=session_id)
+    return recalled.block
