@@ -9,9 +9,22 @@ import textwrap
 import memo_core
 
 EXPECTED_CORE = [
-    "Answer", "Citation", "CitationVerifier", "Embedder", "EmbedderFingerprint", "GuardedAnswerer",
-    "HashEmbedder", "Hit", "MemoBase", "MemoError", "Refusal", "SearchMode", "SufficiencyGate",
-    "__version__", "rrf", "verify_quote",
+    "Answer",
+    "Citation",
+    "CitationVerifier",
+    "Embedder",
+    "EmbedderFingerprint",
+    "GuardedAnswerer",
+    "HashEmbedder",
+    "Hit",
+    "MemoBase",
+    "MemoError",
+    "Refusal",
+    "SearchMode",
+    "SufficiencyGate",
+    "__version__",
+    "rrf",
+    "verify_quote",
 ]
 
 
@@ -22,9 +35,24 @@ def test_core_exports_are_pinned() -> None:
 
 
 OPTIONAL = [
-    "fastembed", "onnxruntime", "model2vec", "numpy", "langchain_core", "langgraph", "llama_index",
-    "httpx", "cohere", "pypdf", "docx", "trafilatura", "youtube_transcript_api", "faster_whisper",
-    "rich", "sqlean", "pysqlite3", "torch",
+    "fastembed",
+    "onnxruntime",
+    "model2vec",
+    "numpy",
+    "langchain_core",
+    "langgraph",
+    "llama_index",
+    "httpx",
+    "cohere",
+    "pypdf",
+    "docx",
+    "trafilatura",
+    "youtube_transcript_api",
+    "faster_whisper",
+    "rich",
+    "sqlean",
+    "pysqlite3",
+    "torch",
 ]
 
 
@@ -48,7 +76,9 @@ def test_core_imports_without_optional_dependencies(tmp_path: object) -> None:
         print("ok")
         """
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
 
