@@ -11,10 +11,17 @@ The file keeps the shape users of the original plugins know::
       embedder: same                      # share memobase's embedder definition
     spend:
       ceilings: {cloudflare: 5.0, cohere: 5.0}   # USD per month
+      ledger: ~/.config/memo/spend.db           # the default; MEMO_SPEND_DB overrides
 
 Keys never live in the file: ``CLOUDFLARE_ACCOUNT_ID``, ``CLOUDFLARE_API_TOKEN``,
-``COHERE_API_KEY`` and the LLM's ``api_key_env`` come from the environment (or the
-file written by ``memo setup``, which the environment overrides).
+``COHERE_API_KEY`` and the LLM's ``api_key_env`` come from the environment or from
+``secrets.env`` beside the config (written by ``memo setup``, mode 0600); the
+environment wins. The config folder is the folder of ``$MEMO_CONFIG`` when set,
+else ``~/.config/memo``; ``$MEMO_SECRETS`` names another secrets file.
+
+The spend ledger is one file per user (``spend.db`` in the config folder), not
+one per base: a ceiling is a monthly budget for a provider *account*, which every
+knowledge base and memory file of that user draws on.
 """
 
 from __future__ import annotations
@@ -27,11 +34,65 @@ from typing import Any
 
 from memo_core.embedders.base import Embedder
 from memo_core.errors import ConfigError
+from memo_core.ledger import SpendLedger
 
-__all__ = ["EmbedderSpec", "Settings", "build_embedder", "load_settings"]
+__all__ = [
+    "EmbedderSpec",
+    "Settings",
+    "build_embedder",
+    "build_ledger",
+    "config_dir",
+    "load_settings",
+    "read_secrets",
+    "secrets_path",
+]
 
 #: Where config.yaml is looked for when no path is given (first hit wins).
 CONFIG_ENV = "MEMO_CONFIG"
+#: Another location for the secrets file (default: ``secrets.env`` in the config folder).
+SECRETS_ENV = "MEMO_SECRETS"
+#: Another location for the spend ledger (default: ``spend.db`` in the config folder).
+SPEND_DB_ENV = "MEMO_SPEND_DB"
+#: Another Cloudflare API base (default: https://api.cloudflare.com/client/v4).
+CLOUDFLARE_BASE_ENV = "MEMO_CLOUDFLARE_BASE_URL"
+
+
+def config_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The folder of ``$MEMO_CONFIG`` when set, else ``$HOME/.config/memo``."""
+    env = os.environ if env is None else env
+    if env.get(CONFIG_ENV):
+        return Path(env[CONFIG_ENV]).expanduser().parent
+    home = Path(env["HOME"]) if env.get("HOME") else Path.home()
+    return home / ".config" / "memo"
+
+
+def secrets_path(env: Mapping[str, str] | None = None) -> Path:
+    """Where ``memo setup`` keeps keys: ``$MEMO_SECRETS`` or ``<config dir>/secrets.env``."""
+    env = os.environ if env is None else env
+    if env.get(SECRETS_ENV):
+        return Path(env[SECRETS_ENV]).expanduser()
+    return config_dir(env) / "secrets.env"
+
+
+def read_secrets(path: str | Path) -> dict[str, str]:
+    """``KEY=value`` lines (``#`` comments, optional quotes); {} when the file is absent."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read the secrets file {path}: {exc}") from exc
+    values: dict[str, str] = {}
+    for line in text.split("\n"):  # not splitlines(): a value may hold \x0c, \u2028...
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        values[key.strip().removeprefix("export ").strip()] = value
+    return values
 
 
 def _default_config_paths() -> list[Path]:
@@ -56,6 +117,7 @@ class Settings:
     rerank: Mapping[str, Any] = field(default_factory=dict)
     llm: Mapping[str, Any] = field(default_factory=dict)
     ceilings: Mapping[str, float] = field(default_factory=dict)
+    spend_db: str = ""
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     def secret(self, name: str) -> str | None:
@@ -84,8 +146,14 @@ def _spec(raw: Any, fallback: EmbedderSpec | None = None) -> EmbedderSpec:
 
 
 def load_settings(path: str | Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
-    """Read config.yaml (if any) and the environment into :class:`Settings`."""
+    """Read config.yaml (if any), the secrets file and the environment into :class:`Settings`.
+
+    ``env`` (default: the process environment) also decides where the secrets
+    file is (see :func:`secrets_path`); its own values win over the file's.
+    """
     env = dict(os.environ if env is None else env)
+    if env.get(SECRETS_ENV) or env.get(CONFIG_ENV) or env.get("HOME"):
+        env = {**read_secrets(secrets_path(env)), **env}
     candidates = (
         [Path(path)]
         if path
@@ -109,21 +177,29 @@ def load_settings(path: str | Path | None = None, env: Mapping[str, str] | None 
     kb = data.get("memobase") or {}
     memory = data.get("memohood") or {}
     kb_spec = _spec(kb.get("embedder"))
+    spend = data.get("spend") or {}
+    spend_db = env.get(SPEND_DB_ENV) or spend.get("ledger") or str(config_dir(env) / "spend.db")
     return Settings(
         kb_embedder=kb_spec,
         memory_embedder=_spec(memory.get("embedder"), kb_spec),
         roots=tuple(str(Path(r).expanduser()) for r in kb.get("roots", ()) or ()),
         rerank=dict(kb.get("rerank") or {}),
         llm=dict(kb.get("llm") or {}),
-        ceilings={
-            str(k): float(v) for k, v in ((data.get("spend") or {}).get("ceilings") or {}).items()
-        },
+        ceilings={str(k): float(v) for k, v in (spend.get("ceilings") or {}).items()},
+        spend_db=str(Path(spend_db).expanduser()),
         env=env,
     )
 
 
-def build_embedder(spec: EmbedderSpec, settings: Settings | None = None) -> Embedder | None:
-    """The embedder a spec names (None for keyword-only)."""
+def build_ledger(settings: Settings) -> SpendLedger:
+    """The user's spend ledger (``settings.spend_db``) with the configured ceilings."""
+    return SpendLedger(settings.spend_db, ceilings=settings.ceilings)
+
+
+def build_embedder(
+    spec: EmbedderSpec, settings: Settings | None = None, ledger: SpendLedger | None = None
+) -> Embedder | None:
+    """The embedder a spec names (None for keyword-only); paid ones charge ``ledger``."""
     provider = spec.provider.lower()
     if provider == "none":
         return None
@@ -154,8 +230,11 @@ def build_embedder(spec: EmbedderSpec, settings: Settings | None = None) -> Embe
             raise ConfigError(
                 "cloudflare embeddings need CLOUDFLARE_ACCOUNT_ID and CLOUDFLARE_API_TOKEN"
             )
+        options: dict[str, Any] = {"ledger": ledger}
+        if settings.env.get(CLOUDFLARE_BASE_ENV):  # a proxy, or a local server in tests
+            options["base_url"] = settings.env[CLOUDFLARE_BASE_ENV]
         return CloudflareEmbedder(
-            account, token, model=spec.model or "@cf/baai/bge-m3", dimensions=spec.dims
+            account, token, model=spec.model or "@cf/baai/bge-m3", dimensions=spec.dims, **options
         )
     raise ConfigError(
         f"unknown embedder provider {spec.provider!r} (local, hash, cloudflare, none)"

@@ -19,18 +19,35 @@ from memo_core.errors import BudgetExceededError, InvalidInputError
 from memo_core.storage.connection import Database
 from memo_core.storage.migrations import Migrations
 
-__all__ = ["PRICES_USD", "SpendLedger", "SpendRecord", "estimate_cost"]
+__all__ = ["PRICES_USD", "SpendLedger", "SpendRecord", "estimate_cost", "provider_for_url"]
 
-#: Estimated USD price per unit, by (provider, kind). Units: tokens for embeddings and
-#: LLMs, searches for rerank, minutes for transcription. Sources: providers' public
-#: price pages as of 2026; update here, nowhere else.
+#: Estimated USD price per unit, by (provider, kind); update here, nowhere else.
+#:
+#: Units: input tokens for embeddings (~4 characters a token); prompt tokens plus
+#: ``max_tokens`` for LLMs (charged before the call, so an upper-bound estimate at
+#: the output rate); searches for rerank; seconds of audio for transcription.
+#: Sources (public price pages, read 2025; these are estimates, not invoices):
+#:
+#: * Cloudflare Workers AI pricing (developers.cloudflare.com/workers-ai/platform/pricing):
+#:   ``@cf/baai/bge-m3`` 1,075 neurons per M input tokens at $0.011 per 1,000 neurons.
+#: * Cohere pricing (cohere.com/pricing): Rerank 3.5, $2.00 per 1,000 searches.
+#: * OpenAI pricing (openai.com/api/pricing): gpt-4o-mini output $0.60 per M tokens;
+#:   whisper-1 $0.006 per minute.
+#: * Groq pricing (groq.com/pricing): llama-3.1-8b-instant output $0.08 per M tokens;
+#:   whisper-large-v3-turbo $0.04 per hour of audio.
+#: * Google Gemini API pricing (ai.google.dev/pricing): gemini-2.0-flash output $0.40 per M.
+#: * ``openai-compatible`` (Ollama, llama.cpp, vLLM, any self-hosted server): free by
+#:   default; calls are still recorded (units, zero cost) so the ledger shows them.
 PRICES_USD: dict[tuple[str, str], float] = {
-    ("cloudflare", "embedding"): 0.012 / 1_000_000,  # bge-m3, per input token
-    ("cohere", "rerank"): 2.0 / 1_000,  # per search (up to 100 docs)
-    ("openai", "llm"): 0.60 / 1_000_000,  # small model, blended per token
-    ("openai-compatible", "llm"): 0.0,  # self-hosted by default; set a price if paid
-    ("groq", "transcription"): 0.04 / 60,  # whisper-large-v3-turbo, per minute -> per second
-    ("openai", "transcription"): 0.006,  # whisper-1, per minute
+    ("cloudflare", "embedding"): 0.012 / 1_000_000,  # per input token
+    ("cohere", "rerank"): 2.0 / 1_000,  # per search (up to 100 documents)
+    ("openai", "llm"): 0.60 / 1_000_000,  # per token
+    ("groq", "llm"): 0.08 / 1_000_000,  # per token
+    ("gemini", "llm"): 0.40 / 1_000_000,  # per token
+    ("openai-compatible", "llm"): 0.0,
+    ("groq", "transcription"): 0.04 / 3_600,  # per second of audio
+    ("openai", "transcription"): 0.006 / 60,  # per second of audio
+    ("openai-compatible", "transcription"): 0.0,
 }
 
 ledger_schema = Migrations("ledger")
@@ -45,6 +62,18 @@ def create_spend_table(db: Database) -> None:
         " cost_usd REAL NOT NULL, note TEXT)"
     )
     db.execute("CREATE INDEX IF NOT EXISTS spend_month ON spend (provider, month)")
+
+
+#: Hosts of priced OpenAI-compatible endpoints -> their name in :data:`PRICES_USD`.
+_HOSTS = (("api.openai.com", "openai"), ("groq.com", "groq"), ("googleapis.com", "gemini"))
+
+
+def provider_for_url(base_url: str) -> str:
+    """The price-table name of an OpenAI-compatible endpoint (``openai-compatible`` if unknown)."""
+    for host, name in _HOSTS:
+        if host in base_url:
+            return name
+    return "openai-compatible"
 
 
 def estimate_cost(provider: str, kind: str, units: float) -> float:

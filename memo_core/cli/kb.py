@@ -4,6 +4,13 @@
 ``{chunk_id, document_id, source, title, locator, score, text}``; ``ask`` prints
 ``{refused, reason, answer, citations: [{quote, chunk_id, source, page, start, end, ...}],
 gate_score}`` (plus ``explain`` with ``--explain``).
+
+Paid providers (Cloudflare embeddings, Cohere rerank, a keyed LLM, hosted
+transcription) are given the user's spend ledger (``spend.db`` in the config
+folder, see :mod:`memo_core.config`), which ``status`` reads back. Over a
+ceiling, search falls back to keyword-only, ``ask`` to the extractive answer and
+rerank to the fused order, each with a note on stderr; ingest reports the
+sources it could not embed.
 """
 
 from __future__ import annotations
@@ -14,9 +21,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memo_core.config import EmbedderSpec, build_embedder, load_settings
+from memo_core.config import EmbedderSpec, Settings, build_embedder, build_ledger, load_settings
 from memo_core.embedders.base import Embedder
+from memo_core.errors import BudgetExceededError
 from memo_core.kb.base import MemoBase
+from memo_core.ledger import SpendLedger
 
 __all__ = ["open_kb", "register"]
 
@@ -33,10 +42,32 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
+#: Embedder providers that are paid for, so they are given the spend ledger.
+_PAID_EMBEDDERS = frozenset({"cloudflare"})
+
+
+def _build(spec: EmbedderSpec, settings: Settings) -> Embedder | None:
+    paid = spec.provider.lower() in _PAID_EMBEDDERS
+    return build_embedder(spec, settings, build_ledger(settings) if paid else None)
+
+
+def _reranker(settings: Settings) -> Any:
+    """Cohere rerank when configured and keyed (charged to the ledger), else None."""
+    if str(settings.rerank.get("provider", "")).lower() != "cohere":
+        return None
+    key = settings.secret("COHERE_API_KEY")
+    if not key:
+        return None  # no key: fused order, quietly
+    from memo_core.rerank.providers import CohereReranker
+
+    model = str(settings.rerank.get("model") or "rerank-v3.5")
+    return CohereReranker(key, model=model, ledger=build_ledger(settings))
+
+
 def _embedder_for(args: argparse.Namespace) -> Embedder | None:
     settings = load_settings(args.config)
     if args.embedder:
-        return build_embedder(EmbedderSpec(provider=args.embedder), settings)
+        return _build(EmbedderSpec(provider=args.embedder), settings)
     if Path(args.db).exists():  # an existing base: follow what it was indexed with
         probe = MemoBase(args.db, embedder=None, owner=args.owner)
         fp = probe.store.fingerprint
@@ -45,12 +76,38 @@ def _embedder_for(args: argparse.Namespace) -> Embedder | None:
             return build_embedder(EmbedderSpec("hash", dims=fp.dimensions), settings)
         if fp is None and probe.store.counts()["chunks"]:
             return None
-    return build_embedder(settings.kb_embedder, settings)
+    return _build(settings.kb_embedder, settings)
 
 
 def open_kb(args: argparse.Namespace, embedder: Embedder | str | None = "config") -> MemoBase:
     chosen = _embedder_for(args) if embedder == "config" else embedder
-    return MemoBase(args.db, embedder=chosen, owner=args.owner)  # type: ignore[arg-type]
+    reranker = _reranker(load_settings(args.config)) if embedder == "config" else None
+    return MemoBase(args.db, embedder=chosen, owner=args.owner, reranker=reranker)
+
+
+def _budget_note(exc: BudgetExceededError, fallback: str) -> None:
+    print(f"memo: {exc}; {fallback}", file=sys.stderr)
+
+
+def _transcriber(settings: Settings) -> Any:
+    """Hosted or local transcription from the keys in ``settings``, metered, built lazily."""
+    from memo_core.kb.ingest import MeteredTranscriber
+
+    def build() -> Any:
+        from memo_core.ingest.transcribers import transcriber_from_env
+
+        return transcriber_from_env(settings.env)
+
+    def local() -> Any:
+        import importlib.util
+
+        from memo_core.ingest.transcribers import LocalWhisperTranscriber
+
+        if importlib.util.find_spec("faster_whisper") is None:
+            return None
+        return LocalWhisperTranscriber(settings.env.get("MEMO_WHISPER_MODEL") or "base")
+
+    return MeteredTranscriber(build, lambda: build_ledger(settings), fallback=local)
 
 
 def _print(args: argparse.Namespace, payload: Any, human: str) -> None:
@@ -85,14 +142,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     policy = IngestPolicy.for_roots(roots, secrets=args.secrets)
     kb = open_kb(args)
     bar, update = _progress(not args.json)
+    options: dict[str, Any] = {
+        "policy": policy,
+        "collection": args.collection,
+        "transcriber": _transcriber(settings),
+    }
     try:
         if bar is not None:
             with bar:
-                report = ingest_sources(
-                    kb, args.sources, policy=policy, collection=args.collection, progress=update
-                )
+                report = ingest_sources(kb, args.sources, progress=update, **options)
         else:
-            report = ingest_sources(kb, args.sources, policy=policy, collection=args.collection)
+            report = ingest_sources(kb, args.sources, **options)
     finally:
         kb.close()
     human = (
@@ -110,7 +170,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     with open_kb(args) as kb:
-        hits = kb.search(args.query, k=args.k, mode=args.mode, collection=args.collection)
+        try:
+            hits = kb.search(args.query, k=args.k, mode=args.mode, collection=args.collection)
+        except BudgetExceededError as exc:  # the query embedding is a paid call
+            _budget_note(exc, "keyword search only")
+            hits = kb.search(args.query, k=args.k, mode="keyword", collection=args.collection)
     payload = [
         {
             "chunk_id": h.chunk_id,
@@ -159,21 +223,40 @@ def _llm(args: argparse.Namespace) -> Any:
     from memo_core.llm import OpenAICompatibleLLM
 
     key_env = spec.get("api_key_env")
+    key = settings.secret(key_env) if key_env else None
+    options: dict[str, Any] = {}
+    if key:  # a keyed endpoint is a paid one: charge the ledger (priced by provider)
+        options = {"ledger": build_ledger(settings), "provider": _llm_provider(spec)}
     return OpenAICompatibleLLM(
-        base_url=spec["base_url"],
-        model=spec.get("model", "default"),
-        api_key=settings.secret(key_env) if key_env else None,
+        base_url=spec["base_url"], model=spec.get("model", "default"), api_key=key, **options
     )
+
+
+def _llm_provider(spec: dict[str, Any]) -> str:
+    """The price-table name of an LLM endpoint: ``provider:`` in the config, else its host."""
+    from memo_core.ledger import provider_for_url
+
+    return str(spec.get("provider") or provider_for_url(str(spec.get("base_url", ""))))
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from memo_core.answer.engine import Explanation, GuardedAnswerer
 
     explanation = Explanation(args.question) if args.explain else None
+    llm = _llm(args)
     with open_kb(args) as kb:
-        result = GuardedAnswerer(kb, _llm(args), k=args.k).ask(
-            args.question, collection=args.collection, explanation=explanation
-        )
+        try:
+            result = GuardedAnswerer(kb, llm, k=args.k).ask(
+                args.question, collection=args.collection, explanation=explanation
+            )
+        except BudgetExceededError as exc:
+            if llm is None:
+                raise  # the query embedding itself is over budget: a clear error
+            _budget_note(exc, "answering extractively (no LLM)")
+            explanation = Explanation(args.question) if args.explain else None
+            result = GuardedAnswerer(kb, None, k=args.k).ask(
+                args.question, collection=args.collection, explanation=explanation
+            )
     payload = result.to_dict()
     if explanation is not None:
         payload["explain"] = explanation.to_dict()
@@ -218,11 +301,18 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from memo_core.ledger import SpendLedger
-
+    settings = load_settings(args.config)
     with open_kb(args, embedder=None) as kb:
         status = kb.status()
-        status["spend_usd_this_month"] = SpendLedger(kb.db).by_provider()
+    # The ledger the paid providers write to; not created just to be read.
+    spend: dict[str, float] = {}
+    if Path(settings.spend_db).is_file():
+        ledger = SpendLedger(settings.spend_db, settings.ceilings)
+        spend = ledger.by_provider()
+        ledger.db.close()
+    status["spend_usd_this_month"] = spend
+    status["spend_ceilings_usd"] = dict(settings.ceilings)
+    status["spend_ledger"] = settings.spend_db
     _print(args, status, "\n".join(f"{k}: {v}" for k, v in status.items()))
     return 0
 

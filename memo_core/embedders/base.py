@@ -9,11 +9,14 @@ with another model is an error instead of silently meaningless distances.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Protocol, runtime_checkable
 
-__all__ = ["Embedder", "EmbedderFingerprint", "batched"]
+from memo_core.errors import DimensionMismatchError, ProviderError
+
+__all__ = ["Embedder", "EmbedderFingerprint", "batched", "normalize_vector"]
 
 
 @dataclass(frozen=True)
@@ -60,3 +63,23 @@ def batched(items: Sequence[str], size: int) -> list[Sequence[str]]:
     if size < 1:
         raise ValueError("batch size must be at least 1")
     return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def normalize_vector(
+    vector: Sequence[float], dims: int | None, *, source: str = "embedder"
+) -> list[float]:
+    """A foreign model's vector as memo stores it: floats, the expected length, unit norm.
+
+    Adapters of LangChain or LlamaIndex embeddings use this, so a model that
+    returns NaN, a zero vector or the wrong length fails with a typed error
+    instead of writing meaningless distances.
+    """
+    values = [float(v) for v in vector]
+    if dims is not None and len(values) != dims:
+        raise DimensionMismatchError(f"the {source} returned {len(values)} dimensions, not {dims}")
+    if not all(math.isfinite(v) for v in values):
+        raise ProviderError(f"the {source} returned NaN or infinity")
+    norm = math.sqrt(sum(v * v for v in values))
+    if norm == 0.0:
+        raise ProviderError(f"the {source} returned a zero vector")
+    return [v / norm for v in values]

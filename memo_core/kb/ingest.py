@@ -5,6 +5,11 @@ unchanged document costs no embedding call, so a bulk ingest that is interrupted
 and run again resumes where it stopped, without duplicates. A source that fails
 (corrupt PDF, path outside the roots, private URL...) is reported and skipped;
 the others still go in.
+
+Paid transcription is charged to the spend ledger *before* each audio piece is
+sent (:class:`MeteredTranscriber`), like every other paid call: over the
+ceiling the piece goes to the local transcriber when one is configured, else
+the source fails with :class:`~memo_core.errors.BudgetExceededError`.
 """
 
 from __future__ import annotations
@@ -16,14 +21,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memo_core.errors import MemoError
+from memo_core.errors import BudgetExceededError, MemoError
+from memo_core.kb.base import embed_seconds
 from memo_core.kb.store import ChunkInput
 
 if TYPE_CHECKING:
     from memo_core.ingest import ExtractedDocument, IngestPolicy
+    from memo_core.ingest.audio import AudioPiece, Transcriber, Transcript
     from memo_core.kb.base import MemoBase
+    from memo_core.ledger import SpendLedger
 
-__all__ = ["IngestReport", "ingest_sources", "store_extracted"]
+__all__ = ["IngestReport", "MeteredTranscriber", "ingest_sources", "store_extracted"]
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +54,68 @@ class IngestReport:
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+
+class MeteredTranscriber:
+    """A transcriber whose paid pieces are charged to ``ledger`` before they are sent.
+
+    ``inner`` and ``ledger`` may be zero-argument factories, called on first use, so
+    nothing is built or opened when no audio is ingested. Only hosted endpoints
+    (:class:`~memo_core.ingest.transcribers.HTTPWhisperTranscriber`) are charged:
+    ``(provider, "transcription", seconds of audio)``. When the ceiling is reached,
+    ``fallback`` (a free local transcriber factory) takes over for the rest of the
+    run; without one, :class:`~memo_core.errors.BudgetExceededError` propagates.
+    """
+
+    def __init__(
+        self,
+        inner: Transcriber | Callable[[], Transcriber],
+        ledger: SpendLedger | Callable[[], SpendLedger],
+        *,
+        fallback: Callable[[], Transcriber | None] | None = None,
+    ) -> None:
+        self._inner = inner
+        self._ledger = ledger
+        self._fallback = fallback
+
+    @property
+    def ledger(self) -> SpendLedger:
+        """The ledger (opened on first paid piece when given as a factory)."""
+        if callable(self._ledger):
+            self._ledger = self._ledger()
+        return self._ledger
+
+    @property
+    def current(self) -> Transcriber:
+        """The transcriber in use (built on first access when given as a factory)."""
+        if callable(self._inner) and not hasattr(self._inner, "transcribe_piece"):
+            self._inner = self._inner()
+        return self._inner  # type: ignore[return-value]
+
+    @property
+    def name(self) -> str:
+        return self.current.name
+
+    @property
+    def max_piece_bytes(self) -> int | None:
+        return self.current.max_piece_bytes
+
+    def transcribe_piece(self, piece: AudioPiece) -> Transcript:
+        from memo_core.ingest.transcribers import HTTPWhisperTranscriber
+
+        inner = self.current
+        if isinstance(inner, HTTPWhisperTranscriber):
+            try:
+                self.ledger.charge(
+                    inner.name, "transcription", round(piece.duration, 3), note=inner.model
+                )
+            except BudgetExceededError as exc:
+                local = self._fallback() if self._fallback is not None else None
+                if local is None:
+                    raise
+                log.warning("%s; transcribing locally with %s from here", exc, local.name)
+                self._inner = inner = local
+        return inner.transcribe_piece(piece)
 
 
 def store_extracted(
@@ -89,27 +159,26 @@ def ingest_sources(
     collection: str = "default",
     owner: str | None = None,
     progress: Progress | None = None,
+    ledger: SpendLedger | None = None,
     **extract_options: Any,
 ) -> IngestReport:
-    """Ingest files, folders, vaults, URLs and YouTube ids into ``kb``."""
+    """Ingest files, folders, vaults, URLs and YouTube ids into ``kb``.
+
+    With ``ledger``, a ``transcriber`` passed in ``extract_options`` is wrapped in
+    :class:`MeteredTranscriber` so its paid pieces are charged.
+    """
     from memo_core.ingest import IngestPolicy, extract, iter_sources
 
+    if ledger is not None and extract_options.get("transcriber") is not None:
+        transcriber = extract_options["transcriber"]
+        if not isinstance(transcriber, MeteredTranscriber):
+            extract_options["transcriber"] = MeteredTranscriber(transcriber, ledger)
     policy = policy or IngestPolicy()
     report = IngestReport()
     started = time.perf_counter()
-    embedder = kb.embedder
-    embed_time = [0.0]
-    if embedder is not None:  # measure time inside the embedder (for the ingest benchmark)
-        original = embedder.embed_documents
-
-        def timed_embed(texts: Sequence[str]) -> list[list[float]]:
-            t0 = time.perf_counter()
-            try:
-                return original(texts)
-            finally:
-                embed_time[0] += time.perf_counter() - t0
-
-        embedder.embed_documents = timed_embed  # type: ignore[method-assign]
+    # Time inside the embedder (for the ingest benchmark), read from a per-thread clock:
+    # patching the shared embedder object broke threads sharing one MemoBase.
+    embed_clock = embed_seconds()
     try:
         expanded: list[str | Path] = []
         for item in sources:
@@ -141,8 +210,6 @@ def ingest_sources(
         if progress is not None:
             progress(len(expanded), len(expanded), "")
     finally:
-        if embedder is not None:
-            del embedder.embed_documents  # restore the class method
+        report.embed_seconds = embed_seconds() - embed_clock
     report.seconds = time.perf_counter() - started
-    report.embed_seconds = embed_time[0]
     return report

@@ -6,6 +6,9 @@ temperature and, in JSON mode, ``response_format: {"type": "json_object"}``;
 it never carries ``tools``: the answering model sees text and returns text.
 Every failure (network, HTTP status, malformed reply) becomes a
 :class:`~memo_core.errors.ProviderError` whose message never includes the key.
+With a spend ``ledger``, each call is charged *before* it is sent (an estimate:
+prompt characters / 4 plus ``max_tokens``), so a provider over its monthly
+ceiling raises :class:`~memo_core.errors.BudgetExceededError` with no request made.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from types import ModuleType, TracebackType
 from typing import Any
 
 from memo_core.errors import ConfigError, MissingDependencyError, ProviderError
+from memo_core.ledger import SpendLedger, provider_for_url
 from memo_core.llm.base import ChatMessage
 
 __all__ = ["PRESETS", "EndpointPreset", "OpenAICompatibleLLM"]
@@ -26,6 +30,8 @@ __all__ = ["PRESETS", "EndpointPreset", "OpenAICompatibleLLM"]
 _RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 _MAX_WAIT = 30.0
 _SNIPPET = 300
+#: Reply tokens assumed for the spend estimate when a call sets no ``max_tokens``.
+DEFAULT_REPLY_TOKENS = 1024
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,8 @@ class OpenAICompatibleLLM:
     HTTP 400, the call is retried once without it and JSON mode is switched off.
     Status 408/429/5xx and network errors are retried ``max_retries`` times with
     exponential backoff (``Retry-After`` is honoured, capped at 30 s).
+    ``ledger`` charges every call to ``provider`` (default: named from the host,
+    see :func:`~memo_core.ledger.provider_for_url`), once per :meth:`complete`.
     """
 
     def __init__(
@@ -81,6 +89,8 @@ class OpenAICompatibleLLM:
         max_retries: int = 2,
         retry_backoff: float = 1.0,
         headers: Mapping[str, str] | None = None,
+        ledger: SpendLedger | None = None,
+        provider: str | None = None,
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ConfigError(f"LLM base_url must start with http:// or https://: {base_url!r}")
@@ -102,6 +112,8 @@ class OpenAICompatibleLLM:
         if api_key:
             self._headers["Authorization"] = f"Bearer {api_key}"
         self._client: Any = None
+        self.ledger = ledger
+        self.provider = provider or provider_for_url(self.base_url)
 
     @classmethod
     def from_preset(cls, name: str, model: str, **kwargs: Any) -> OpenAICompatibleLLM:
@@ -132,6 +144,10 @@ class OpenAICompatibleLLM:
         max_tokens: int | None = None,
     ) -> str:
         body = self.request_body(messages, json_mode=json_mode, max_tokens=max_tokens)
+        if self.ledger is not None:
+            self.ledger.charge(
+                self.provider, "llm", estimate_tokens(messages, max_tokens), note=self.model
+            )
         response = self._post(body)
         if (
             response.status_code == 400
@@ -218,6 +234,13 @@ class OpenAICompatibleLLM:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def estimate_tokens(messages: Sequence[ChatMessage], max_tokens: int | None) -> int:
+    """Tokens a call may use: ~4 characters a prompt token, plus the reply's allowance."""
+    prompt = sum(len(m.content) for m in messages)
+    reply = DEFAULT_REPLY_TOKENS if max_tokens is None else max_tokens
+    return max(1, -(-prompt // 4)) + max(0, reply)
 
 
 def _reply_text(response: Any, url: str) -> str:

@@ -10,14 +10,13 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from memo_core.embedders.base import Embedder, EmbedderFingerprint
-from memo_core.errors import DimensionMismatchError, InvalidInputError, ProviderError
+from memo_core.embedders.base import Embedder, EmbedderFingerprint, normalize_vector
+from memo_core.errors import InvalidInputError, ProviderError
 
 __all__ = ["LangChainEmbedder", "MemoEmbeddings", "as_memo_embedder"]
 
@@ -75,20 +74,6 @@ def _default_model_name(embeddings: Embeddings) -> str:
     return type(embeddings).__name__
 
 
-def _normalise(vector: Sequence[float], dims: int | None) -> list[float]:
-    out = [float(x) for x in vector]
-    if dims is not None and len(out) != dims:
-        raise DimensionMismatchError(
-            f"the embedding model returned {len(out)} dimensions, not {dims}"
-        )
-    if not all(math.isfinite(x) for x in out):
-        raise ProviderError("the embedding model returned NaN or infinity")
-    norm = math.sqrt(sum(x * x for x in out))
-    if norm == 0.0:
-        raise ProviderError("the embedding model returned a zero vector")
-    return [x / norm for x in out]
-
-
 class LangChainEmbedder:
     """A memo embedder (the ``Embedder`` protocol) backed by a LangChain ``Embeddings``.
 
@@ -136,10 +121,12 @@ class LangChainEmbedder:
                 f"the embedding model returned {len(vectors)} vectors for {len(texts)} texts"
             )
         dims = self.dimensions
-        return [_normalise(v, dims) for v in vectors]
+        return [normalize_vector(v, dims, source="embedding model") for v in vectors]
 
     def embed_query(self, text: str) -> list[float]:
-        return _normalise(self.embeddings.embed_query(text), self.dimensions)
+        return normalize_vector(
+            self.embeddings.embed_query(text), self.dimensions, source="embedding model"
+        )
 
     def __repr__(self) -> str:
         return f"LangChainEmbedder({self.fingerprint.describe()})"

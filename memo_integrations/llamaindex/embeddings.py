@@ -11,14 +11,13 @@ refuses to open with another.
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.bridge.pydantic import PrivateAttr
 
-from memo_core.embedders.base import Embedder, EmbedderFingerprint
+from memo_core.embedders.base import Embedder, EmbedderFingerprint, normalize_vector
 from memo_core.errors import InvalidInputError, MemoError, ProviderError
 
 __all__ = ["LlamaIndexEmbedder", "MemoEmbedding"]
@@ -67,20 +66,6 @@ class MemoEmbedding(BaseEmbedding):
         return await asyncio.to_thread(self._get_text_embeddings, texts)
 
 
-def _normalise(vector: Sequence[float], dims: int | None) -> list[float]:
-    values = [float(v) for v in vector]
-    if dims is not None and len(values) != dims:
-        raise ProviderError(
-            f"the LlamaIndex embedding returned {len(values)} dimensions, not {dims}"
-        )
-    if not all(math.isfinite(v) for v in values):
-        raise ProviderError("the LlamaIndex embedding returned NaN or infinity")
-    norm = math.sqrt(sum(v * v for v in values))
-    if norm == 0.0:
-        raise ProviderError("the LlamaIndex embedding returned a zero vector")
-    return [v / norm for v in values]
-
-
 class LlamaIndexEmbedder:
     """Any LlamaIndex ``BaseEmbedding`` as a memo embedder (vectors L2-normalised).
 
@@ -123,11 +108,13 @@ class LlamaIndexEmbedder:
             raise ProviderError(
                 f"the LlamaIndex embedding returned {len(vectors)} vectors for {len(texts)} texts"
             )
-        return [_normalise(v, dims) for v in vectors]
+        return [normalize_vector(v, dims, source="LlamaIndex embedding") for v in vectors]
 
     def embed_query(self, text: str) -> list[float]:
         dims = self.dimensions
-        return _normalise(_call(self.embed_model.get_query_embedding, text), dims)
+        return normalize_vector(
+            _call(self.embed_model.get_query_embedding, text), dims, source="LlamaIndex embedding"
+        )
 
 
 def _call(method: Callable[[Any], Any], arg: Any) -> Any:

@@ -11,7 +11,12 @@ from llama_index.core.embeddings import MockEmbedding
 
 import memo_integrations.llamaindex as li
 from memo_core.embedders import Embedder, HashEmbedder
-from memo_core.errors import EmbedderMismatchError, InvalidInputError, ProviderError
+from memo_core.errors import (
+    DimensionMismatchError,
+    EmbedderMismatchError,
+    InvalidInputError,
+    ProviderError,
+)
 from memo_core.kb.base import MemoBase
 from memo_core.llm import LLM, ChatMessage
 from memo_integrations.llamaindex import LlamaIndexEmbedder, LlamaIndexLLM, MemoEmbedding
@@ -90,7 +95,7 @@ def test_llamaindex_embedder_guards(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError):
         LlamaIndexEmbedder(MockEmbedding(embed_dim=8), model_name="")
     wrong = LlamaIndexEmbedder(MockEmbedding(embed_dim=8), model_name="m", dimensions=9)
-    with pytest.raises(ProviderError, match="8 dimensions, not 9"):
+    with pytest.raises(DimensionMismatchError, match="8 dimensions, not 9"):
         wrong.embed_query("x")
 
 

@@ -1,0 +1,266 @@
+"""Online backups and one-command restores of a memo file (knowledge base or memory).
+
+Why it is done this way:
+
+* A backup is taken with SQLite's online backup API in a *single* step. In WAL
+  mode that step reads one snapshot inside one read transaction, so writers keep
+  going and the copy is consistent (a prefix of the committed history); a
+  step-by-step copy would restart every time a writer commits and could starve.
+* The copy is switched to ``journal_mode=DELETE`` so a backup is one
+  self-contained file, checked with ``PRAGMA integrity_check`` before it gets its
+  final name (``<stem>-<UTC timestamp><suffix>``, written to a temp name, then
+  renamed), and older backups of the same file are rotated away.
+* A restore verifies the backup (integrity, and that it is a memo file: it has
+  ``_memo_migrations``) on a private temp copy *before* touching the target.
+  The target is then taken out of WAL mode, which SQLite only allows when no
+  other connection has it open: that both checkpoints its ``-wal`` into the file
+  (nothing committed is lost from the kept copy) and proves nobody is using it.
+  Holding an exclusive lock, the old file is kept as ``FILE.replaced-<timestamp>``
+  and the verified copy is moved in with :func:`os.replace` (atomic: the path
+  always names the old or the new file, never half of one). Stale ``-wal``/``-shm``
+  files are removed only then, while the lock is held, so SQLite can never
+  replay the old file's log onto the new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from memo_core.errors import CorruptDatabaseError, NotFoundError, StorageError
+from memo_core.storage.connection import pick_driver, translate_sqlite_error
+
+__all__ = [
+    "DEFAULT_KEEP",
+    "backup_database",
+    "list_backups",
+    "restore_database",
+    "verify_memo_file",
+]
+
+log = logging.getLogger(__name__)
+
+#: How many backups of one file :func:`backup_database` keeps by default.
+DEFAULT_KEEP = 7
+
+_STAMP_FORMAT = "%Y%m%dT%H%M%S"
+_STAMP = re.compile(r"\d{8}T\d{6}\d{3}Z")
+_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def _timestamp(now: datetime | None = None) -> str:
+    """``20260131T235959123Z``: sortable as text, UTC, millisecond resolution."""
+    now = now or datetime.now(UTC)
+    return now.strftime(_STAMP_FORMAT) + f"{now.microsecond // 1000:03d}Z"
+
+
+def _connect(path: Path, *, read_only: bool = False, timeout: float = 5.0) -> Any:
+    module = pick_driver().module
+    try:
+        if read_only:
+            return module.connect(
+                f"file:{path.resolve()}?mode=ro", uri=True, timeout=timeout, isolation_level=None
+            )
+        return module.connect(str(path), timeout=timeout, isolation_level=None)
+    except module.Error as exc:
+        raise translate_sqlite_error(exc) from exc
+
+
+@contextlib.contextmanager
+def _connection(path: Path, **kwargs: Any) -> Iterator[Any]:
+    conn = _connect(path, **kwargs)
+    module = pick_driver().module
+    try:
+        yield conn
+    except module.Error as exc:
+        raise translate_sqlite_error(exc) from exc
+    finally:
+        conn.close()
+
+
+def _fsync(path: Path) -> None:
+    """Flush a file (or a directory entry) to disk; best effort where unsupported."""
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) if path.is_dir() else os.O_RDONLY
+    try:
+        fd = os.open(path, flags)
+    except OSError:  # pragma: no cover - platform specific
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover - some file systems refuse directory fsync
+        pass
+    finally:
+        os.close(fd)
+
+
+def _copy_snapshot(source: Path, target: Path, *, read_only: bool) -> None:
+    """One-step online backup of ``source`` into a new self-contained file ``target``."""
+    with (
+        _connection(source, read_only=read_only) as src,
+        _connection(target) as dst,
+    ):
+        src.backup(dst, pages=-1)  # one step = one consistent snapshot
+        dst.execute("PRAGMA journal_mode = DELETE")
+
+
+def verify_memo_file(path: str | Path, *, label: str | Path | None = None) -> None:
+    """Raise :class:`CorruptDatabaseError` unless ``path`` is a sound memo file.
+
+    Sound means: SQLite opens it, ``PRAGMA integrity_check`` says ``ok`` and it
+    carries memo's migration table (so a random database is not restored over a
+    knowledge base). ``label`` names the file in messages (default: ``path``).
+    """
+    file = Path(path)
+    name = label if label is not None else file
+    try:
+        with _connection(file) as conn:
+            rows = conn.execute("PRAGMA integrity_check").fetchall()
+            problems = [str(r[0]) for r in rows if r and r[0] != "ok"]
+            if problems or not rows:
+                raise CorruptDatabaseError(
+                    f"{name}: integrity check failed: {'; '.join(problems[:3]) or 'no answer'}"
+                )
+            found = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_memo_migrations'"
+            ).fetchone()
+    except StorageError as exc:
+        if isinstance(exc, CorruptDatabaseError):
+            raise
+        raise CorruptDatabaseError(f"{name}: cannot be read as a database: {exc}") from exc
+    if found is None:
+        raise CorruptDatabaseError(f"{name}: not a memo file (no _memo_migrations table)")
+
+
+def _remove_quietly(path: Path) -> None:
+    for candidate in [path, *(Path(f"{path}{s}") for s in _SIDE_FILES)]:
+        with contextlib.suppress(FileNotFoundError):
+            candidate.unlink()
+
+
+def list_backups(path: str | Path, out_dir: str | Path) -> list[Path]:
+    """The backups of ``path`` found in ``out_dir``, oldest first."""
+    source = Path(path)
+    pattern = re.compile(
+        rf"^{re.escape(source.stem)}-(?P<stamp>{_STAMP.pattern}){re.escape(source.suffix)}$"
+    )
+    directory = Path(out_dir)
+    if not directory.is_dir():
+        return []
+    found = []
+    for entry in directory.iterdir():
+        match = pattern.match(entry.name)
+        if match and entry.is_file():
+            found.append((match.group("stamp"), entry))
+    return [entry for _, entry in sorted(found)]
+
+
+def backup_database(path: str | Path, out_dir: str | Path, keep: int = DEFAULT_KEEP) -> Path:
+    """Copy the memo file at ``path`` into ``out_dir`` while writers may be active.
+
+    Returns the new backup's path, ``<stem>-<UTC timestamp><suffix>``. The copy is
+    verified with :func:`verify_memo_file` before it is given that name; then only
+    the newest ``keep`` backups of this file are kept (``keep >= 1``).
+    """
+    if keep < 1:
+        raise StorageError("keep must be at least 1 (the backup just made)")
+    source = Path(path).expanduser()
+    if not source.is_file():
+        raise NotFoundError(f"no database file at {source}")
+    directory = Path(out_dir).expanduser()
+    directory.mkdir(parents=True, exist_ok=True)
+    stamp = _timestamp()
+    final = directory / f"{source.stem}-{stamp}{source.suffix}"
+    while final.exists():  # two backups in the same millisecond
+        stamp = _timestamp()
+        final = directory / f"{source.stem}-{stamp}{source.suffix}"
+    temp = directory / f".{final.name}.partial"
+    _remove_quietly(temp)
+    try:
+        _copy_snapshot(source, temp, read_only=False)
+        verify_memo_file(temp, label=f"backup of {source}")
+        _fsync(temp)
+        os.replace(temp, final)
+        _fsync(directory)
+    except BaseException:
+        _remove_quietly(temp)
+        raise
+    for old in list_backups(source, directory)[:-keep]:
+        log.info("rotating out %s", old)
+        with contextlib.suppress(FileNotFoundError):
+            old.unlink()
+    return final
+
+
+def restore_database(path: str | Path, backup: str | Path) -> Path | None:
+    """Replace the memo file at ``path`` with ``backup``, verified first.
+
+    Nothing is touched unless the backup passes :func:`verify_memo_file`
+    (:class:`CorruptDatabaseError` otherwise). The file being replaced must not be
+    open elsewhere (:class:`StorageError` otherwise); it is kept as
+    ``<path>.replaced-<UTC timestamp>``, whose path is returned (None when there
+    was no file to replace).
+    """
+    target = Path(path).expanduser()
+    source = Path(backup).expanduser()
+    if not source.is_file():
+        raise NotFoundError(f"no backup file at {source}")
+    if target.exists() and source.resolve() == target.resolve():
+        raise StorageError("the backup and the file to restore are the same file")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    stamp = _timestamp()
+    temp = target.parent / f".{target.name}.restore-{stamp}.tmp"
+    _remove_quietly(temp)
+    try:
+        try:
+            _copy_snapshot(source, temp, read_only=True)
+        except StorageError as exc:
+            raise CorruptDatabaseError(f"{source}: cannot be read as a database: {exc}") from exc
+        verify_memo_file(temp, label=source)
+        _fsync(temp)
+        kept = _swap_in(target, temp, stamp) if target.exists() else None
+        if kept is None:
+            os.replace(temp, target)
+        _fsync(target.parent)
+    finally:
+        _remove_quietly(temp)
+    return kept
+
+
+def _swap_in(target: Path, temp: Path, stamp: str) -> Path:
+    """Keep the old ``target`` aside and move ``temp`` in, under an exclusive lock."""
+    kept = target.with_name(f"{target.name}.replaced-{stamp}")
+    module = pick_driver().module
+    conn = _connect(target, timeout=0.5)
+    try:
+        try:
+            mode = conn.execute("PRAGMA journal_mode = DELETE").fetchone()
+            if not mode or str(mode[0]).lower() != "delete":
+                raise StorageError(f"unexpected journal mode {mode!r}")
+            conn.execute("BEGIN EXCLUSIVE")
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except (module.Error, StorageError) as exc:
+            raise StorageError(
+                f"{target} is in use by another connection or process ({exc}); "
+                "stop whatever has it open, then restore again"
+            ) from exc
+        # The old file is now self-contained (its WAL checkpointed and gone) and locked.
+        try:
+            os.link(target, kept)
+        except OSError:  # no hard links here: copy the (locked, stable) bytes
+            shutil.copy2(target, kept)
+        os.replace(temp, target)
+        for suffix in _SIDE_FILES:  # stale: belonged to the old file, nobody has it open
+            with contextlib.suppress(FileNotFoundError):
+                Path(f"{target}{suffix}").unlink()
+    finally:
+        with contextlib.suppress(Exception):
+            conn.execute("ROLLBACK")
+        conn.close()
+    return kept
