@@ -5,6 +5,11 @@ Each stage is a separate part (``gate.py``, ``prompting.py``/``extractive.py``,
 :class:`Answer` whose every claim rests on at least one quote *located* in the
 cited chunk, or a :class:`Refusal` — a value, not an exception. The LLM sees the
 retrieved passages and nothing else: no tools are ever passed to it.
+
+Remembered facts may be added as evidence (``ask(..., memory_facts=...)``): they
+are shown in their own labelled section, quotes from them are verified against
+the stored fact text, and they are reported apart from document citations (see
+:mod:`memo_core.answer.evidence`). Document quotes are checked exactly as before.
 """
 
 from __future__ import annotations
@@ -14,6 +19,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from memo_core.answer.evidence import (
+    MemoryEvidence,
+    as_memory_evidence,
+    memory_citation,
+    with_memory_passages,
+)
 from memo_core.answer.extractive import extractive_answer
 from memo_core.answer.gate import SufficiencyGate
 from memo_core.answer.prompting import (
@@ -101,10 +112,20 @@ class GuardedAnswerer:
         filter: Mapping[str, Any] | None = None,
         owner: str | None = None,
         explanation: Explanation | None = None,
+        memory_facts: Sequence[Any] | None = None,
     ) -> AnswerResult:
-        """An :class:`Answer` with verified citations, or a :class:`Refusal`."""
+        """An :class:`Answer` with verified citations, or a :class:`Refusal`.
+
+        ``memory_facts`` (MemoHood ``Fact`` values, :class:`MemoryEvidence` or
+        strings) are extra, clearly labelled evidence: quotable as memory
+        (``Answer.memory_citations``, ``[m1]`` markers), never as documents. When
+        the sufficiency gate finds no answer in the base, the documents are not
+        shown and only the memory facts may be quoted; with no memory facts that
+        is a :class:`Refusal`, as before.
+        """
         if not isinstance(question, str) or not question.strip():
             raise InvalidInputError("the question is empty")
+        evidence = as_memory_evidence(memory_facts)
         hits = self.kb.search(
             question,
             k=k or self.k,
@@ -132,59 +153,87 @@ class GuardedAnswerer:
                 for i, h in enumerate(hits, start=1)
             ]
         if not decision.passed:
-            return Refusal(
-                f"{NOT_IN_BASE} (the best match scored {decision.score:.2f}, below the "
-                f"sufficiency threshold {decision.threshold:.2f})",
-                decision.score,
-                searched,
-            )
+            if not evidence:
+                return Refusal(
+                    f"{NOT_IN_BASE} (the best match scored {decision.score:.2f}, below the "
+                    f"sufficiency threshold {decision.threshold:.2f})",
+                    decision.score,
+                    searched,
+                )
+            hits = []  # the base holds no answer: only the memory facts may be quoted
         if self.llm is None:
-            claims = self._extractive_claims(question, hits, explanation)
+            claims = self._extractive_claims(question, hits, explanation, evidence)
             unsupported: tuple[str, ...] = ()
         else:
-            parsed = self._ask_llm(question, hits, explanation)
-            claims = self._verified_claims(parsed, hits, explanation)
+            parsed = self._ask_llm(question, hits, explanation, evidence)
+            claims = self._verified_claims(parsed, hits, explanation, evidence)
             unsupported = parsed.unsupported if parsed else ()
         if not claims:
+            where = " or in the memory facts given" if evidence else ""
             return Refusal(
-                f"{NOT_IN_BASE} (no statement could be backed by a verified quote)",
+                f"{NOT_IN_BASE} (no statement could be backed by a verified quote{where})",
                 decision.score,
                 searched,
             )
-        citations = [c for claim in claims for c in claim.citations]
+        all_cited = [c for claim in claims for c in claim.citations]
+        citations = [c for c in all_cited if not c.is_memory]
+        remembered = [c for c in all_cited if c.is_memory]
+
+        def marker(c: Citation) -> str:
+            return f"[m{_ref(remembered, c)}]" if c.is_memory else f"[{_ref(citations, c)}]"
+
         text = (
             " ".join(
-                f"{claim.text} " + "".join(f"[{_ref(citations, c)}]" for c in claim.citations)
-                for claim in claims
+                f"{claim.text} " + "".join(marker(c) for c in claim.citations) for claim in claims
             )
             .replace("  ", " ")
             .strip()
         )
-        return Answer(text, citations, decision.score, claims, unsupported)
+        return Answer(
+            text, citations, decision.score, claims, unsupported, memory_citations=remembered
+        )
 
     # -- stage 2: the answer ----------------------------------------------
 
     def _extractive_claims(
-        self, question: str, hits: Sequence[Hit], explanation: Explanation | None
+        self,
+        question: str,
+        hits: Sequence[Hit],
+        explanation: Explanation | None,
+        evidence: Sequence[MemoryEvidence] = (),
     ) -> list[Claim]:
+        # Memory facts compete as passages after the documents, under keys no chunk id has.
+        remembered = {f"\x00memory:{i}": e for i, e in enumerate(evidence)}
         picked = extractive_answer(
-            question, [(h.chunk_id, h.text) for h in hits], max_sentences=self.max_sentences
+            question,
+            [(h.chunk_id, h.text) for h in hits] + [(key, e.text) for key, e in remembered.items()],
+            max_sentences=self.max_sentences,
         )
         by_id = {h.chunk_id: h for h in hits}
         claims = []
         for chunk_id, start, end in picked:
-            hit = by_id[chunk_id]
-            quote = hit.text[start:end].strip()
-            citation = self._check(quote, hit, explanation)
+            if chunk_id in remembered:
+                fact = remembered[chunk_id]
+                quote = fact.text[start:end].strip()
+                citation = self._check_memory(quote, fact, explanation)
+            else:
+                hit = by_id[chunk_id]
+                quote = hit.text[start:end].strip()
+                citation = self._check(quote, hit, explanation)
             if citation is not None:
                 claims.append(Claim(quote, (citation,)))
         return claims
 
     def _ask_llm(
-        self, question: str, hits: Sequence[Hit], explanation: Explanation | None
+        self,
+        question: str,
+        hits: Sequence[Hit],
+        explanation: Explanation | None,
+        evidence: Sequence[MemoryEvidence] = (),
     ) -> ParsedAnswer | None:
         assert self.llm is not None
         messages = build_answer_messages(question, [h.text for h in hits])
+        messages = with_memory_passages(messages, evidence, first=len(hits) + 1)
         json_mode = supports_json_mode(self.llm)
         reply = self.llm.complete(messages, json_mode=json_mode)
         if explanation is not None:
@@ -224,8 +273,23 @@ class GuardedAnswerer:
             similarity=check.similarity,
         )
 
+    def _check_memory(
+        self, quote: str, fact: MemoryEvidence, explanation: Explanation | None
+    ) -> Citation | None:
+        """The same verifier, against the stored fact text instead of a chunk."""
+        check = self.verifier.check(quote, fact.text)
+        if explanation is not None:
+            explanation.checks.append(
+                {"chunk_id": fact.id, "memory": True, "quote": quote, **check.to_dict()}
+            )
+        return memory_citation(fact, check)
+
     def _verified_claims(
-        self, parsed: ParsedAnswer | None, hits: Sequence[Hit], explanation: Explanation | None
+        self,
+        parsed: ParsedAnswer | None,
+        hits: Sequence[Hit],
+        explanation: Explanation | None,
+        evidence: Sequence[MemoryEvidence] = (),
     ) -> list[Claim]:
         if parsed is None:
             return []
@@ -233,9 +297,13 @@ class GuardedAnswerer:
         for claim in parsed.claims:
             citations = []
             for cited in claim.citations:
-                if not 1 <= cited.passage <= len(hits):
+                if 1 <= cited.passage <= len(hits):
+                    citation = self._check(cited.quote, hits[cited.passage - 1], explanation)
+                elif 1 <= cited.passage - len(hits) <= len(evidence):
+                    fact = evidence[cited.passage - len(hits) - 1]
+                    citation = self._check_memory(cited.quote, fact, explanation)
+                else:
                     continue  # a passage the model was never shown
-                citation = self._check(cited.quote, hits[cited.passage - 1], explanation)
                 if citation is not None:
                     citations.append(citation)
             if citations:  # a claim with no verified quote is dropped whole

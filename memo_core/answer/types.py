@@ -119,6 +119,11 @@ class Citation:
         """The page number from the locator, if the source has pages."""
         return self.locator.get("page")
 
+    @property
+    def is_memory(self) -> bool:
+        """A quote from a remembered fact (``source="memory:<fact id>"``), not a document."""
+        return self.source.startswith("memory:")
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "quote": self.quote,
@@ -163,8 +168,17 @@ class Claim:
     def __post_init__(self) -> None:
         object.__setattr__(self, "citations", tuple(self.citations))
 
+    @property
+    def memory_only(self) -> bool:
+        """The claim rests on remembered facts only, no document quote."""
+        return bool(self.citations) and all(c.is_memory for c in self.citations)
+
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "citations": [c.to_dict() for c in self.citations]}
+        return {
+            "text": self.text,
+            "citations": [c.to_dict() for c in self.citations],
+            "memory_only": self.memory_only,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Claim:
@@ -179,7 +193,9 @@ class Answer:
     """An answer whose every claim carries at least one verified citation.
 
     ``unsupported`` lists the parts of the question that found no support, so
-    a partial answer says what it leaves out.
+    a partial answer says what it leaves out. ``citations`` are document quotes
+    only; quotes from remembered facts given as evidence are in
+    ``memory_citations`` (markers ``[m1]``...).
     """
 
     text: str
@@ -187,6 +203,7 @@ class Answer:
     gate_score: float
     claims: tuple[Claim, ...] = ()
     unsupported: tuple[str, ...] = ()
+    memory_citations: tuple[Citation, ...] = ()
 
     def __init__(
         self,
@@ -195,12 +212,14 @@ class Answer:
         gate_score: float,
         claims: Sequence[Claim] = (),
         unsupported: Sequence[str] = (),
+        memory_citations: Sequence[Citation] = (),
     ) -> None:
         object.__setattr__(self, "text", text)
         object.__setattr__(self, "citations", tuple(citations))
         object.__setattr__(self, "gate_score", float(gate_score))
         object.__setattr__(self, "claims", tuple(claims))
         object.__setattr__(self, "unsupported", tuple(unsupported))
+        object.__setattr__(self, "memory_citations", tuple(memory_citations))
 
     @property
     def refused(self) -> bool:
@@ -215,6 +234,7 @@ class Answer:
             "claims": [c.to_dict() for c in self.claims],
             "unsupported": list(self.unsupported),
             "gate_score": self.gate_score,
+            "memory_citations": [c.to_dict() for c in self.memory_citations],
         }
 
     @classmethod
@@ -227,6 +247,7 @@ class Answer:
             gate_score=float(data["gate_score"]),
             claims=[Claim.from_dict(c) for c in data.get("claims", ())],
             unsupported=[str(u) for u in data.get("unsupported", ())],
+            memory_citations=[Citation.from_dict(c) for c in data.get("memory_citations", ())],
         )
 
 

@@ -60,6 +60,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print()
     kb.close()
     _memory_demo(workdir)
+    _unified_demo(workdir)
     return 0
 
 
@@ -104,6 +105,55 @@ def _memory_demo(workdir: Path) -> None:
                 print(
                     f"   version from {version.valid_from:%Y-%m-%d} ({until}): {version.statement}"
                 )
+
+
+#: A schedule that disagrees with the deadline the memory demo was told (March 27).
+GRANT_SCHEDULE = (
+    "Hollis grant: the final report is due on 30 March 2026, submitted through the "
+    "foundation portal. The budget review meeting is on 12 March 2026."
+)
+
+
+def _unified_demo(workdir: Path) -> None:
+    try:
+        from memo_core.memory import MemoHood
+        from memo_core.unified import recall_all
+    except ImportError:
+        return
+    from datetime import datetime
+
+    from memo_core.answer.engine import GuardedAnswerer
+    from memo_core.kb import ChunkInput, MemoBase
+
+    _rule("Unified recall: memory and documents in one context, conflicts flagged")
+    with MemoBase(workdir / "kb.db") as kb, MemoHood(workdir / "memory.db") as memory:
+        kb.add_document(
+            GRANT_SCHEDULE,
+            source="grant-schedule.md",
+            title="Grant schedule",
+            chunks=[
+                ChunkInput(GRANT_SCHEDULE, 0, len(GRANT_SCHEDULE), {"heading": "Hollis grant"})
+            ],
+        )
+        print(f'document "Grant schedule": {GRANT_SCHEDULE}')
+        ask = "When is the Hollis report due?"
+        result = recall_all(
+            ask,
+            memory=memory,
+            kb=kb,
+            namespace=("alice",),
+            k=4,
+            token_budget=500,
+            at=datetime(2026, 3, 9, 9, 0, tzinfo=UTC),
+        )
+        print(f"user: {ask}")
+        print(result.render())
+        answer = GuardedAnswerer(kb).ask(ask, memory_facts=result.memory_facts)
+        print(f"guarded answer with memory as evidence: {getattr(answer, 'text', answer)}")
+        for c in getattr(answer, "citations", ()):
+            print(f'   document quote verified in {c.title}: "{c.quote}"')
+        for c in getattr(answer, "memory_citations", ()):
+            print(f'   memory quote verified ({c.title}): "{c.quote}"')
 
 
 def register(subparsers: Any) -> None:

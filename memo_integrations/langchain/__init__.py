@@ -11,7 +11,9 @@ Thin adapters, one module per LangChain abstraction; every behaviour lives in
   memory as a LangGraph ``BaseStore``;
 * :class:`MemoHoodChatMessageHistory` (``chat_history``);
 * :class:`LangChainLLM` (``llm``): a chat model as memo's tool-less ``LLM``;
-* :class:`GuardedQA` (``qa``): the quote-or-refuse answer engine as a Runnable.
+* :class:`GuardedQA` (``qa``): the quote-or-refuse answer engine as a Runnable;
+* :class:`MemoUnifiedRetriever` (``unified``): memory and documents in one ranked,
+  conflict-aware retriever.
 """
 
 from memo_integrations.langchain.chat_history import MemoHoodChatMessageHistory
@@ -20,6 +22,7 @@ from memo_integrations.langchain.llm import LangChainLLM
 from memo_integrations.langchain.qa import GuardedQA
 from memo_integrations.langchain.retriever import MemoBaseRetriever, hit_to_document
 from memo_integrations.langchain.store import MemoHoodStore, remember_and_recall
+from memo_integrations.langchain.unified import MemoUnifiedRetriever
 from memo_integrations.langchain.vectorstore import MemoBaseVectorStore
 
 __all__ = [
@@ -31,6 +34,7 @@ __all__ = [
     "MemoEmbeddings",
     "MemoHoodChatMessageHistory",
     "MemoHoodStore",
+    "MemoUnifiedRetriever",
     "hit_to_document",
     "remember_and_recall",
 ]

@@ -14,6 +14,8 @@ Thin adapters, one module per LlamaIndex abstraction; every behaviour lives in
   user messages captured into long-term memory.
 - :class:`MemoHoodMemoryBlock` (``memory_block.py``): MemoHood as a block of
   ``llama_index.core.memory.Memory`` (capture on flush, gated recall on get).
+- :class:`MemoUnifiedRetriever` (``unified.py``): memory and documents in one
+  ranked, conflict-aware retriever.
 
 LlamaIndex's global ``Settings`` are never read: pass ``embed_model=`` and
 ``llm=`` explicitly (its defaults resolve to OpenAI).
@@ -36,6 +38,7 @@ from memo_integrations.llamaindex.filters import to_memo_filter
 from memo_integrations.llamaindex.llm import LlamaIndexLLM
 from memo_integrations.llamaindex.memory_block import MemoHoodMemoryBlock
 from memo_integrations.llamaindex.query_engine import GuardedQueryEngine
+from memo_integrations.llamaindex.unified import MemoUnifiedRetriever
 from memo_integrations.llamaindex.vector_store import MemoBaseVectorStore
 
 __all__ = [
@@ -46,5 +49,6 @@ __all__ = [
     "MemoEmbedding",
     "MemoHoodChatStore",
     "MemoHoodMemoryBlock",
+    "MemoUnifiedRetriever",
     "to_memo_filter",
 ]

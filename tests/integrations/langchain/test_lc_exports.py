@@ -17,6 +17,7 @@ EXPECTED = [
     "MemoEmbeddings",
     "MemoHoodChatMessageHistory",
     "MemoHoodStore",
+    "MemoUnifiedRetriever",
     "hit_to_document",
     "remember_and_recall",
 ]

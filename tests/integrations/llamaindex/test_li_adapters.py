@@ -32,6 +32,7 @@ def test_public_surface_is_pinned() -> None:
         "MemoEmbedding",
         "MemoHoodChatStore",
         "MemoHoodMemoryBlock",
+        "MemoUnifiedRetriever",
         "to_memo_filter",
     }
     for name in li.__all__:
