@@ -12,6 +12,7 @@ from memo_core.errors import MemoError
 from memo_core.kb import MemoBase
 from memo_core.search.rrf import rrf
 from memo_core.types import Hit, SearchMode
+from memo_core.unified import UnifiedRecall, recall_all
 
 __version__ = "0.1.0"
 
@@ -29,7 +30,9 @@ __all__ = [
     "Refusal",
     "SearchMode",
     "SufficiencyGate",
+    "UnifiedRecall",
     "__version__",
+    "recall_all",
     "rrf",
     "verify_quote",
 ]

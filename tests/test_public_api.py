@@ -22,7 +22,9 @@ EXPECTED_CORE = [
     "Refusal",
     "SearchMode",
     "SufficiencyGate",
+    "UnifiedRecall",
     "__version__",
+    "recall_all",
     "rrf",
     "verify_quote",
 ]

@@ -21,7 +21,7 @@ def _rule(title: str) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from memo_core.answer.engine import GuardedAnswerer
+    from memo_core.answer import GuardedAnswerer, Refusal
     from memo_core.ingest import IngestPolicy
     from memo_core.kb import MemoBase
     from memo_core.kb.ingest import ingest_sources
@@ -51,7 +51,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     for question in DEMO_QUESTIONS:
         result = answerer.ask(question)
         print(f"Q: {question}")
-        if result.refused:
+        if isinstance(result, Refusal):
             print(f"A: REFUSED: {result.reason}")
         else:
             print(f"A: {result.text}")
