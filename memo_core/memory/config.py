@@ -1,0 +1,207 @@
+"""Every MemoHood knob in one place: decay half-lives, archive threshold, gate margin, recall sizes.
+
+A reader looking for "the decay half-life" or "the gate threshold" finds it here.
+:class:`MemoryConfig` is a frozen dataclass passed explicitly to
+:class:`~memo_core.memory.hood.MemoHood`; :meth:`MemoryConfig.from_dict` reads the
+``memohood:`` section of ``config.yaml``. The environment is read in one place
+only, :func:`resolve_gate_model`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from memo_core.errors import ConfigError
+
+__all__ = [
+    "CATEGORIES",
+    "DEFAULT_GATE_MODEL",
+    "DEFAULT_HALF_LIVES",
+    "GATE_MODEL_ENV",
+    "PINNED_BY_DEFAULT",
+    "MemoryConfig",
+    "resolve_gate_model",
+]
+
+#: The fact categories capture assigns (an LLM or ``remember`` may use the same names).
+CATEGORIES: tuple[str, ...] = (
+    "identity",  # name, birthday, home, family, pets, sizes
+    "health",  # allergies, conditions, medication, diet
+    "instruction",  # how the assistant should reply (format, tone, length)
+    "preference",  # likes, dislikes, habits
+    "decision",  # choices made ("we're going with PostgreSQL")
+    "routine",  # recurring schedules ("1:1 every Tuesday")
+    "plan",  # plans, deadlines, appointments, trips
+    "fact",  # other stable facts ("our service runs on Java 17")
+    "event",  # things that happened, fleeting
+)
+
+#: Categories whose facts are pinned (never decay, never archive) unless said otherwise.
+PINNED_BY_DEFAULT: frozenset[str] = frozenset({"identity", "health"})
+
+#: Days for strength to halve without use. Events fade fast, preferences and
+#: decisions slowly, stable facts slower; identity/health are pinned anyway.
+DEFAULT_HALF_LIVES: Mapping[str, float] = MappingProxyType(
+    {
+        "identity": 730.0,
+        "health": 730.0,
+        "instruction": 365.0,
+        "preference": 180.0,
+        "decision": 180.0,
+        "routine": 120.0,
+        "plan": 45.0,
+        "fact": 365.0,
+        "event": 14.0,
+    }
+)
+
+#: What real users load for the recall gate (downloaded once from the model hub).
+DEFAULT_GATE_MODEL = "minishlab/potion-base-8M"
+#: Environment variable naming a local Model2Vec folder (tests, CI, offline replays).
+GATE_MODEL_ENV = "MEMO_GATE_MODEL"
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    """Tunable behaviour of MemoHood. All fields have calibrated defaults."""
+
+    # -- decay and archiving (consolidate) ----------------------------------
+    #: Half-life in days per category: strength x 2^(-days_since_last_use / half_life).
+    half_lives: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_HALF_LIVES))
+    #: Half-life for a category missing from ``half_lives``.
+    default_half_life: float = 180.0
+    #: A non-pinned fact whose decayed strength falls below this is archived (kept, not recalled).
+    archive_threshold: float = 0.1
+    #: Strength a new fact starts with (rules), and one kept by the LLM judge.
+    initial_strength: float = 1.0
+    llm_initial_strength: float = 0.7
+    #: Added to the decayed strength when a fact is restated (reinforced) or recalled (used).
+    reinforce_boost: float = 0.3
+    use_boost: float = 0.1
+
+    # -- capture ------------------------------------------------------------
+    #: Turn score at or above which rules extract facts without asking anyone.
+    keep_threshold: float = 0.55
+    #: Scores in [borderline_threshold, keep_threshold) are borderline: one LLM call
+    #: when an LLM is configured, otherwise the conservative rule (episodic turn only).
+    borderline_threshold: float = 0.3
+    #: Lexical (content-stem Jaccard) similarity at which a restatement reinforces.
+    duplicate_lexical: float = 0.7
+    #: Embedding cosine at which a restatement reinforces (when an embedder is set).
+    duplicate_cosine: float = 0.92
+    #: Minimum match score for an explicit correction to supersede an older fact.
+    correction_min_score: float = 0.3
+    #: Similarity band in which an LLM (when configured) decides "update or new fact".
+    contradiction_band: tuple[float, float] = (0.35, 0.7)
+    #: Minutes during which "she"/"он" in a new turn still refers to the last person named.
+    pronoun_window_minutes: float = 60.0
+
+    # -- gate ---------------------------------------------------------------
+    #: Skip recall only when small-talk similarity beats memory similarity by this much.
+    gate_margin: float = 0.03
+    #: Nearest labelled examples averaged per class by the Model2Vec gate.
+    gate_neighbours: int = 3
+
+    # -- recall -------------------------------------------------------------
+    #: Facts returned from search (besides the always-present profile facts).
+    recall_k: int = 8
+    #: Pinned facts about the user (and standing reply instructions) always offered.
+    profile_k: int = 10
+    #: Relevant past turns (with no fact extracted from them) added to the block.
+    turns_k: int = 3
+    #: The user's preferences and routines added when the message asks for advice.
+    habits_k: int = 5
+    #: Upcoming dated plans added when the message asks about time ("when", "срок").
+    upcoming_k: int = 3
+    #: Token budget of the memory block (about 4 characters per token).
+    token_budget: int = 600
+    #: A vector-only candidate needs at least this cosine (calibrated on MiniLM-L6).
+    vector_floor: float = 0.35
+    #: A search candidate needs this share of the best candidate's relevance.
+    relative_floor: float = 0.6
+    #: Candidates fetched from each retrieval leg before filtering.
+    candidate_pool: int = 40
+    #: Whether assistant turns may appear among recalled turns (they never become facts).
+    recall_assistant_turns: bool = False
+
+    def __post_init__(self) -> None:
+        for name, days in self.half_lives.items():
+            if days <= 0:
+                raise ConfigError(f"half-life for {name!r} must be positive, got {days}")
+        if self.default_half_life <= 0:
+            raise ConfigError("default_half_life must be positive")
+        if not 0.0 <= self.archive_threshold < 1.0:
+            raise ConfigError("archive_threshold must be in [0, 1)")
+        if not 0.0 <= self.borderline_threshold <= self.keep_threshold <= 1.0:
+            raise ConfigError("need 0 <= borderline_threshold <= keep_threshold <= 1")
+        low, high = self.contradiction_band
+        if not 0.0 <= low <= high <= 1.0:
+            raise ConfigError("contradiction_band must be (low, high) within [0, 1]")
+        for name in ("recall_k", "profile_k", "turns_k", "upcoming_k", "habits_k", "token_budget"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"{name} must not be negative")
+        object.__setattr__(self, "half_lives", MappingProxyType(dict(self.half_lives)))
+
+    def half_life(self, category: str) -> float:
+        """Half-life in days for ``category``."""
+        return float(self.half_lives.get(category, self.default_half_life))
+
+    def with_(self, **changes: Any) -> MemoryConfig:
+        """A copy with some fields changed."""
+        return replace(self, **changes)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> MemoryConfig:
+        """Build from the ``memohood:`` section of ``config.yaml`` (unknown keys are errors).
+
+        Keys that configure other things (``embedder``, ``llm``, ``gate_model``, ``path``)
+        are ignored here; the caller builds those objects.
+        """
+        if not data:
+            return cls()
+        known = {f.name for f in fields(cls)}
+        ignored = {"embedder", "llm", "gate_model", "path", "db"}
+        unknown = set(data) - known - ignored
+        if unknown:
+            raise ConfigError(f"unknown memohood settings: {', '.join(sorted(unknown))}")
+        values: dict[str, Any] = {k: v for k, v in data.items() if k in known}
+        if "half_lives" in values:
+            merged = dict(DEFAULT_HALF_LIVES)
+            merged.update({str(k): float(v) for k, v in dict(values["half_lives"]).items()})
+            values["half_lives"] = merged
+        if "contradiction_band" in values:
+            low, high = values["contradiction_band"]
+            values["contradiction_band"] = (float(low), float(high))
+        return cls(**values)
+
+
+def resolve_gate_model(explicit: str | Path | None = None) -> str:
+    """Where the recall gate's Model2Vec model comes from, in order of precedence.
+
+    1. ``explicit`` (a folder or a model-hub name);
+    2. the ``MEMO_GATE_MODEL`` environment variable;
+    3. ``../shared/models/m2v-minilm-256`` beside the repository (this project's
+       offline test model), when that folder exists;
+    4. :data:`DEFAULT_GATE_MODEL`, downloaded once from the model hub.
+    """
+    if explicit:
+        return str(explicit)
+    env = os.environ.get(GATE_MODEL_ENV)
+    if env:
+        return env
+    local = repo_test_gate_model()
+    if local is not None:
+        return str(local)
+    return DEFAULT_GATE_MODEL
+
+
+def repo_test_gate_model() -> Path | None:
+    """The offline test model folder next to the repository, if present."""
+    repo_root = Path(__file__).resolve().parents[2]
+    candidate = repo_root.parent / "shared" / "models" / "m2v-minilm-256"
+    return candidate if (candidate / "model.safetensors").exists() else None

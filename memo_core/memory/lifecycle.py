@@ -1,0 +1,203 @@
+"""Reading, pinning, forgetting and consolidating facts."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from memo_core.errors import InvalidInputError
+from memo_core.memory.base import HoodBase
+from memo_core.memory.decay import decayed_strength
+from memo_core.memory.extract import content_stems
+from memo_core.memory.namespace import NamespaceLike
+from memo_core.memory.ranking import analyse_query, coverage
+from memo_core.memory.records import FactRow
+from memo_core.memory.timeutil import as_utc, from_iso, to_iso
+from memo_core.memory.types import ConsolidationReport, Fact
+
+__all__ = ["LifecycleMixin"]
+
+#: Share of a forget query's words a fact must contain to be deleted by query.
+FORGET_MIN_COVERAGE = 0.5
+_BATCH = 1000
+
+
+class LifecycleMixin(HoodBase):
+    """``get``, ``history``, ``list_facts``, ``pin``/``unpin``, ``forget``, ``consolidate``."""
+
+    def get(
+        self, fact_id: str, *, namespace: NamespaceLike | None = None, at: datetime | None = None
+    ) -> Fact:
+        """One fact version by id (NotFoundError if absent or outside ``namespace``)."""
+        row = self._row(fact_id)
+        self._check_owner(row, namespace)
+        return self._fact(row, at)
+
+    def history(
+        self, fact_id: str, *, namespace: NamespaceLike | None = None, at: datetime | None = None
+    ) -> list[Fact]:
+        """Every version of the fact ``fact_id`` belongs to, oldest first, with dates."""
+        row = self._row(fact_id)
+        self._check_owner(row, namespace)
+        return [self._fact(r, at) for r in self._store.chain(row.chain_id)]
+
+    def list_facts(
+        self,
+        namespace: NamespaceLike | None,
+        *,
+        include_superseded: bool = False,
+        include_archived: bool = False,
+        prefix: bool = False,
+        at: datetime | None = None,
+    ) -> list[Fact]:
+        """Facts stored at ``namespace`` (and its descendants with ``prefix=True``)."""
+        _, enc = self._ns(namespace)
+        rows = self._store.facts_in(
+            [enc],
+            prefix=enc if prefix else None,
+            current_only=not include_superseded,
+            include_archived=include_archived,
+            order="chain_id, version" if include_superseded else "valid_from, rowid",
+        )
+        facts = [self._fact(r, at) for r in rows]
+        if include_superseded:
+            facts.sort(key=lambda f: (f.valid_from, f.version))
+        return facts
+
+    def pin(
+        self, fact_id: str, *, namespace: NamespaceLike | None = None, at: datetime | None = None
+    ) -> Fact:
+        """Pin the current version of the fact: it never decays or archives."""
+        return self._set_pin(fact_id, True, namespace, at)
+
+    def unpin(
+        self, fact_id: str, *, namespace: NamespaceLike | None = None, at: datetime | None = None
+    ) -> Fact:
+        """Unpin: decay starts from full strength at ``at`` (default now)."""
+        return self._set_pin(fact_id, False, namespace, at)
+
+    def _set_pin(
+        self, fact_id: str, pinned: bool, namespace: NamespaceLike | None, at: datetime | None
+    ) -> Fact:
+        row = self._row(fact_id)
+        self._check_owner(row, namespace)
+        current = next(
+            (FactRow(r) for r in self._store.chain(row.chain_id) if FactRow(r).valid_to is None),
+            row,
+        )
+        when = as_utc(at)
+        self._store.set_pinned(current.id, pinned, 1.0, to_iso(when))
+        return self._fact(self._row(current.id), when)
+
+    def forget(
+        self,
+        fact_id: str | None = None,
+        *,
+        namespace: NamespaceLike | None,
+        query: str | None = None,
+    ) -> int:
+        """Delete for real: every version of a fact (or of each fact matching ``query``).
+
+        Their FTS and vector rows go too, and so do the raw turns they were
+        extracted from (with a query, also turns that match it), so recall can no
+        longer surface them. Returns the number of fact versions deleted. Chat
+        transcripts (``add_message``) are the application's record and are kept.
+        """
+        _, enc = self._ns(namespace)
+        if fact_id is None and not (query and query.strip()):
+            raise InvalidInputError("forget needs a fact_id or a query")
+        chain_ids: set[str] = set()
+        turn_ids: set[str] = set()
+        if fact_id is not None:
+            row = self._row(fact_id)
+            self._check_owner(row, namespace)
+            chain_ids.add(row.chain_id)
+        if query and query.strip():
+            info = analyse_query(query)
+            fact_hits = self._store.search_fts(
+                "mem_facts_fts",
+                "mem_facts",
+                query,
+                self._namespaces_under("mem_facts", enc),
+                100_000,
+            )
+            for raw in self._store.facts_by_rowids(r for r, _ in fact_hits):
+                row = FactRow(raw)
+                if coverage(info, row.stems)[0] >= FORGET_MIN_COVERAGE:
+                    chain_ids.add(row.chain_id)
+            turn_hits = self._store.search_fts(
+                "mem_turns_fts",
+                "mem_turns",
+                query,
+                self._namespaces_under("mem_turns", enc),
+                100_000,
+            )
+            for turn in self._store.turns_by_rowids(r for r, _ in turn_hits):
+                if coverage(info, content_stems(turn[6]))[0] >= FORGET_MIN_COVERAGE:
+                    turn_ids.add(turn[1])
+        rows = [FactRow(r) for r in self._store.chains(sorted(chain_ids))]
+        turn_ids |= {r.source_turn for r in rows if r.source_turn}
+        with self.db.transaction():
+            deleted = self._store.delete_facts([r.rowid for r in rows])
+            self._store.delete_turns(sorted(turn_ids))
+        return deleted
+
+    def _namespaces_under(self, table: str, enc: str) -> list[str]:
+        rows = self.db.query(
+            f"SELECT DISTINCT ns FROM {table} WHERE substr(ns, 1, ?) = ?", [len(enc), enc]
+        )
+        return [r[0] for r in rows]
+
+    def consolidate(
+        self, now: datetime | None = None, *, namespace: NamespaceLike | None = None
+    ) -> ConsolidationReport:
+        """Archive current facts whose decayed strength fell under ``archive_threshold``.
+
+        Strength is computed from timestamps (never compounded), so any schedule
+        (hourly, nightly, once) gives the same strengths for the same ``now``;
+        running it twice changes nothing. Pinned facts are skipped. Archived
+        facts are kept (``list_facts(include_archived=True)``), only no longer
+        recalled; restating or pinning one brings it back.
+        """
+        when = as_utc(now)
+        where = ""
+        params: list[object] = []
+        if namespace is not None:
+            _, enc = self._ns(namespace)
+            where, params = " AND substr(ns, 1, ?) = ?", [len(enc), enc]
+        examined = 0
+        pinned = 0
+        archived: list[str] = []
+        strengths: dict[str, float] = {}
+        last = 0
+        while True:
+            batch = self.db.query(
+                "SELECT rowid, id, category, pinned, strength, last_used FROM mem_facts "
+                f"WHERE valid_to IS NULL AND archived = 0 AND rowid > ?{where} "
+                "ORDER BY rowid LIMIT ?",
+                [last, *params, _BATCH],
+            )
+            if not batch:
+                break
+            for rowid, fid, category, is_pinned, strength, last_used in batch:
+                last = int(rowid)
+                examined += 1
+                if is_pinned:
+                    pinned += 1
+                    strengths[fid] = 1.0
+                    continue
+                value = decayed_strength(
+                    float(strength), from_iso(last_used), when, self.config.half_life(category)
+                )
+                strengths[fid] = round(value, 9)
+                if value < self.config.archive_threshold:
+                    archived.append(fid)
+        if archived:
+            with self.db.transaction():
+                self._store.archive(archived, to_iso(when))
+        return ConsolidationReport(
+            now=when,
+            examined=examined,
+            archived=tuple(archived),
+            pinned=pinned,
+            strengths=strengths,
+        )

@@ -1,0 +1,523 @@
+"""FactStore: every SQL statement MemoHood runs, and nothing else.
+
+Rows in, rows out. Facts, turns and messages live in plain tables; their text is
+mirrored into FTS5 (raw + stemmed) and, when an embedder is attached and
+sqlite-vec loaded, into vec0 tables partitioned by namespace. Deleting a fact
+or a turn deletes its FTS and vector rows in the same transaction. Values are
+always bound parameters; user text reaches FTS5 only through
+:func:`~memo_core.search.text.fts_match_expression`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import struct
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memo_core.embedders.base import Embedder, EmbedderFingerprint
+from memo_core.errors import DimensionMismatchError, EmbedderMismatchError
+from memo_core.memory.schema import memory_schema, vec_table_ddl
+from memo_core.search.text import detect_language, fts_match_expression, stem_text
+from memo_core.storage.connection import Database
+
+__all__ = ["FACT_COLUMNS", "FactStore", "VectorIndex"]
+
+log = logging.getLogger(__name__)
+
+FACT_COLUMNS = (
+    "rowid, id, ns, root, chain_id, version, key, statement, stemmed, value, category, pinned, "
+    "subject, subject_kind, about, party_terms, event_start, event_end, valid_from, valid_to, "
+    "superseded_by, source_turn, session_id, origin, strength, last_used, reinforcements, "
+    "archived, archived_at, indexed, created_at"
+)
+TURN_COLUMNS = "rowid, id, ns, root, session_id, role, text, at, decision, score, focus, created_at"
+MESSAGE_COLUMNS = "rowid, id, ns, session_key, seq, role, content, metadata, at, turn_id"
+_META_EMBEDDER = "embedder"
+_MAX_IN = 400  # bound parameters per IN (...) list
+
+
+def _pack(vector: Sequence[float]) -> bytes:
+    return struct.pack(f"{len(vector)}f", *vector)
+
+
+def _placeholders(n: int) -> str:
+    return ", ".join("?" * n)
+
+
+@dataclass(frozen=True)
+class VectorIndex:
+    """The vector side of the store: which embedder, and whether vec0 is usable."""
+
+    embedder: Embedder
+    dimensions: int
+
+
+class FactStore:
+    """SQL access for one memory file (see :mod:`memo_core.memory.schema`)."""
+
+    def __init__(self, db: Database, embedder: Embedder | None = None) -> None:
+        self.db = db
+        memory_schema.apply(db)
+        self.vectors: VectorIndex | None = None
+        self._attach_embedder(embedder)
+
+    # -- embedder ---------------------------------------------------------------------
+
+    def _attach_embedder(self, embedder: Embedder | None) -> None:
+        row = self.db.query_one("SELECT value FROM mem_meta WHERE key = ?", [_META_EMBEDDER])
+        stored = EmbedderFingerprint.from_json(row[0]) if row else None
+        if embedder is None:
+            if stored is not None:
+                log.info(
+                    "memory file has %s vectors; no embedder given, keyword recall only",
+                    stored.describe(),
+                )
+            return
+        fingerprint = embedder.fingerprint
+        if stored is not None and stored != fingerprint:
+            raise EmbedderMismatchError(
+                f"{self.db.path} was indexed with {stored.describe()}, not "
+                f"{fingerprint.describe()}; open it with the same embedder, or export it "
+                "(memo memory export) and import into a new file with the new embedder"
+            )
+        if not self.db.has_vec:
+            log.warning("sqlite-vec is not available; memory recall is keyword-only")
+            return
+        with self.db.transaction():
+            if stored is None:
+                self.db.execute(
+                    "INSERT OR REPLACE INTO mem_meta (key, value) VALUES (?, ?)",
+                    [_META_EMBEDDER, fingerprint.to_json()],
+                )
+            self.db.execute(vec_table_ddl("mem_facts_vec", fingerprint.dimensions))
+            self.db.execute(vec_table_ddl("mem_turns_vec", fingerprint.dimensions))
+        self.vectors = VectorIndex(embedder, fingerprint.dimensions)
+        self._embed_missing()
+
+    def _embed_missing(self) -> None:
+        """Vectors for rows written while the file was opened without an embedder."""
+        assert self.vectors is not None
+        for table, vec, column in (
+            ("mem_facts", "mem_facts_vec", "statement"),
+            ("mem_turns", "mem_turns_vec", "text"),
+        ):
+            extra = " AND indexed = 1" if table == "mem_facts" else ""
+            rows = self.db.query(
+                f"SELECT rowid, ns, {column} FROM {table} WHERE rowid NOT IN "
+                f"(SELECT row_id FROM {vec}){extra}"
+            )
+            if not rows:
+                continue
+            log.info("embedding %d %s rows written without an embedder", len(rows), table)
+            vectors = self.vectors.embedder.embed_documents([r[2] for r in rows])
+            with self.db.transaction():
+                for (rowid, ns, _), vector in zip(rows, vectors, strict=True):
+                    self._insert_vector(vec, rowid, ns, vector)
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]] | None:
+        if self.vectors is None or not texts:
+            return None
+        return self.vectors.embedder.embed_documents(list(texts))
+
+    def embed_query(self, text: str) -> list[float] | None:
+        if self.vectors is None:
+            return None
+        return self.vectors.embedder.embed_query(text)
+
+    def _insert_vector(self, table: str, rowid: int, ns: str, vector: Sequence[float]) -> None:
+        assert self.vectors is not None
+        if len(vector) != self.vectors.dimensions:
+            raise DimensionMismatchError(
+                f"vector has {len(vector)} dimensions, the memory uses {self.vectors.dimensions}"
+            )
+        self.db.execute(
+            f"INSERT OR REPLACE INTO {table} (row_id, ns, embedding) VALUES (?, ?, ?)",
+            [rowid, ns, _pack(vector)],
+        )
+
+    # -- facts ------------------------------------------------------------------------
+
+    def insert_fact(self, values: dict[str, Any], vector: Sequence[float] | None) -> int:
+        """Insert one fact version with its FTS (and vector) rows; returns its rowid."""
+        cols = [c.strip() for c in FACT_COLUMNS.split(",") if c.strip() != "rowid"]
+        row = [values.get(c) for c in cols]
+        with self.db.transaction():
+            cursor = self.db.execute(
+                f"INSERT INTO mem_facts ({', '.join(cols)}) VALUES ({_placeholders(len(cols))})",
+                row,
+            )
+            rowid = int(cursor.lastrowid)
+            if values.get("indexed", 1):
+                self._index_text("mem_facts_fts", rowid, values["statement"])
+                if vector is not None and self.vectors is not None:
+                    self._insert_vector("mem_facts_vec", rowid, values["ns"], vector)
+        return rowid
+
+    def _index_text(self, table: str, rowid: int, text: str) -> None:
+        self.db.execute(
+            f"INSERT INTO {table} (rowid, raw, stemmed) VALUES (?, ?, ?)",
+            [rowid, text, stem_text(text, detect_language(text))],
+        )
+
+    def close_version(self, fact_id: str, valid_to: str, superseded_by: str | None) -> None:
+        self.db.execute(
+            "UPDATE mem_facts SET valid_to = ?, superseded_by = ? WHERE id = ?",
+            [valid_to, superseded_by, fact_id],
+        )
+
+    def set_superseded_by(self, fact_id: str, new_id: str) -> None:
+        self.db.execute("UPDATE mem_facts SET superseded_by = ? WHERE id = ?", [new_id, fact_id])
+
+    def update_strength(
+        self, fact_id: str, strength: float, last_used: str, *, reinforced: bool = False
+    ) -> None:
+        self.db.execute(
+            "UPDATE mem_facts SET strength = ?, last_used = ?, archived = 0, archived_at = NULL,"
+            " reinforcements = reinforcements + ? WHERE id = ?",
+            [strength, last_used, 1 if reinforced else 0, fact_id],
+        )
+
+    def set_pinned(self, fact_id: str, pinned: bool, strength: float, last_used: str) -> None:
+        self.db.execute(
+            "UPDATE mem_facts SET pinned = ?, strength = ?, last_used = ?, archived = 0,"
+            " archived_at = NULL WHERE id = ?",
+            [1 if pinned else 0, strength, last_used, fact_id],
+        )
+
+    def archive(self, fact_ids: Sequence[str], when: str) -> None:
+        for start in range(0, len(fact_ids), _MAX_IN):
+            chunk = list(fact_ids[start : start + _MAX_IN])
+            self.db.execute(
+                f"UPDATE mem_facts SET archived = 1, archived_at = ? WHERE id IN "
+                f"({_placeholders(len(chunk))})",
+                [when, *chunk],
+            )
+
+    def fact_by_id(self, fact_id: str) -> Any:
+        return self.db.query_one(f"SELECT {FACT_COLUMNS} FROM mem_facts WHERE id = ?", [fact_id])
+
+    def facts_by_rowids(self, rowids: Iterable[int]) -> list[Any]:
+        ids = list(dict.fromkeys(rowids))
+        out: list[Any] = []
+        for start in range(0, len(ids), _MAX_IN):
+            chunk = ids[start : start + _MAX_IN]
+            out.extend(
+                self.db.query(
+                    f"SELECT {FACT_COLUMNS} FROM mem_facts WHERE rowid IN "
+                    f"({_placeholders(len(chunk))})",
+                    chunk,
+                )
+            )
+        return out
+
+    def chain(self, chain_id: str) -> list[Any]:
+        return self.db.query(
+            f"SELECT {FACT_COLUMNS} FROM mem_facts WHERE chain_id = ? ORDER BY version",
+            [chain_id],
+        )
+
+    def chains(self, chain_ids: Sequence[str]) -> list[Any]:
+        out: list[Any] = []
+        ids = list(dict.fromkeys(chain_ids))
+        for start in range(0, len(ids), _MAX_IN):
+            chunk = ids[start : start + _MAX_IN]
+            out.extend(
+                self.db.query(
+                    f"SELECT {FACT_COLUMNS} FROM mem_facts WHERE chain_id IN "
+                    f"({_placeholders(len(chunk))}) ORDER BY chain_id, version",
+                    chunk,
+                )
+            )
+        return out
+
+    def current_by_key(self, ns: str, key: str) -> Any:
+        return self.db.query_one(
+            f"SELECT {FACT_COLUMNS} FROM mem_facts WHERE ns = ? AND key = ? AND valid_to IS NULL",
+            [ns, key],
+        )
+
+    def facts_in(
+        self,
+        namespaces: Sequence[str],
+        *,
+        prefix: str | None = None,
+        current_only: bool = True,
+        include_archived: bool = True,
+        as_of: str | None = None,
+        where: str = "",
+        params: Sequence[Any] = (),
+        order: str = "valid_from, rowid",
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Any]:
+        """Fact rows in exact ``namespaces`` (or under an encoded ``prefix``)."""
+        clauses: list[str] = []
+        args: list[Any] = []
+        if prefix is not None:
+            clauses.append("substr(ns, 1, ?) = ?")
+            args.extend([len(prefix), prefix])
+        else:
+            clauses.append(f"ns IN ({_placeholders(len(namespaces))})")
+            args.extend(namespaces)
+        if as_of is not None:
+            clauses.append("valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)")
+            args.extend([as_of, as_of])
+        elif current_only:
+            clauses.append("valid_to IS NULL")
+        if not include_archived:
+            clauses.append("archived = 0")
+        if where:
+            clauses.append(where)
+            args.extend(params)
+        sql = f"SELECT {FACT_COLUMNS} FROM mem_facts WHERE {' AND '.join(clauses)} ORDER BY {order}"
+        if limit is not None:
+            sql += " LIMIT ? OFFSET ?"
+            args.extend([limit, offset])
+        return self.db.query(sql, args)
+
+    def namespaces_with_prefix(self, prefix: str | None) -> list[str]:
+        if prefix is None:
+            rows = self.db.query("SELECT DISTINCT ns FROM mem_facts WHERE valid_to IS NULL")
+        else:
+            rows = self.db.query(
+                "SELECT DISTINCT ns FROM mem_facts WHERE valid_to IS NULL AND substr(ns, 1, ?) = ?",
+                [len(prefix), prefix],
+            )
+        return sorted(r[0] for r in rows)
+
+    def search_fts(
+        self, table: str, base: str, query: str, namespaces: Sequence[str], limit: int
+    ) -> list[tuple[int, float]]:
+        """``(rowid, bm25)`` of rows in ``namespaces`` matching ``query`` (best first)."""
+        expression = fts_match_expression(query)
+        if expression is None or not namespaces:
+            return []
+        out: list[tuple[int, float]] = []
+        for start in range(0, len(namespaces), _MAX_IN):
+            chunk = list(namespaces[start : start + _MAX_IN])
+            out.extend(
+                (int(r[0]), float(r[1]))
+                for r in self.db.query(
+                    f"SELECT {table}.rowid, bm25({table}) AS score FROM {table} "
+                    f"JOIN {base} b ON b.rowid = {table}.rowid "
+                    f"WHERE {table} MATCH ? AND b.ns IN ({_placeholders(len(chunk))}) "
+                    "ORDER BY score LIMIT ?",
+                    [expression, *chunk, limit],
+                )
+            )
+        out.sort(key=lambda pair: pair[1])
+        return out[:limit]
+
+    def search_vec(
+        self, table: str, vector: Sequence[float], namespaces: Sequence[str], limit: int
+    ) -> list[tuple[int, float]]:
+        """``(rowid, cosine similarity)`` nearest to ``vector`` in ``namespaces``."""
+        if self.vectors is None or not namespaces or limit <= 0:
+            return []
+        out: list[tuple[int, float]] = []
+        for start in range(0, len(namespaces), _MAX_IN):
+            chunk = list(namespaces[start : start + _MAX_IN])
+            out.extend(
+                (int(r[0]), 1.0 - float(r[1]))
+                for r in self.db.query(
+                    f"SELECT row_id, distance FROM {table} WHERE embedding MATCH ? AND k = ? "
+                    f"AND ns IN ({_placeholders(len(chunk))})",
+                    [_pack(vector), limit, *chunk],
+                )
+            )
+        out.sort(key=lambda pair: -pair[1])
+        return out[:limit]
+
+    def vectors_for(self, table: str, rowids: Sequence[int]) -> dict[int, list[float]]:
+        if self.vectors is None or not rowids:
+            return {}
+        out: dict[int, list[float]] = {}
+        dims = self.vectors.dimensions
+        for start in range(0, len(rowids), _MAX_IN):
+            chunk = list(rowids[start : start + _MAX_IN])
+            for rowid, blob in self.db.query(
+                f"SELECT row_id, embedding FROM {table} WHERE row_id IN "
+                f"({_placeholders(len(chunk))})",
+                chunk,
+            ):
+                out[int(rowid)] = list(struct.unpack(f"{dims}f", blob))
+        return out
+
+    def delete_facts(self, rowids: Sequence[int]) -> int:
+        """Delete fact versions with their FTS and vector rows."""
+        deleted = 0
+        with self.db.transaction():
+            for start in range(0, len(rowids), _MAX_IN):
+                chunk = list(rowids[start : start + _MAX_IN])
+                marks = _placeholders(len(chunk))
+                self.db.execute(f"DELETE FROM mem_facts_fts WHERE rowid IN ({marks})", chunk)
+                if self.vectors is not None:
+                    self.db.execute(f"DELETE FROM mem_facts_vec WHERE row_id IN ({marks})", chunk)
+                cursor = self.db.execute(f"DELETE FROM mem_facts WHERE rowid IN ({marks})", chunk)
+                deleted += int(cursor.rowcount)
+        return deleted
+
+    # -- turns ------------------------------------------------------------------------
+
+    def insert_turn(self, values: dict[str, Any], vector: Sequence[float] | None) -> int:
+        cols = [c.strip() for c in TURN_COLUMNS.split(",") if c.strip() != "rowid"]
+        with self.db.transaction():
+            cursor = self.db.execute(
+                f"INSERT INTO mem_turns ({', '.join(cols)}) VALUES ({_placeholders(len(cols))})",
+                [values.get(c) for c in cols],
+            )
+            rowid = int(cursor.lastrowid)
+            self._index_text("mem_turns_fts", rowid, values["text"])
+            if vector is not None and self.vectors is not None:
+                self._insert_vector("mem_turns_vec", rowid, values["ns"], vector)
+        return rowid
+
+    def update_turn(self, turn_id: str, decision: str, score: float, focus: str | None) -> None:
+        self.db.execute(
+            "UPDATE mem_turns SET decision = ?, score = ?, focus = ? WHERE id = ?",
+            [decision, score, focus, turn_id],
+        )
+
+    def last_turn(self, ns: str, session_id: str | None, before: str) -> Any:
+        if session_id is None:
+            return self.db.query_one(
+                f"SELECT {TURN_COLUMNS} FROM mem_turns WHERE ns = ? AND role = 'user' "
+                "AND at <= ? ORDER BY at DESC, rowid DESC LIMIT 1",
+                [ns, before],
+            )
+        return self.db.query_one(
+            f"SELECT {TURN_COLUMNS} FROM mem_turns WHERE ns = ? AND session_id = ? "
+            "AND role = 'user' AND at <= ? ORDER BY at DESC, rowid DESC LIMIT 1",
+            [ns, session_id, before],
+        )
+
+    def turns_by_rowids(self, rowids: Iterable[int]) -> list[Any]:
+        ids = list(dict.fromkeys(rowids))
+        out: list[Any] = []
+        for start in range(0, len(ids), _MAX_IN):
+            chunk = ids[start : start + _MAX_IN]
+            out.extend(
+                self.db.query(
+                    f"SELECT {TURN_COLUMNS} FROM mem_turns WHERE rowid IN "
+                    f"({_placeholders(len(chunk))})",
+                    chunk,
+                )
+            )
+        return out
+
+    def turns_in(self, namespaces: Sequence[str]) -> list[Any]:
+        return self.db.query(
+            f"SELECT {TURN_COLUMNS} FROM mem_turns WHERE ns IN ({_placeholders(len(namespaces))})"
+            " ORDER BY at, rowid",
+            list(namespaces),
+        )
+
+    def turn_ids_with_facts(self, turn_ids: Sequence[str]) -> set[str]:
+        out: set[str] = set()
+        ids = list(turn_ids)
+        for start in range(0, len(ids), _MAX_IN):
+            chunk = ids[start : start + _MAX_IN]
+            out.update(
+                r[0]
+                for r in self.db.query(
+                    "SELECT DISTINCT source_turn FROM mem_facts WHERE source_turn IN "
+                    f"({_placeholders(len(chunk))})",
+                    chunk,
+                )
+            )
+        return out
+
+    def delete_turns(self, turn_ids: Sequence[str]) -> int:
+        if not turn_ids:
+            return 0
+        deleted = 0
+        with self.db.transaction():
+            for start in range(0, len(turn_ids), _MAX_IN):
+                chunk = list(turn_ids[start : start + _MAX_IN])
+                rows = self.db.query(
+                    f"SELECT rowid FROM mem_turns WHERE id IN ({_placeholders(len(chunk))})", chunk
+                )
+                rowids = [int(r[0]) for r in rows]
+                if not rowids:
+                    continue
+                marks = _placeholders(len(rowids))
+                self.db.execute(f"DELETE FROM mem_turns_fts WHERE rowid IN ({marks})", rowids)
+                if self.vectors is not None:
+                    self.db.execute(f"DELETE FROM mem_turns_vec WHERE row_id IN ({marks})", rowids)
+                self.db.execute(
+                    "UPDATE mem_messages SET turn_id = NULL WHERE turn_id IN "
+                    f"({_placeholders(len(chunk))})",
+                    chunk,
+                )
+                cursor = self.db.execute(f"DELETE FROM mem_turns WHERE rowid IN ({marks})", rowids)
+                deleted += int(cursor.rowcount)
+        return deleted
+
+    # -- messages ---------------------------------------------------------------------
+
+    def insert_message(self, values: dict[str, Any]) -> None:
+        cols = [c.strip() for c in MESSAGE_COLUMNS.split(",") if c.strip() != "rowid"]
+        with self.db.transaction():
+            if values.get("seq") is None:
+                row = self.db.query_one(
+                    "SELECT coalesce(max(seq), -1) + 1 FROM mem_messages "
+                    "WHERE ns = ? AND session_key = ?",
+                    [values["ns"], values["session_key"]],
+                )
+                values = {**values, "seq": int(row[0])}
+            self.db.execute(
+                f"INSERT INTO mem_messages ({', '.join(cols)}) VALUES ({_placeholders(len(cols))})",
+                [values.get(c) for c in cols],
+            )
+
+    def messages(self, ns: str, session_key: str) -> list[Any]:
+        return self.db.query(
+            f"SELECT {MESSAGE_COLUMNS} FROM mem_messages WHERE ns = ? AND session_key = ? "
+            "ORDER BY seq, rowid",
+            [ns, session_key],
+        )
+
+    def messages_in(self, namespaces: Sequence[str]) -> list[Any]:
+        return self.db.query(
+            f"SELECT {MESSAGE_COLUMNS} FROM mem_messages WHERE ns IN "
+            f"({_placeholders(len(namespaces))}) ORDER BY ns, session_key, seq",
+            list(namespaces),
+        )
+
+    def delete_messages(
+        self, ns: str, session_key: str, rowids: Sequence[int] | None = None
+    ) -> int:
+        if rowids is None:
+            cursor = self.db.execute(
+                "DELETE FROM mem_messages WHERE ns = ? AND session_key = ?", [ns, session_key]
+            )
+            return int(cursor.rowcount)
+        if not rowids:
+            return 0
+        cursor = self.db.execute(
+            f"DELETE FROM mem_messages WHERE ns = ? AND session_key = ? AND rowid IN "
+            f"({_placeholders(len(rowids))})",
+            [ns, session_key, *rowids],
+        )
+        return int(cursor.rowcount)
+
+    def session_keys(self, ns: str) -> list[str]:
+        rows = self.db.query(
+            "SELECT session_key FROM mem_messages WHERE ns = ? GROUP BY session_key "
+            "ORDER BY min(rowid)",
+            [ns],
+        )
+        return [r[0] for r in rows]
+
+    # -- meta -------------------------------------------------------------------------
+
+    def stored_fingerprint(self) -> EmbedderFingerprint | None:
+        row = self.db.query_one("SELECT value FROM mem_meta WHERE key = ?", [_META_EMBEDDER])
+        return EmbedderFingerprint.from_json(row[0]) if row else None
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)

@@ -1,0 +1,76 @@
+"""``memo memory ...``: replay (the schema independent checks read) and everyday commands."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memo_core.cli import main
+
+OWN = Path(__file__).parent / "data" / "own_scenarios.jsonl"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def test_replay_prints_one_json_line_per_probe(tmp_path: Path, capsys) -> None:
+    db = str(tmp_path / "replay.db")
+    code, out = run(
+        capsys, "memory", "replay", str(OWN), "--db", db, "--json", "--embedder", "hash"
+    )
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    scenarios = [json.loads(line) for line in OWN.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == sum(len(s["probes"]) for s in scenarios)
+    for row in rows:
+        assert set(row) == {"id", "probe", "gate", "facts", "history"}
+        assert row["gate"] in ("recall", "skip")
+        if row["gate"] == "skip":
+            assert row["facts"] == []
+
+
+def test_everyday_commands(tmp_path: Path, capsys) -> None:
+    db = str(tmp_path / "cli.db")
+    base = ["--db", db, "--user", "u1", "--json", "--embedder", "hash"]
+    code, out = run(
+        capsys, "memory", "capture", "I live in Berlin.", *base, "--at", "2026-03-01T10:00:00Z"
+    )
+    assert code == 0 and json.loads(out)["decision"] == "keep"
+    code, out = run(
+        capsys, "memory", "capture", "I moved to Lisbon.", *base, "--at", "2026-03-10T10:00:00Z"
+    )
+    fact_id = json.loads(out)["added"][0]["id"]
+    code, out = run(
+        capsys, "memory", "recall", "where do I live?", *base, "--at", "2026-03-20T10:00:00Z"
+    )
+    recall = json.loads(out)
+    assert "Lisbon" in recall["block"] and recall["gate"]["action"] == "recall"
+    code, out = run(capsys, "memory", "history", fact_id, *base)
+    assert [v["version"] for v in json.loads(out)] == [1, 2]
+    export = tmp_path / "out.jsonl"
+    code, out = run(capsys, "memory", "export", *base, "--out", str(export))
+    assert json.loads(out)["records"] == 4
+    code, out = run(capsys, "memory", "consolidate", *base, "--now", "2026-04-01T00:00:00Z")
+    assert json.loads(out)["examined"] == 1
+    code, out = run(capsys, "memory", "forget", fact_id, *base)
+    assert json.loads(out) == {"deleted": 2}
+    other = ["--db", str(tmp_path / "other.db"), "--user", "u1", "--json", "--embedder", "hash"]
+    code, out = run(capsys, "memory", "import", str(export), *other)
+    assert json.loads(out)["facts"] == 2
+    history = tmp_path / "history.jsonl"
+    history.write_text(
+        json.dumps({"t": "2026-01-01T00:00:00Z", "text": "I'm vegan."}) + "\n", encoding="utf-8"
+    )
+    code, out = run(capsys, "memory", "backfill", str(history), *other)
+    assert json.loads(out)["facts_added"] == 1
+    code, out = run(capsys, "memory", "list", *other)
+    assert len(json.loads(out)) == 2
+
+
+def test_user_is_required(tmp_path: Path, capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["memory", "recall", "hi", "--db", str(tmp_path / "x.db")])
