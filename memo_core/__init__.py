@@ -10,6 +10,7 @@ from memo_core.answer.gate import SufficiencyGate
 from memo_core.embedders import Embedder, EmbedderFingerprint, HashEmbedder
 from memo_core.errors import MemoError
 from memo_core.kb import MemoBase
+from memo_core.memory import MemoHood
 from memo_core.search.rrf import rrf
 from memo_core.types import Hit, SearchMode
 from memo_core.unified import UnifiedRecall, recall_all
@@ -27,6 +28,7 @@ __all__ = [
     "Hit",
     "MemoBase",
     "MemoError",
+    "MemoHood",
     "Refusal",
     "SearchMode",
     "SufficiencyGate",

@@ -19,6 +19,7 @@ EXPECTED_CORE = [
     "Hit",
     "MemoBase",
     "MemoError",
+    "MemoHood",
     "Refusal",
     "SearchMode",
     "SufficiencyGate",
