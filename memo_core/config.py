@@ -118,6 +118,8 @@ class Settings:
     llm: Mapping[str, Any] = field(default_factory=dict)
     ceilings: Mapping[str, float] = field(default_factory=dict)
     spend_db: str = ""
+    #: The raw ``memohood:`` section (MemoryConfig.from_dict reads its knobs).
+    memory: Mapping[str, Any] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     def secret(self, name: str) -> str | None:
@@ -187,6 +189,7 @@ def load_settings(path: str | Path | None = None, env: Mapping[str, str] | None 
         llm=dict(kb.get("llm") or {}),
         ceilings={str(k): float(v) for k, v in (spend.get("ceilings") or {}).items()},
         spend_db=str(Path(spend_db).expanduser()),
+        memory=dict(memory),
         env=env,
     )
 

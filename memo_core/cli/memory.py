@@ -19,6 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from memo_core.config import EmbedderSpec, build_embedder, load_settings
 from memo_core.embedders.base import Embedder, EmbedderFingerprint
 from memo_core.errors import ConfigError, InvalidInputError, MemoError
 from memo_core.memory import MemoHood, MemoryConfig, RecallGate
@@ -58,8 +59,12 @@ def _local() -> Embedder | None:
         return None
 
 
-def make_embedder(choice: str, db_path: str) -> Embedder | None:
-    """The embedder for ``--embedder``; ``auto`` matches what the file already holds."""
+def make_embedder(
+    choice: str, db_path: str, configured: EmbedderSpec | None = None
+) -> Embedder | None:
+    """The embedder for ``--embedder``; ``auto`` matches what the file already holds,
+    else what ``config.yaml`` names (``memohood: embedder:``, which may be ``same`` as
+    memobase's), else the offline default."""
     from memo_core.embedders.hash import HashEmbedder
 
     if choice == "none":
@@ -74,15 +79,20 @@ def make_embedder(choice: str, db_path: str) -> Embedder | None:
     stored = _stored_fingerprint(db_path)
     if stored is not None and stored.provider == "hash":
         return HashEmbedder(stored.dimensions, trigrams=stored.model.endswith("-tri"))
+    if stored is None and configured is not None and configured != EmbedderSpec():
+        return build_embedder(configured)
     return _local()
 
 
 def _open(args: argparse.Namespace) -> MemoHood:
-    gate = None
-    if getattr(args, "gate_model", None):
-        gate = RecallGate.default(args.gate_model)
+    settings = load_settings(getattr(args, "config", None))
+    gate_model = getattr(args, "gate_model", None) or settings.memory.get("gate_model")
+    gate = RecallGate.default(gate_model) if gate_model else None
     return MemoHood(
-        args.db, embedder=make_embedder(args.embedder, args.db), gate=gate, config=MemoryConfig()
+        args.db,
+        embedder=make_embedder(args.embedder, args.db, settings.memory_embedder),
+        gate=gate,
+        config=MemoryConfig.from_dict(settings.memory),
     )
 
 
@@ -313,6 +323,7 @@ def _common(parser: argparse.ArgumentParser, *, user: bool = True) -> None:
         help="vectors for recall (default: auto)",
     )
     parser.add_argument("--gate-model", help="Model2Vec folder or name for the recall gate")
+    parser.add_argument("--config", help="config.yaml (default: ./config.yaml, ~/.config/memo/)")
 
 
 def register(subparsers: Any) -> None:
