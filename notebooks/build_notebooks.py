@@ -492,6 +492,32 @@ def nb02() -> list[Cell]:
             print("timeline rows:", len(chains), "versions:", len(facts))
             """
         ),
+        md(
+            """
+            ## Memory and documents together: one ranked, conflict-aware context
+
+            `recall_all` asks memory and a knowledge base at once, fuses both lists with RRF
+            (per-source weights), labels every item by its source, and flags a conflict when a
+            remembered fact and a document disagree on a date, number or name.
+            """
+        ),
+        code(
+            """
+            from memo_core import MemoBase, recall_all
+
+            memory.capture("The Hollis grant report is due on March 27.", namespace=USER,
+                           at=LATER - timedelta(days=1))
+            kb = MemoBase(WORK / "kb.db", embedder=embedder)
+            kb.add_texts(["Grant schedule: the Hollis report is due on 30 March 2026."],
+                         metadatas=[{"source": "grant-schedule.md", "title": "Grant schedule"}])
+            unified = recall_all("When is the Hollis report due?", memory=memory, kb=kb,
+                                 namespace=USER, at=LATER)
+            print(unified.render())
+            for conflict in unified.conflicts:
+                print("conflict:", conflict.kind, [value for _, value in conflict.sides])
+            kb.close()
+            """
+        ),
         md("## Forgetting is real deletion"),
         code(
             """

@@ -109,6 +109,7 @@ EXPECTED = {
         "v3  2026-04-01 -> now  The 1:1 is now Thursday 09:30.",
         "as of 2026-03-22 -> ['Priyanka shifted our 1:1 to Wednesdays at 15:00.']",
         "today          -> ['The 1:1 is now Thursday 09:30.']",
+        "conflict: date",
         "deleted: 1",
     ],
     "03_langchain.ipynb": [
