@@ -27,6 +27,7 @@ from memo_core.answer.evidence import (
 )
 from memo_core.answer.extractive import extractive_answer
 from memo_core.answer.gate import SufficiencyGate
+from memo_core.answer.grounding import is_grounded
 from memo_core.answer.prompting import (
     ParsedAnswer,
     build_answer_messages,
@@ -167,7 +168,10 @@ class GuardedAnswerer:
         else:
             parsed = self._ask_llm(question, hits, explanation, evidence)
             claims = self._verified_claims(parsed, hits, explanation, evidence)
-            unsupported = parsed.unsupported if parsed else ()
+            # Model-written too: keep only the parts that restate the question.
+            unsupported = tuple(
+                u for u in (parsed.unsupported if parsed else ()) if is_grounded(u, [question])
+            )
         if not claims:
             where = " or in the memory facts given" if evidence else ""
             return Refusal(
@@ -307,7 +311,12 @@ class GuardedAnswerer:
                 if citation is not None:
                     citations.append(citation)
             if citations:  # a claim with no verified quote is dropped whole
-                claims.append(Claim(_strip_markers(claim.text), tuple(citations)))
+                text = _strip_markers(claim.text)
+                if not is_grounded(text, [c.quote for c in citations]):
+                    # The wording says more than its quotes (an obeyed injection, a
+                    # guess): what is verified is the quotes, so they are the claim.
+                    text = " ".join(c.quote for c in citations)
+                claims.append(Claim(text, tuple(citations)))
         return claims
 
 

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
+import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from memo_core.embedders.base import Embedder
-from memo_core.errors import InvalidInputError, NotFoundError
+from memo_core.errors import EmbedderMismatchError, InvalidInputError, NotFoundError
 from memo_core.kb.store import ChunkInput, DocumentInfo, KnowledgeStore, require_owner, sha256
 from memo_core.rerank.base import Reranker
 from memo_core.search.hybrid import HybridSearcher, SearchSettings
@@ -33,6 +35,16 @@ DEFAULT_COLLECTION = "default"
 
 #: Sentinel: "use the default local embedder if it is installed, else keyword-only".
 AUTO = "auto"
+
+_EMBED_CLOCK = threading.local()
+
+
+def embed_seconds() -> float:
+    """Seconds the calling thread has spent embedding documents (ingest reports diff it).
+
+    Per thread, so concurrent ingests through one shared MemoBase time only their own work.
+    """
+    return float(getattr(_EMBED_CLOCK, "seconds", 0.0))
 
 
 def _resolve_embedder(embedder: Embedder | str | None) -> Embedder | None:
@@ -119,7 +131,11 @@ class MemoBase:
         out: list[Sequence[float] | bytes | None] = [reusable.get(sha256(c.text)) for c in chunks]
         todo = [i for i, v in enumerate(out) if v is None]
         if todo:
-            vectors = self.embedder.embed_documents([chunks[i].text for i in todo])
+            started = time.perf_counter()
+            try:
+                vectors = self.embedder.embed_documents([chunks[i].text for i in todo])
+            finally:
+                _EMBED_CLOCK.seconds = embed_seconds() + time.perf_counter() - started
             for i, vec in zip(todo, vectors, strict=True):
                 out[i] = vec
         return [v for v in out if v is not None]
@@ -162,6 +178,7 @@ class MemoBase:
         if chunks is None:
             chunks = default_chunks(text)
         vectors = self._embed_chunks(owner, doc_id, chunks)
+        made_by = self.embedder.fingerprint if vectors is not None and self.embedder else None
         return self.store.replace_document(
             owner=owner,
             collection=collection,
@@ -174,6 +191,7 @@ class MemoBase:
             kind=kind,
             metadata=meta,
             content_hash=digest,
+            fingerprint=made_by,
         )
 
     def add_texts(
@@ -259,15 +277,31 @@ class MemoBase:
         if not isinstance(query, str):
             raise InvalidInputError("query must be a string")
         collections = [collection] if isinstance(collection, str) else collection
+        run = _check_mode(mode)
+        if run is not SearchMode.KEYWORD:
+            self._check_embedder_current()
         return self.searcher.search(
             query,
             owner=self._owner(owner),
-            k=k,
-            mode=mode,
+            k=_check_k(k),
+            mode=run,
             collections=collections,
             filter=filter,
             rerank=rerank,
         )
+
+    def _check_embedder_current(self) -> None:
+        """Another process may have re-indexed the file with another embedder since it
+        was opened here: query vectors from this one would then rank garbage, silently."""
+        embedder = self.searcher.embedder
+        if embedder is None:
+            return
+        stored = self.store.search_state().fingerprint
+        if stored is not None and stored != embedder.fingerprint:
+            raise EmbedderMismatchError(
+                f"{self.path} was re-indexed with {stored.describe()} since it was opened "
+                f"with {embedder.fingerprint.describe()}; reopen it with that embedder"
+            )
 
     def search_by_vector(
         self,
@@ -281,6 +315,7 @@ class MemoBase:
         """Nearest chunks to a precomputed vector (cosine similarity as score)."""
         collections = [collection] if isinstance(collection, str) else collection
         owner = self._owner(owner)
+        k = _check_k(k)
         ranked = self.store.vector_candidates(
             owner, vector, k, collections=collections, filter=filter
         )
@@ -335,6 +370,21 @@ class MemoBase:
         self.embedder = embedder
         self.searcher.embedder = embedder
         return done
+
+
+def _check_k(k: object) -> int:
+    """A hostile ``k`` (a string, a bool, 2**70) is a typed error, not a TypeError deep down."""
+    if isinstance(k, bool) or not isinstance(k, int) or k > 1_000_000:
+        raise InvalidInputError(f"k must be an integer up to 1,000,000, not {k!r}")
+    return k
+
+
+def _check_mode(mode: SearchMode | str) -> SearchMode:
+    try:
+        return SearchMode(mode)
+    except ValueError:
+        modes = ", ".join(m.value for m in SearchMode)
+        raise InvalidInputError(f"unknown search mode {mode!r}; use one of {modes}") from None
 
 
 def _stable_document_id(collection: str, source: str) -> str:

@@ -9,11 +9,13 @@ return ``(chunk rowid, raw score)`` lists; fusion lives in ``search/hybrid.py``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
+import threading
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -52,7 +54,11 @@ def _now() -> str:
 
 
 def sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate: not text SQLite could store
+        raise InvalidInputError(f"text is not valid Unicode: {exc}") from exc
+    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -65,6 +71,16 @@ class ChunkInput:
     locator: Mapping[str, Any] = field(default_factory=dict)
     metadata: Mapping[str, Any] = field(default_factory=dict)
     id: str | None = None
+
+
+@dataclass
+class SearchState:
+    """What the read path needs from ``kb_meta``, valid while ``key`` holds."""
+
+    key: tuple[int, int]
+    vector_table: str | None
+    fingerprint: EmbedderFingerprint | None
+    only_scope: dict[tuple[str, str | None], bool] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -91,6 +107,8 @@ class KnowledgeStore:
     def __init__(self, db: Database, *, languages: Sequence[str] = DEFAULT_LANGUAGES) -> None:
         self.db = db
         self.languages = tuple(languages)
+        self._search_state: SearchState | None = None
+        self._pins = threading.local()  # a search pins its state per thread
         kb_schema.apply(db)
 
     # -- file facts ---------------------------------------------------------
@@ -129,6 +147,9 @@ class KnowledgeStore:
         if not self.db.has_vec:
             return  # keyword-only file; vectors start when a capable driver opens it
         with self.db.transaction():
+            if self.meta("embedder") is not None:
+                # Another process attached one since our read: check it like any other.
+                return self.attach_embedder(fingerprint)
             name = "vec_chunks_1"
             self.db.execute(vec_table_ddl(name, fingerprint.dimensions))
             self.set_meta("embedder", fingerprint.to_json())
@@ -142,7 +163,8 @@ class KnowledgeStore:
             raise DimensionMismatchError(
                 f"vector has {len(vector)} dimensions, the base uses {dims}"
             )
-        if not all(math.isfinite(v) for v in vector):
+        # sum() is NaN/inf if any component is; the exact scan runs only then.
+        if not math.isfinite(sum(vector)) and not all(math.isfinite(v) for v in vector):
             raise InvalidInputError("vector contains NaN or infinity")
         return array("f", vector).tobytes()
 
@@ -180,8 +202,14 @@ class KnowledgeStore:
         kind: str = "text",
         metadata: Mapping[str, Any] | None = None,
         content_hash: str | None = None,
+        fingerprint: EmbedderFingerprint | None = None,
     ) -> DocumentInfo:
-        """Insert or atomically replace a document with its chunks and vectors."""
+        """Insert or atomically replace a document with its chunks and vectors.
+
+        ``fingerprint`` names the embedder that made ``vectors``; the write is refused
+        (EmbedderMismatchError) if the file's embedder differs when it commits, as it
+        does after a re-index by another process while this one kept the file open.
+        """
         require_owner(owner)
         if not collection:
             raise InvalidInputError("collection must be a non-empty string")
@@ -207,6 +235,14 @@ class KnowledgeStore:
         digest = content_hash or sha256(text)
         doc_json = json.dumps(doc_meta, ensure_ascii=False, default=str)
         with self.db.transaction():
+            if vectors is not None and table is not None:
+                stored = self.fingerprint  # re-read under the write lock
+                if stored != (fingerprint or fp) or self.vector_table != table:
+                    raise EmbedderMismatchError(
+                        f"{self.db.path} was re-indexed with "
+                        f"{stored.describe() if stored else 'no embedder'} since these vectors "
+                        "were made; reopen it with that embedder"
+                    )
             row = self.db.query_one(
                 "SELECT rowid, created_at FROM documents WHERE owner = ? AND id = ?",
                 [owner, document_id],
@@ -432,18 +468,91 @@ class KnowledgeStore:
         hits = self.hits_by_rowid(list(rowids.values()))
         return [hits[rowids[c]] for c in chunk_ids if c in rowids and rowids[c] in hits]
 
+    def search_state(self) -> SearchState:
+        """The vector table and fingerprint for the read path, re-read only after a change.
+
+        The key is ``PRAGMA data_version`` (moves when another connection commits)
+        plus this connection's ``total_changes`` (moves on our own writes), so a
+        query costs one cheap pragma instead of two ``kb_meta`` look-ups.
+        """
+        pinned: SearchState | None = getattr(self._pins, "state", None)
+        if pinned is not None:
+            return pinned
+        key = (int(self.db.query_one("PRAGMA data_version")[0]), self.db.conn.total_changes)
+        state = self._search_state
+        if state is None or state.key != key:
+            fp = self.fingerprint
+            table = self.vector_table if self.db.has_vec else None
+            state = SearchState(key, table if fp is not None else None, fp)
+            self._search_state = state
+        return state
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[SearchState]:
+        """Check the search state once for a whole search (its legs share it)."""
+        pinned: SearchState | None = getattr(self._pins, "state", None)
+        if pinned is not None:
+            yield pinned
+            return
+        # One read snapshot for the whole search: a scope check and the query that
+        # relies on it must not see different data (another process may commit between).
+        with self.db.snapshot():
+            self._pins.state = state = self.search_state()
+            try:
+                yield state
+            finally:
+                self._pins.state = None
+
+    def _only_scope(self, state: SearchState, owner: str, collections: Sequence[str] | None) -> bool:
+        """True when every chunk belongs to ``owner`` (and its one collection).
+
+        Then a ranking leg may skip the per-row join that scopes it: the answer is
+        the same. Two index range probes, cached with the search state.
+        """
+        if collections is not None and len(collections) != 1:
+            return False
+        cache_key = (owner, collections[0] if collections else None)
+        if cache_key not in state.only_scope:
+            params: list[Any] = [owner, owner]
+            sql = "SELECT EXISTS (SELECT 1 FROM chunks WHERE owner < ? OR owner > ?)"
+            if collections:
+                sql += (
+                    " OR EXISTS (SELECT 1 FROM chunks WHERE owner = ?"
+                    " AND (collection < ? OR collection > ?))"
+                )
+                params += [owner, collections[0], collections[0]]
+            state.only_scope[cache_key] = not int(self.db.query_one(sql, params)[0])
+        return state.only_scope[cache_key]
+
+    def similarities(self, rowids: Sequence[int], vector: Sequence[float]) -> dict[int, float]:
+        """Cosine similarity of ``vector`` to each stored chunk vector, computed in SQL."""
+        state = self.search_state()
+        if state.vector_table is None or state.fingerprint is None or not rowids:
+            return {}
+        blob = self._vector_blob(vector, state.fingerprint.dimensions)
+        # One point query per rowid: vec0 answers "chunk_rowid IN (...)" with a full
+        # scan (150 ms at 100k chunks), "chunk_rowid = ?" with one look-up.
+        sql = (
+            f"SELECT vec_distance_cosine(embedding, ?) FROM {state.vector_table}"
+            " WHERE chunk_rowid = ?"
+        )
+        out: dict[int, float] = {}
+        for rowid in dict.fromkeys(rowids):
+            row = self.db.query_one(sql, [blob, int(rowid)])
+            if row is not None:
+                out[int(rowid)] = 1.0 - float(row[0])
+        return out
+
     def vectors_by_rowid(self, rowids: Sequence[int]) -> dict[int, list[float]]:
         table = self.vector_table if self.db.has_vec else None
         if table is None or not rowids:
             return {}
         out: dict[int, list[float]] = {}
-        for start in range(0, len(rowids), 500):
-            part = list(rowids[start : start + 500])
-            marks = ",".join("?" for _ in part)
-            for rowid, blob in self.db.query(
-                f"SELECT chunk_rowid, embedding FROM {table} WHERE chunk_rowid IN ({marks})", part
-            ):
-                out[int(rowid)] = array("f", bytes(blob)).tolist()
+        sql = f"SELECT embedding FROM {table} WHERE chunk_rowid = ?"  # point look-ups, no scan
+        for rowid in dict.fromkeys(rowids):
+            row = self.db.query_one(sql, [int(rowid)])
+            if row is not None:
+                out[int(rowid)] = array("f", bytes(row[0])).tolist()
         return out
 
     def _scope(
@@ -475,6 +584,14 @@ class KnowledgeStore:
         expression = fts_match_expression(query, languages=self.languages)
         if expression is None:
             return []
+        if not filter and self._only_scope(self.search_state(), require_owner(owner), collections):
+            # Nothing to scope out: rank inside FTS5 alone, no join per matching row.
+            rows = self.db.query(
+                "SELECT rowid, bm25(chunks_fts, 1.0, 0.6) AS s FROM chunks_fts"
+                " WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?",
+                [expression, int(limit)],
+            )
+            return [(int(r[0]), float(r[1])) for r in rows]
         params: list[Any] = [expression]
         where = self._scope(owner, collections, filter, params)
         params.append(int(limit))
@@ -501,8 +618,8 @@ class KnowledgeStore:
         metadata column); a metadata filter or several collections switch to an
         exact scan restricted in SQL, never to post-filtering a short list.
         """
-        table = self.vector_table if self.db.has_vec else None
-        fp = self.fingerprint
+        state = self.search_state()
+        table, fp = state.vector_table, state.fingerprint
         if table is None or fp is None:
             return []
         blob = self._vector_blob(vector, fp.dimensions)

@@ -86,6 +86,8 @@ def _numbers(stems: frozenset[str]) -> frozenset[str]:
 def _is_duplicate(new: NewFact, old: Existing, cfg: MemoryConfig) -> tuple[bool, float]:
     if _numbers(new.stems) != _numbers(old.stems):
         return False, 0.0  # "due March 20" never restates "due March 23"
+    if new.correction and not new.stems <= old.stems:
+        return False, 0.0  # "actually, it's green" never restates "it's blue"
     lex = jaccard(new.stems, old.stems)
     cos = cosine(new.vector, old.vector)
     return (lex >= cfg.duplicate_lexical or cos >= cfg.duplicate_cosine), max(lex, cos)

@@ -28,6 +28,8 @@ from memo_core.errors import InvalidInputError
 __all__ = ["compile_filter"]
 
 _FIELD = re.compile(r'^[^"\x00-\x1f\\]{1,200}$')
+#: Deeper nesting than any real filter; bounds the recursion a hostile filter could cause.
+_MAX_DEPTH = 32
 _SCALAR_OPS = {"$eq": "=", "$ne": "!=", "$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 
 
@@ -116,7 +118,11 @@ def _field_condition(column: str, field: str, op: str, value: Any, params: list[
 
 
 def compile_filter(
-    spec: Mapping[str, Any] | None, params: list[Any], *, column: str = "c.metadata"
+    spec: Mapping[str, Any] | None,
+    params: list[Any],
+    *,
+    column: str = "c.metadata",
+    _depth: int = 0,
 ) -> str:
     """Compile ``spec`` to a SQL boolean expression, appending its parameters to ``params``.
 
@@ -127,17 +133,25 @@ def compile_filter(
         return "1"
     if not isinstance(spec, Mapping):
         raise InvalidInputError("a metadata filter must be a dict")
+    if _depth > _MAX_DEPTH:
+        raise InvalidInputError(f"a metadata filter nests deeper than {_MAX_DEPTH} levels")
     parts: list[str] = []
     for key, value in spec.items():
+        if not isinstance(key, str):
+            raise InvalidInputError(f"invalid metadata field name: {key!r}")
         if key in ("$and", "$or"):
             if not isinstance(value, list | tuple) or not value:
                 raise InvalidInputError(f"{key} takes a non-empty list of filters")
             joiner = " AND " if key == "$and" else " OR "
             parts.append(
-                "(" + joiner.join(compile_filter(v, params, column=column) for v in value) + ")"
+                "("
+                + joiner.join(
+                    compile_filter(v, params, column=column, _depth=_depth + 1) for v in value
+                )
+                + ")"
             )
         elif key == "$not":
-            parts.append(f"NOT ({compile_filter(value, params, column=column)})")
+            parts.append(f"NOT ({compile_filter(value, params, column=column, _depth=_depth + 1)})")
         elif key.startswith("$"):
             raise InvalidInputError(f"unknown filter operator: {key}")
         elif isinstance(value, Mapping):

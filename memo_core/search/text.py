@@ -104,8 +104,10 @@ def _query_terms(query: str, drop_stopwords: bool) -> list[list[str]]:
         if kept:
             words = kept
     unique: list[list[str]] = []
+    seen: set[tuple[str, ...]] = set()  # a set: a list scan was quadratic on huge queries
     for w in words:
-        if w not in unique:
+        if tuple(w) not in seen:
+            seen.add(tuple(w))
             unique.append(w)
     return unique
 

@@ -155,6 +155,7 @@ class Database:
         self.tracer = tracer
         self._lock = threading.RLock()
         self._depth = 0
+        self._reading = False
         if self.path != ":memory:":
             Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
         errors = _error_classes(self.driver.module)
@@ -201,6 +202,9 @@ class Database:
         while True:
             try:
                 return op()
+            except (OverflowError, UnicodeEncodeError) as exc:
+                # Raised by the driver while binding: an int beyond 64 bits, a lone surrogate.
+                raise InvalidInputError(f"a value cannot be stored in SQLite: {exc}") from exc
             except errors as exc:
                 if not _is_locked(exc) or time.monotonic() > deadline or self._depth > 0:
                     raise translate_sqlite_error(exc) from exc
@@ -250,6 +254,8 @@ class Database:
         transaction that upgrades to a write can deadlock and is never retried.
         """
         with self._lock:
+            if self._reading:
+                raise StorageError("a write cannot start inside a read snapshot")
             if self._depth > 0:
                 self._depth += 1
                 try:
@@ -274,6 +280,32 @@ class Database:
                 with contextlib.suppress(Exception):
                     self.conn.execute("ROLLBACK")
                 raise translate_sqlite_error(exc) from exc
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[Database]:
+        """Several reads that must see the same data: a deferred ``BEGIN`` ... ``COMMIT``.
+
+        Between two autocommit statements another process may commit, so a check
+        ("only this owner's rows exist") and the query relying on it can disagree.
+        Inside a snapshot they cannot. In WAL mode a reader blocks no writer, so
+        this is cheap. Inside a write transaction (or another snapshot) it joins it.
+        """
+        with self._lock:
+            if self._depth > 0 or self._reading:
+                yield self
+                return
+            self._retry(lambda: self.conn.execute("BEGIN"))
+            self._reading = True
+            try:
+                # The first read pins the snapshot (a deferred BEGIN reads nothing yet).
+                self._retry(
+                    lambda: self.conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+                )
+                yield self
+            finally:
+                self._reading = False
+                with contextlib.suppress(Exception):
+                    self.conn.execute("COMMIT")
 
     def integrity_check(self) -> bool:
         row = self.query_one("PRAGMA integrity_check")
