@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _workers import PARAGRAPHS, document_text
+from ops_workers import PARAGRAPHS, document_text
 
 from memo_core.backup import backup_database, list_backups, restore_database, verify_memo_file
 from memo_core.cli import main
@@ -21,7 +21,7 @@ from memo_core.errors import CorruptDatabaseError, NotFoundError, StorageError
 from memo_core.kb.base import MemoBase
 from memo_core.storage.connection import Database, pick_driver
 
-WORKERS = Path(__file__).with_name("_workers.py")
+WORKERS = Path(__file__).with_name("ops_workers.py")
 
 
 def _count_documents(path: Path) -> int:

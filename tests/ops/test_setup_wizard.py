@@ -10,9 +10,9 @@ from pathlib import Path
 import hypothesis
 import pytest
 import yaml
-from conftest import FakeAPI
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
+from ops_fakes import FakeAPI
 
 from memo_core.cli import main
 from memo_core.config import build_embedder, load_settings, read_secrets

@@ -11,8 +11,8 @@ import wave
 from pathlib import Path
 
 import pytest
-from _workers import charge_many
-from conftest import FakeAPI
+from ops_fakes import FakeAPI
+from ops_workers import charge_many
 
 from memo_core.cli import main
 from memo_core.embedders.hash import HashEmbedder

@@ -70,5 +70,5 @@ def charge_many(ledger_path: str, ceiling: float, attempts: int, start_at: float
     return accepted
 
 
-if __name__ == "__main__":  # python _workers.py DB STOP_FILE
+if __name__ == "__main__":  # python ops_workers.py DB STOP_FILE
     print(write_documents(sys.argv[1], sys.argv[2]))
