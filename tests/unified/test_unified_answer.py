@@ -104,7 +104,9 @@ def test_fabricated_or_laundered_quotes_are_dropped(base: MemoBase, deadline: Fa
     )
     answer = GuardedAnswerer(base, llm).ask(QUESTION, memory_facts=[deadline])
     assert isinstance(answer, Answer)
-    assert [c.text for c in answer.claims] == ["Kept."]
+    # only the properly cited claim survives; its ungrounded wording ("Kept.") is replaced by
+    # its verified quote (claim text must be grounded in what it cites)
+    assert [c.text for c in answer.claims] == ["the final report is due on 30 March 2026"]
     assert answer.memory_citations == ()
 
 
