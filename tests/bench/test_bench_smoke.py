@@ -1,0 +1,137 @@
+"""A tiny run of each side-by-side benchmark: the code paths work and the numbers are sane.
+
+Not a performance test: no latency is asserted. Skipped (with the reason) when
+``../shared/eval`` is absent or a peer framework is not installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+SHARED = BENCH.parent.parent / "shared" / "eval"
+
+pytestmark = pytest.mark.skipif(
+    not (SHARED / "qa" / "corpus.jsonl").exists(), reason="../shared/eval is absent"
+)
+pytest.importorskip("numpy", reason="the benchmarks need numpy (pip install 'memo[bench]')")
+
+
+@pytest.fixture(autouse=True)
+def _bench_on_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))
+    monkeypatch.setenv("MEMO_BENCH_CACHE", str(tmp_path / "cache"))
+
+
+def _prepared(tmp_path: Path, chunks: int = 0) -> Path:
+    import peers_retrieval
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    args = argparse.Namespace(questions=6, embedder="hash", chunks=chunks)
+    setup = peers_retrieval.prepare(args, folder)
+    assert setup["questions"] == 6
+    assert setup["chunks"] == max(500, chunks)
+    return folder
+
+
+def _sane(row: dict[str, float]) -> None:
+    assert 0.0 <= row["recall@1"] <= row["recall@5"] <= row["recall@10"] <= 1.0
+    assert row["recall@1"] <= row["mrr@10"] <= row["recall@10"]
+    assert row["p50_ms"] > 0 and row["p95_ms"] >= row["p50_ms"]
+
+
+def test_memo_rows_and_ratios(tmp_path: Path) -> None:
+    import peers_retrieval
+
+    folder = _prepared(tmp_path)
+    rows = peers_retrieval.worker("memo", folder)
+    assert set(rows) == {"memo-keyword", "memo-vector", "memo-hybrid"}
+    for row in rows.values():
+        _sane(row)
+    assert rows["memo-keyword"]["mrr@10"] > 0.5  # six real questions about their paragraphs
+    table = peers_retrieval.with_ratios(rows)
+    assert [r[0] for r in table] == list(rows)
+    assert table[2][8:10] == ["1.0x", "+0.000"]  # memo hybrid against itself
+
+
+def test_distractors_keep_the_real_paragraphs(tmp_path: Path) -> None:
+    import numpy as np
+
+    folder = _prepared(tmp_path, chunks=800)
+    data = json.loads((folder / "data.json").read_text())
+    docs = np.load(folder / "docs.npy")
+    assert len(data["ids"]) == len(data["texts"]) == docs.shape[0] == 800
+    assert set(data["gold"]) <= set(data["ids"][:500])
+    assert np.allclose(np.linalg.norm(docs[500:], axis=1), 1.0, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("system", "module"),
+    [
+        ("langchain-ensemble-lower", "langchain_community"),
+        ("llamaindex-fusion-sync", "llama_index.retrievers.bm25"),
+    ],
+)
+def test_peer_rows(tmp_path: Path, system: str, module: str) -> None:
+    pytest.importorskip(
+        "rank_bm25" if "langchain" in system else "bm25s", reason=f"{system} needs its BM25"
+    )
+    pytest.importorskip(module, reason=f"{system} is not installed (pip install 'memo[bench]')")
+    import peers_retrieval
+
+    folder = _prepared(tmp_path)
+    rows = peers_retrieval.worker(system, folder)
+    assert list(rows) == [system]
+    _sane(rows[system])
+
+
+def test_scale_bulk_loader_matches_add_texts_and_measures(tmp_path: Path) -> None:
+    import scale
+
+    assert scale.check_bulk_load(tmp_path, size=120, queries=4) == 12
+    result = scale.measure(300, tmp_path, scale.questions_text(4), depth=10)
+    for leg in ("memo hybrid", "memo keyword", "memo vector", "bare FTS5", "bare sqlite-vec KNN"):
+        assert result[leg]["p50_ms"] > 0
+    assert result["file_mib"] > 0
+    assert "memo hybrid (vector_index=memory)" in result
+
+
+def test_bench_scripts_import_without_side_effects() -> None:
+    for name in ("peers_retrieval", "scale"):
+        sys.modules.pop(name, None)
+        __import__(name)
+
+
+def test_peers_memory_on_a_few_scenarios(tmp_path: Path) -> None:
+    pytest.importorskip("langgraph.store.memory", reason="LangGraph is not installed")
+    scenarios_file = SHARED / "memory" / "scenarios.jsonl"
+    if not scenarios_file.exists():
+        pytest.skip("../shared/eval/memory is absent")
+    import peers_memory
+
+    from memo_core.embedders import HashEmbedder
+
+    embedder = peers_memory.CachedEmbedder(HashEmbedder(64))
+    scenarios = peers_memory.load_scenarios(scenarios_file)[:3]
+    quality = peers_memory.run_scenarios(scenarios, embedder, tmp_path)
+    assert set(quality) == {
+        "memo",
+        "langgraph-overwrite",
+        "langgraph-append",
+        "langgraph-turns",
+        "capture",
+    }
+    for name in ("memo", "langgraph-overwrite", "langgraph-append", "langgraph-turns"):
+        assert 0.0 <= quality[name]["must_include_string_share"] <= 1.0
+        assert quality[name]["leak_probes"] >= 0
+    assert quality["capture"]["turns"] == sum(len(s["turns"]) for s in scenarios)
+    speed = peers_memory.latency(200, embedder, tmp_path, queries=3)
+    assert speed["facts"] == 200
+    assert speed["memo_gate_recall_p50_ms"] > 0 and speed["langgraph_search_p50_ms"] > 0
+    assert "LangGraph / memo" in peers_memory.report(quality, [speed], "hash")
