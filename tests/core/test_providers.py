@@ -177,3 +177,15 @@ def test_safe_reranker_rejects_wrong_length() -> None:
             return [1.0]
 
     assert SafeReranker(Bad()).rerank("q", ["a", "b"]) is None
+
+
+def test_local_cross_encoder_without_a_model_falls_back(tmp_path: Path) -> None:
+    pytest.importorskip("fastembed", reason="memo[local] not installed")
+    from memo_core.kb import MemoBase
+    from memo_core.rerank import CrossEncoderReranker
+
+    reranker = CrossEncoderReranker("Xenova/ms-marco-MiniLM-L-6-v2", model_path=tmp_path / "none")
+    kb = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64), reranker=reranker)
+    kb.add_texts(["contract contract contract", "the term of it"], ids=["a", "b"])
+    hits = kb.search("contract", k=2)  # the model folder is empty: fused order, no exception
+    assert hits[0].document_id == "a" and hits[0].rerank_score is None
