@@ -384,6 +384,8 @@ def report(results: dict[str, dict[str, Any]], queries: int) -> str:
             row += [f"{r['p50_ms']:.2f}", f"{r['p95_ms']:.2f}"] if r else ["", ""]
         rows.append(row)
     facts = [
+        ["queries timed"] + [str(results[s].get("queries", queries)) for s in sizes],
+        ["measured at (UTC)"] + [str(results[s].get("measured_at", "")) for s in sizes],
         ["file MiB"] + [f"{results[s]['file_mib']:.0f}" for s in sizes],
         ["build s (bulk loader)"] + [f"{results[s]['build_seconds']:.0f}" for s in sizes],
         ["memo RSS growth MiB (sqlite-vec leg)"]
@@ -402,7 +404,7 @@ def report(results: dict[str, dict[str, Any]], queries: int) -> str:
         if "sqlite-vec bit[] KNN + float re-score" in results[s]
     ]
     header = (
-        f"{queries} queries a size (real questions for the keyword leg; RANDOM unit query vectors "
+        "Queries per size in the table below (real questions for the keyword leg; RANDOM unit query vectors "
         "against stored RANDOM unit chunk vectors, 384 d, for the vector leg: timing only, no "
         "quality). Text: real sentences re-sampled from the QA corpus. k=10, 40 candidates a leg. "
         "Latency per query, one at a time, wall clock."
@@ -476,6 +478,7 @@ def main() -> None:
         print(f"{size:,} chunks ...", flush=True)
         results[str(size)] = measure(size, folder, questions, 40, quantized=args.quantized)
         results[str(size)]["measured_at"] = time.strftime("%Y-%m-%d %H:%M")
+        results[str(size)]["queries"] = args.queries
     md = report(results, args.queries)
     write_results(
         "scale", {"queries": args.queries, "sizes": results, "targets": targets(results)}, md
