@@ -336,14 +336,12 @@ class FactStore:
             return {}
         out: dict[int, list[float]] = {}
         dims = self.vectors.dimensions
-        for start in range(0, len(rowids), _MAX_IN):
-            chunk = list(rowids[start : start + _MAX_IN])
-            for rowid, blob in self.db.query(
-                f"SELECT row_id, embedding FROM {table} WHERE row_id IN "
-                f"({_placeholders(len(chunk))})",
-                chunk,
-            ):
-                out[int(rowid)] = list(struct.unpack(f"{dims}f", blob))
+        # One point look-up per row: vec0 answers "row_id IN (...)" with a full-table scan.
+        sql = f"SELECT embedding FROM {table} WHERE row_id = ?"
+        for rowid in dict.fromkeys(rowids):
+            row = self.db.query_one(sql, [int(rowid)])
+            if row is not None:
+                out[int(rowid)] = list(struct.unpack(f"{dims}f", row[0]))
         return out
 
     def delete_facts(self, rowids: Sequence[int]) -> int:
@@ -354,8 +352,10 @@ class FactStore:
                 chunk = list(rowids[start : start + _MAX_IN])
                 marks = _placeholders(len(chunk))
                 self.db.execute(f"DELETE FROM mem_facts_fts WHERE rowid IN ({marks})", chunk)
-                if self.vectors is not None:
-                    self.db.execute(f"DELETE FROM mem_facts_vec WHERE row_id IN ({marks})", chunk)
+                if self.vectors is not None:  # point deletes: vec0 scans the table for IN
+                    self.db.executemany(
+                        "DELETE FROM mem_facts_vec WHERE row_id = ?", [[r] for r in chunk]
+                    )
                 cursor = self.db.execute(f"DELETE FROM mem_facts WHERE rowid IN ({marks})", chunk)
                 deleted += int(cursor.rowcount)
         return deleted
@@ -445,8 +445,10 @@ class FactStore:
                     continue
                 marks = _placeholders(len(rowids))
                 self.db.execute(f"DELETE FROM mem_turns_fts WHERE rowid IN ({marks})", rowids)
-                if self.vectors is not None:
-                    self.db.execute(f"DELETE FROM mem_turns_vec WHERE row_id IN ({marks})", rowids)
+                if self.vectors is not None:  # point deletes: vec0 scans the table for IN
+                    self.db.executemany(
+                        "DELETE FROM mem_turns_vec WHERE row_id = ?", [[r] for r in rowids]
+                    )
                 self.db.execute(
                     "UPDATE mem_messages SET turn_id = NULL WHERE turn_id IN "
                     f"({_placeholders(len(chunk))})",
