@@ -199,19 +199,22 @@ class FactStore:
     def fact_by_id(self, fact_id: str) -> Any:
         return self.db.query_one(f"SELECT {FACT_COLUMNS} FROM mem_facts WHERE id = ?", [fact_id])
 
-    def facts_by_rowids(self, rowids: Iterable[int]) -> list[Any]:
+    def _rows_by_rowid(self, columns: str, table: str, rowids: Iterable[int]) -> list[Any]:
+        """Rows of ``table`` by rowid, in batches that stay under SQLite's variable limit."""
         ids = list(dict.fromkeys(rowids))
         out: list[Any] = []
         for start in range(0, len(ids), _MAX_IN):
             chunk = ids[start : start + _MAX_IN]
             out.extend(
                 self.db.query(
-                    f"SELECT {FACT_COLUMNS} FROM mem_facts WHERE rowid IN "
-                    f"({_placeholders(len(chunk))})",
+                    f"SELECT {columns} FROM {table} WHERE rowid IN ({_placeholders(len(chunk))})",
                     chunk,
                 )
             )
         return out
+
+    def facts_by_rowids(self, rowids: Iterable[int]) -> list[Any]:
+        return self._rows_by_rowid(FACT_COLUMNS, "mem_facts", rowids)
 
     def chain(self, chain_id: str) -> list[Any]:
         return self.db.query(
@@ -395,18 +398,7 @@ class FactStore:
         )
 
     def turns_by_rowids(self, rowids: Iterable[int]) -> list[Any]:
-        ids = list(dict.fromkeys(rowids))
-        out: list[Any] = []
-        for start in range(0, len(ids), _MAX_IN):
-            chunk = ids[start : start + _MAX_IN]
-            out.extend(
-                self.db.query(
-                    f"SELECT {TURN_COLUMNS} FROM mem_turns WHERE rowid IN "
-                    f"({_placeholders(len(chunk))})",
-                    chunk,
-                )
-            )
-        return out
+        return self._rows_by_rowid(TURN_COLUMNS, "mem_turns", rowids)
 
     def turns_in(self, namespaces: Sequence[str]) -> list[Any]:
         return self.db.query(
