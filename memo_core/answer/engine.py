@@ -15,6 +15,7 @@ the stored fact text, and they are reported apart from document citations (see
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -326,6 +327,4 @@ def _ref(citations: Sequence[Citation], citation: Citation) -> int:
 
 def _strip_markers(text: str) -> str:
     """The model's own [n] markers are replaced by ours (numbered by verified citation)."""
-    import re
-
     return re.sub(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]", "", text).strip()

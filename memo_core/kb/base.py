@@ -14,6 +14,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -320,8 +321,6 @@ class MemoBase:
             owner, vector, k, collections=collections, filter=filter
         )
         rows = self.store.hits_by_rowid([r for r, _ in ranked])
-        from dataclasses import replace
-
         return [
             replace(rows[r], score=s, vector_similarity=s, vector_rank=i)
             for i, (r, s) in enumerate(ranked, start=1)
