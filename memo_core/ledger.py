@@ -10,13 +10,16 @@ clear error) when the ceiling is reached.
 
 from __future__ import annotations
 
+import os
+
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from memo_core.errors import BudgetExceededError, InvalidInputError
-from memo_core.storage.connection import Database
+from memo_core.storage import open_database
+from memo_core.storage.base import SQLDatabase
 from memo_core.storage.migrations import Migrations
 
 __all__ = ["PRICES_USD", "SpendLedger", "SpendRecord", "estimate_cost", "provider_for_url"]
@@ -54,7 +57,7 @@ ledger_schema = Migrations("ledger")
 
 
 @ledger_schema
-def create_spend_table(db: Database) -> None:
+def create_spend_table(db: SQLDatabase) -> None:
     db.execute(
         "CREATE TABLE IF NOT EXISTS spend ("
         " id INTEGER PRIMARY KEY, at TEXT NOT NULL, month TEXT NOT NULL,"
@@ -94,10 +97,12 @@ class SpendLedger:
 
     def __init__(
         self,
-        path: str | Path | Database,
+        path: str | Path | SQLDatabase,
         ceilings: Mapping[str, float] | None = None,
     ) -> None:
-        self.db = path if isinstance(path, Database) else Database(path, load_vec=False)
+        self.db = (
+            open_database(path, load_vec=False) if isinstance(path, (str, os.PathLike)) else path
+        )
         ledger_schema.apply(self.db)
         self.ceilings = dict(ceilings or {})
 

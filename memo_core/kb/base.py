@@ -24,7 +24,8 @@ from memo_core.kb.store import ChunkInput, DocumentInfo, KnowledgeStore, require
 from memo_core.rerank.base import Reranker
 from memo_core.search.hybrid import HybridSearcher, SearchSettings
 from memo_core.search.text import DEFAULT_LANGUAGES
-from memo_core.storage.connection import Database, Tracer
+from memo_core.storage import open_database
+from memo_core.storage.base import Tracer
 from memo_core.types import Hit, SearchMode
 
 __all__ = ["DEFAULT_COLLECTION", "DEFAULT_OWNER", "MemoBase"]
@@ -85,9 +86,9 @@ class MemoBase:
         tracer: Tracer | None = None,
         check_embedder: bool = True,
     ) -> None:
-        self.path = str(path)
         self.owner = require_owner(owner)
-        self.db = Database(path, tracer=tracer)
+        self.db = open_database(path, tracer=tracer)
+        self.path = self.db.path
         self.store = KnowledgeStore(self.db, languages=languages)
         self.embedder = _resolve_embedder(embedder)
         if self.embedder is not None and check_embedder:
@@ -354,7 +355,8 @@ class MemoBase:
             **self.store.counts(),
             "embedder": fp.describe() if fp else None,
             "vector_search": self.searcher.vectors_available,
-            "driver": self.db.driver.name,
+            "backend": self.db.dialect,
+            "driver": getattr(getattr(self.db, "driver", None), "name", "psycopg"),
         }
 
     # -- maintenance --------------------------------------------------------

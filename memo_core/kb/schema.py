@@ -15,7 +15,7 @@ Tables (one SQLite file per base):
 
 from __future__ import annotations
 
-from memo_core.storage.connection import Database
+from memo_core.storage.base import SQLDatabase
 from memo_core.storage.migrations import Migrations
 
 __all__ = ["kb_schema", "vec_table_ddl"]
@@ -24,7 +24,7 @@ kb_schema = Migrations("kb")
 
 
 @kb_schema
-def create_core_tables(db: Database) -> None:
+def create_core_tables(db: SQLDatabase) -> None:
     db.executescript(
         """
         CREATE TABLE IF NOT EXISTS kb_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -36,7 +36,7 @@ from memo_core.search.text import (
     fts_match_expression,
     stem_text,
 )
-from memo_core.storage.connection import Database
+from memo_core.storage.base import SQLDatabase
 from memo_core.types import Hit
 
 __all__ = ["ChunkInput", "DocumentInfo", "KnowledgeStore", "require_owner"]
@@ -77,7 +77,7 @@ class ChunkInput:
 class SearchState:
     """What the read path needs from ``kb_meta``, valid while ``key`` holds."""
 
-    key: tuple[int, int]
+    key: tuple[int, ...]
     vector_table: str | None
     fingerprint: EmbedderFingerprint | None
     only_scope: dict[tuple[str, str | None], bool] = field(default_factory=dict)
@@ -104,7 +104,7 @@ class DocumentInfo:
 class KnowledgeStore:
     """Typed access to one knowledge-base file."""
 
-    def __init__(self, db: Database, *, languages: Sequence[str] = DEFAULT_LANGUAGES) -> None:
+    def __init__(self, db: SQLDatabase, *, languages: Sequence[str] = DEFAULT_LANGUAGES) -> None:
         self.db = db
         self.languages = tuple(languages)
         self._search_state: SearchState | None = None
@@ -481,7 +481,7 @@ class KnowledgeStore:
         pinned: SearchState | None = getattr(self._pins, "state", None)
         if pinned is not None:
             return pinned
-        key = (int(self.db.query_one("PRAGMA data_version")[0]), self.db.conn.total_changes)
+        key = self.db.data_version()
         state = self._search_state
         if state is None or state.key != key:
             fp = self.fingerprint

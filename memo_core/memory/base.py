@@ -34,7 +34,8 @@ from memo_core.memory.records import FactRow, fact_from_row
 from memo_core.memory.store import FactStore
 from memo_core.memory.timeutil import as_utc, from_iso, to_iso
 from memo_core.memory.types import Fact
-from memo_core.storage.connection import Database, Tracer
+from memo_core.storage import open_database
+from memo_core.storage.base import Tracer
 
 __all__ = ["HoodBase", "new_id"]
 
@@ -70,7 +71,7 @@ class HoodBase:
     ) -> None:
         self.config = config or MemoryConfig()
         self.path = str(path)
-        self.db = Database(path, tracer=tracer)
+        self.db = open_database(path, tracer=tracer)
         try:
             self._store = FactStore(self.db, embedder)
         except BaseException:

@@ -18,7 +18,7 @@ Tables:
 
 from __future__ import annotations
 
-from memo_core.storage.connection import Database
+from memo_core.storage.base import SQLDatabase
 from memo_core.storage.migrations import Migrations
 
 __all__ = ["memory_schema", "vec_table_ddl"]
@@ -27,7 +27,7 @@ memory_schema = Migrations("memohood")
 
 
 @memory_schema
-def create_memory_tables(db: Database) -> None:
+def create_memory_tables(db: SQLDatabase) -> None:
     db.executescript(
         """
         CREATE TABLE IF NOT EXISTS mem_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -118,7 +118,7 @@ def vec_table_ddl(name: str, dimensions: int) -> str:
 
 
 @memory_schema
-def add_recall_indexes(db: Database) -> None:
+def add_recall_indexes(db: SQLDatabase) -> None:
     """Indexed lookups recall makes on current facts: pinned, category, people, dates."""
     db.executescript(
         """

@@ -21,7 +21,7 @@ from memo_core.embedders.base import Embedder, EmbedderFingerprint
 from memo_core.errors import DimensionMismatchError, EmbedderMismatchError
 from memo_core.memory.schema import memory_schema, vec_table_ddl
 from memo_core.search.text import detect_language, fts_match_expression, stem_text
-from memo_core.storage.connection import Database
+from memo_core.storage.base import SQLDatabase
 
 __all__ = ["FACT_COLUMNS", "FactStore", "VectorIndex"]
 
@@ -58,7 +58,7 @@ class VectorIndex:
 class FactStore:
     """SQL access for one memory file (see :mod:`memo_core.memory.schema`)."""
 
-    def __init__(self, db: Database, embedder: Embedder | None = None) -> None:
+    def __init__(self, db: SQLDatabase, embedder: Embedder | None = None) -> None:
         self.db = db
         memory_schema.apply(db)
         self.vectors: VectorIndex | None = None

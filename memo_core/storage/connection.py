@@ -32,12 +32,11 @@ from memo_core.errors import (
     SchemaError,
     StorageError,
 )
+from memo_core.storage.base import Dialect, Tracer
 
 __all__ = ["Database", "Driver", "pick_driver", "translate_sqlite_error"]
 
 log = logging.getLogger(__name__)
-
-Tracer = Callable[[str, Sequence[Any] | None], None]
 
 
 @dataclass(frozen=True)
@@ -141,6 +140,7 @@ class Database:
 
     #: Total time a locked write keeps retrying before DatabaseLockedError.
     lock_retry_seconds = 30.0
+    dialect: Dialect = "sqlite"
 
     def __init__(
         self,
@@ -306,6 +306,12 @@ class Database:
                 self._reading = False
                 with contextlib.suppress(Exception):
                     self.conn.execute("COMMIT")
+
+    def data_version(self) -> tuple[int, ...]:
+        """Changes whenever this or another connection commits a write."""
+        with self._lock:
+            row = self.query_one("PRAGMA data_version")
+            return (int(row[0]), int(self.conn.total_changes))
 
     def integrity_check(self) -> bool:
         row = self.query_one("PRAGMA integrity_check")

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from memo_core.errors import SchemaError
-from memo_core.storage.connection import Database
+from memo_core.storage.base import SQLDatabase
 
 __all__ = ["Migration", "Migrations"]
 
-MigrationFn = Callable[[Database], None]
+MigrationFn = Callable[[SQLDatabase], None]
 
 
 @dataclass(frozen=True)
@@ -43,14 +43,14 @@ class Migrations:
     def latest(self) -> int:
         return len(self.steps)
 
-    def applied(self, db: Database) -> int:
+    def applied(self, db: SQLDatabase) -> int:
         _ensure_table(db)
         row = db.query_one(
             "SELECT max(version) FROM _memo_migrations WHERE schema = ?", [self.schema]
         )
         return int(row[0] or 0)
 
-    def apply(self, db: Database) -> list[str]:
+    def apply(self, db: SQLDatabase) -> list[str]:
         """Run the pending migrations; returns their names."""
         _ensure_table(db)
         done: list[str] = []
@@ -72,7 +72,7 @@ class Migrations:
         return done
 
 
-def _ensure_table(db: Database) -> None:
+def _ensure_table(db: SQLDatabase) -> None:
     db.execute(
         "CREATE TABLE IF NOT EXISTS _memo_migrations ("
         " schema TEXT NOT NULL, version INTEGER NOT NULL, name TEXT NOT NULL,"
