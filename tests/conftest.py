@@ -10,6 +10,8 @@ installed but fails to start fails the tests.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,14 +22,18 @@ from memo_core.storage.local_server import ENV_URL, LocalPostgres, start_local_p
 
 
 @pytest.fixture(scope="session")
-def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalPostgres]:
+def postgres_server() -> Iterator[LocalPostgres]:
     pytest.importorskip("psycopg", reason="the PostgreSQL backend needs memo[postgres]")
     if not os.environ.get(ENV_URL):
         pytest.importorskip("pgserver", reason=f"no pgserver (memo[dev]) and no {ENV_URL}")
+    # Outside pytest's temp tree: a concurrent pytest session prunes old basetemp
+    # folders, which would pull the data directory from under a running server.
+    data_dir = tempfile.mkdtemp(prefix="memo-pgdata-")
     # Installed but failing to start is an error, never a quiet skip.
-    server = start_local_postgres(tmp_path_factory.mktemp("pgdata"))
+    server = start_local_postgres(data_dir)
     yield server
     server.stop()
+    shutil.rmtree(data_dir, ignore_errors=True)
 
 
 @pytest.fixture

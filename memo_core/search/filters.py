@@ -23,7 +23,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from memo_core.errors import InvalidInputError
+from memo_core.errors import ConfigError, InvalidInputError
 
 __all__ = ["compile_filter"]
 
@@ -122,13 +122,22 @@ def compile_filter(
     params: list[Any],
     *,
     column: str = "c.metadata",
+    dialect: str = "sqlite",
     _depth: int = 0,
 ) -> str:
     """Compile ``spec`` to a SQL boolean expression, appending its parameters to ``params``.
 
     ``column`` is a trusted identifier chosen by the caller, never user input.
-    An empty or ``None`` filter is ``1`` (true).
+    An empty or ``None`` filter is ``1`` (true). ``dialect="postgres"`` (a store's
+    ``db.dialect``) compiles for a JSONB column with the same results
+    (:func:`memo_core.search.pg_filters.compile_filter_pg`).
     """
+    if dialect == "postgres":
+        from memo_core.search.pg_filters import compile_filter_pg  # imports this module
+
+        return compile_filter_pg(spec, params, column=column)
+    if dialect != "sqlite":
+        raise ConfigError(f"no metadata filter compiler for SQL dialect {dialect!r}")
     if not spec:
         return "1"
     if not isinstance(spec, Mapping):

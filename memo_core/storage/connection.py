@@ -297,6 +297,8 @@ class Database:
             self._retry(lambda: self.conn.execute("BEGIN"))
             self._reading = True
             try:
+                # A write here fails (StorageError), as in PostgreSQL's READ ONLY snapshot.
+                self.conn.execute("PRAGMA query_only = 1")
                 # The first read pins the snapshot (a deferred BEGIN reads nothing yet).
                 self._retry(
                     lambda: self.conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
@@ -304,6 +306,7 @@ class Database:
                 yield self
             finally:
                 self._reading = False
+                self.conn.execute("PRAGMA query_only = 0")
                 with contextlib.suppress(Exception):
                     self.conn.execute("COMMIT")
 

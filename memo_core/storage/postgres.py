@@ -28,7 +28,7 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from memo_core.errors import (
     ConfigError,
@@ -79,12 +79,13 @@ def split_schema(url: str) -> tuple[str, str, str]:
         raise ConfigError(
             f"schema {schema!r}: use lower-case letters, digits and underscores (at most 63)"
         )
-    libpq = urlunsplit(parts._replace(query=urlencode(kept)))
+    # quote (not quote_plus): libpq reads '+' literally, so 'options=-c a=b -c c=d' must keep %20.
+    libpq = urlunsplit(parts._replace(query=urlencode(kept, quote_via=quote)))
     netloc = parts.netloc
     if "@" in netloc:
         user, _, host = netloc.rpartition("@")
         netloc = f"{user.split(':', 1)[0]}@{host}"
-    printable = urlunsplit(parts._replace(netloc=netloc, query=urlencode(query)))
+    printable = urlunsplit(parts._replace(netloc=netloc, query=urlencode(query, quote_via=quote)))
     return libpq, schema, printable
 
 
@@ -179,7 +180,7 @@ class PostgresDatabase:
         self._lock_key = zlib.crc32(f"memo:{self.schema}".encode()) - 2**31
         try:
             with psycopg.connect(self.url, autocommit=True) as conn:
-                self.has_vec = load_vec and self._prepare(conn)
+                self.has_vec = self._prepare(conn, load_vec)
         except self._errors as exc:
             raise translate_postgres_error(exc) from exc
         self._pool = ConnectionPool(
@@ -192,8 +193,8 @@ class PostgresDatabase:
             name=f"memo-{self.schema}",
         )
 
-    def _prepare(self, conn: Any) -> bool:
-        """Create the schema, the generation counter and (if possible) pgvector."""
+    def _prepare(self, conn: Any, load_vec: bool) -> bool:
+        """Create the schema, the generation counter and (if asked and possible) pgvector."""
         conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')
         conn.execute(
             f'CREATE TABLE IF NOT EXISTS "{self.schema}"._memo_generation '
@@ -202,6 +203,8 @@ class PostgresDatabase:
         conn.execute(
             f'INSERT INTO "{self.schema}"._memo_generation VALUES (1, 0) ON CONFLICT DO NOTHING'
         )
+        if not load_vec:
+            return False
         try:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
         except self._errors as exc:

@@ -70,7 +70,6 @@ CASES: list[tuple[MetadataFilter, set[str]]] = [
 ]
 
 
-
 def test_is_empty_on_scalar_fields(store: MemoBaseVectorStore, node_factory: Any) -> None:
     store.add(
         [
