@@ -1,7 +1,11 @@
 """MemoHood on the memory scenarios: gate, recall, leaks, history, and latency at 10,000 facts.
 
 Run: ``python bench/memory_eval.py [--scenarios FILE] [--embedder auto|local|hash|none]
-[--facts 10000] [--out bench/results/memory.json]``
+[--facts 10000] [--backend sqlite|postgres] [--pg-url URL] [--out bench/results/memory.json]``
+
+``--backend postgres`` runs everything on PostgreSQL + pgvector: the server named by
+``--pg-url`` (or ``MEMO_TEST_POSTGRES_URL``), else a private one started with
+``pgserver``; each base is a fresh schema, dropped afterwards.
 
 1. Replays ``../shared/eval/memory/scenarios.jsonl`` exactly as
    ``memo memory replay`` does (one fresh file, each user its own namespace) and
@@ -17,6 +21,7 @@ Run: ``python bench/memory_eval.py [--scenarios FILE] [--embedder auto|local|has
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import random
@@ -24,6 +29,8 @@ import statistics
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -176,25 +183,53 @@ def _synthetic_records(facts: int, seed: int) -> list[dict[str, Any]]:
     return records
 
 
-def latency(facts: int, embedder_choice: str, gate: RecallGate, seed: int = 7) -> dict[str, Any]:
-    """Median gate + recall time over varied messages with ``facts`` stored facts."""
+@contextlib.contextmanager
+def bases(backend: str, pg_url: str | None) -> Iterator[Callable[[str], str]]:
+    """``url(name)`` names a fresh base on ``backend``; every one is removed afterwards."""
     with tempfile.TemporaryDirectory() as tmp:
-        path = str(Path(tmp) / "latency.db")
-        embedder = make_embedder(embedder_choice, path)
-        with MemoHood(path, embedder=embedder, gate=gate) as memory:
-            t0 = time.perf_counter()
-            memory.import_jsonl(_synthetic_records(facts, seed))  # batched embedding
-            fill_seconds = time.perf_counter() - t0
-            now = datetime(2026, 3, 1, tzinfo=UTC)
-            for message in _MESSAGES[:3]:  # warm-up: model loads, caches
-                memory.recall(message, namespace=("bench-user",), at=now)
-            timings: list[float] = []
-            for i in range(66):
-                message = _MESSAGES[i % len(_MESSAGES)]
-                t = time.perf_counter()
-                memory.recall(message, namespace=("bench-user",), at=now)
-                timings.append((time.perf_counter() - t) * 1000)
-            stored = memory.db.query_one("SELECT count(*) FROM mem_facts")[0]
+        if backend == "sqlite":
+            yield lambda name: f"sqlite:///{Path(tmp) / name}.db"
+            return
+        from memo_core.storage.local_server import LocalPostgres, start_local_postgres
+        from memo_core.storage.postgres import PostgresDatabase
+
+        server = LocalPostgres(pg_url, None) if pg_url else start_local_postgres(Path(tmp) / "pg")
+        run = uuid.uuid4().hex[:8]
+        made: list[str] = []
+
+        def url(name: str) -> str:
+            made.append(server.url(f"membench_{run}_{name}"))
+            return made[-1]
+
+        try:
+            yield url
+        finally:
+            for made_url in made:
+                with PostgresDatabase(made_url, load_vec=False, max_connections=1) as db:
+                    db.drop_schema()
+            server.stop()
+
+
+def latency(
+    facts: int, embedder_choice: str, gate: RecallGate, url: Callable[[str], str], seed: int = 7
+) -> dict[str, Any]:
+    """Median gate + recall time over varied messages with ``facts`` stored facts."""
+    path = url("latency")
+    embedder = make_embedder(embedder_choice, path)
+    with MemoHood(path, embedder=embedder, gate=gate) as memory:
+        t0 = time.perf_counter()
+        memory.import_jsonl(_synthetic_records(facts, seed))  # batched embedding
+        fill_seconds = time.perf_counter() - t0
+        now = datetime(2026, 3, 1, tzinfo=UTC)
+        for message in _MESSAGES[:3]:  # warm-up: model loads, caches
+            memory.recall(message, namespace=("bench-user",), at=now)
+        timings: list[float] = []
+        for i in range(66):
+            message = _MESSAGES[i % len(_MESSAGES)]
+            t = time.perf_counter()
+            memory.recall(message, namespace=("bench-user",), at=now)
+            timings.append((time.perf_counter() - t) * 1000)
+        stored = memory.db.query_one("SELECT count(*) FROM mem_facts")[0]
     timings.sort()
     return {
         "facts_stored": int(stored),
@@ -211,19 +246,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scenarios", default=str(DEFAULT_SCENARIOS))
     parser.add_argument("--embedder", default="auto", choices=("auto", "local", "hash", "none"))
     parser.add_argument("--facts", type=int, default=10_000)
+    parser.add_argument("--backend", default="sqlite", choices=("sqlite", "postgres"))
+    parser.add_argument("--pg-url", help="an existing PostgreSQL (else pgserver starts one)")
     parser.add_argument("--out", default=str(REPO / "bench" / "results" / "memory.json"))
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
 
     gate = RecallGate.default()
     scenarios = load_scenarios(args.scenarios)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = str(Path(tmp) / "replay.db")
+    with bases(args.backend, args.pg_url) as url:
+        path = url("replay")
         embedder = make_embedder(args.embedder, path)
         with MemoHood(path, embedder=embedder, gate=gate) as memory:
             rows = list(replay(memory, scenarios))
             vectors = memory.has_vectors
+        lat = latency(args.facts, args.embedder, gate, url) if args.facts > 0 else None
     result = score(scenarios, rows)
+    result["backend"] = args.backend
     result["embedder"] = embedder.fingerprint.describe() if embedder is not None else "none"
     result["vectors"] = vectors
     result["gate"] = {
@@ -231,14 +270,14 @@ def main(argv: list[str] | None = None) -> int:
         "method": "model2vec" if gate.uses_model else "lexical",
         "margin": gate.margin,
     }
-    result["latency"] = latency(args.facts, args.embedder, gate) if args.facts > 0 else None
+    result["latency"] = lat
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(
         json.dumps(result, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
     )
     c = result["gate_confusion"]
     print(
-        f"scenarios: {args.scenarios} ({result['probes']} probes), "
+        f"backend: {args.backend}, scenarios: {args.scenarios} ({result['probes']} probes), "
         f"embedder: {result['embedder']}, gate: {result['gate']['method']}"
     )
     print(

@@ -1,7 +1,7 @@
 """``memo memory ...``: capture, recall, history, forget, consolidate, export/import, back-fill
 and the scenario replay used by the benchmark and independent checks.
 
-Every command takes ``--db FILE`` and ``--user USER`` (the namespace; required,
+Every command takes ``--db FILE`` (or a ``sqlite:///`` / ``postgresql://`` URL) and ``--user USER`` (the namespace; required,
 memo fails closed) and ``--json`` for machine-readable output. The embedder is
 chosen with ``--embedder auto|local|hash|none``: ``auto`` reuses what the file was
 built with, else the offline MiniLM model when installed, else keyword-only
@@ -11,6 +11,7 @@ built with, else the offline MiniLM model when installed, else keyword-only
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import sys
@@ -21,10 +22,11 @@ from typing import Any
 
 from memo_core.config import EmbedderSpec, build_embedder, load_settings
 from memo_core.embedders.base import Embedder, EmbedderFingerprint
-from memo_core.errors import ConfigError, InvalidInputError, MemoError
+from memo_core.errors import ConfigError, InvalidInputError, MemoError, SchemaError
 from memo_core.memory import MemoHood, MemoryConfig, RecallGate
 from memo_core.memory.timeutil import parse_when
-from memo_core.storage.connection import Database
+from memo_core.storage import open_database
+from memo_core.storage.url import is_postgres_url, sqlite_path
 
 __all__ = ["load_scenarios", "make_embedder", "register", "replay"]
 
@@ -34,16 +36,17 @@ log = logging.getLogger(__name__)
 # -- providers ----------------------------------------------------------------------------
 
 
-def _stored_fingerprint(path: str) -> EmbedderFingerprint | None:
-    if path == ":memory:" or not Path(path).exists():
-        return None
-    with Database(path, load_vec=False) as db:
-        exists = db.query_one(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'mem_meta'"
-        )
-        if not exists:
+def _stored_fingerprint(target: str) -> EmbedderFingerprint | None:
+    """The embedder a memory base was built with; None for a new base (any backend)."""
+    if not is_postgres_url(target):
+        path = sqlite_path(target)
+        if path == ":memory:" or not Path(path).exists():
+            return None  # never create a file just to look inside it
+    with contextlib.closing(open_database(target, load_vec=False)) as db:
+        try:
+            row = db.query_one("SELECT value FROM mem_meta WHERE key = 'embedder'")
+        except SchemaError:  # a base without memory tables yet
             return None
-        row = db.query_one("SELECT value FROM mem_meta WHERE key = 'embedder'")
     return EmbedderFingerprint.from_json(row[0]) if row else None
 
 
@@ -312,7 +315,11 @@ def _cmd_backfill(args: argparse.Namespace) -> int:
 
 
 def _common(parser: argparse.ArgumentParser, *, user: bool = True) -> None:
-    parser.add_argument("--db", required=True, help="the memory file (SQLite)")
+    parser.add_argument(
+        "--db",
+        required=True,
+        help="the memory base: a SQLite file, sqlite:///path.db or postgresql://...?schema=name",
+    )
     if user:
         parser.add_argument("--user", required=True, help="whose memory (the namespace)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")

@@ -31,7 +31,7 @@ from memo_core.memory.namespace import (
     normalize_namespace,
 )
 from memo_core.memory.records import FactRow, fact_from_row
-from memo_core.memory.store import FactStore
+from memo_core.memory.store import FactStore, open_fact_store
 from memo_core.memory.timeutil import as_utc, from_iso, to_iso
 from memo_core.memory.types import Fact
 from memo_core.storage import open_database
@@ -73,7 +73,7 @@ class HoodBase:
         self.path = str(path)
         self.db = open_database(path, tracer=tracer)
         try:
-            self._store = FactStore(self.db, embedder)
+            self._store: FactStore = open_fact_store(self.db, embedder)
         except BaseException:
             self.db.close()
             raise
@@ -104,7 +104,7 @@ class HoodBase:
 
     @property
     def has_vectors(self) -> bool:
-        """Whether recall uses vectors (an embedder is attached and sqlite-vec loaded)."""
+        """Whether recall uses vectors (an embedder is attached, sqlite-vec or pgvector loaded)."""
         return self._store.vectors is not None
 
     # -- helpers ----------------------------------------------------------------------
@@ -120,6 +120,8 @@ class HoodBase:
     def _row(self, fact_id: str) -> FactRow:
         if not isinstance(fact_id, str) or not fact_id:
             raise InvalidInputError("fact_id must be a non-empty string")
+        if "\x00" in fact_id:
+            raise InvalidInputError("fact_id contains a NUL character")
         row = self._store.fact_by_id(fact_id)
         if row is None:
             raise NotFoundError(f"no fact with id {fact_id!r}")

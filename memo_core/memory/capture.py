@@ -94,6 +94,8 @@ class CaptureMixin(HoodBase):
         _, enc = self._ns(namespace)
         if not isinstance(text, str):
             raise InvalidInputError("text must be a string")
+        if "\x00" in text:
+            raise InvalidInputError("text contains a NUL character")
         if role not in ROLES:
             raise InvalidInputError(f"role must be one of {sorted(ROLES)}, got {role!r}")
         when = as_utc(at)
@@ -198,6 +200,8 @@ class CaptureMixin(HoodBase):
             raise InvalidInputError("statement must be a non-empty string")
         if key is not None and (not isinstance(key, str) or not key.strip()):
             raise InvalidInputError("key must be a non-empty string")
+        if "\x00" in statement or (key is not None and "\x00" in key):
+            raise InvalidInputError("statement and key must not contain NUL characters")
         if category is not None and category not in CATEGORIES:
             raise InvalidInputError(f"category must be one of {', '.join(CATEGORIES)}")
         when = as_utc(at)

@@ -1,4 +1,4 @@
-"""MemoHood: long-term conversation memory in one SQLite file.
+"""MemoHood: long-term conversation memory in one SQLite file (or one PostgreSQL schema).
 
 ::
 
@@ -46,9 +46,12 @@ __all__ = ["MemoHood"]
 class MemoHood(TransferMixin, RecallMixin, LifecycleMixin, ItemsMixin):
     """Long-term memory for one application: ``MemoHood(path, embedder=, llm=, gate=, config=)``.
 
+    ``path`` is a SQLite file (or ``sqlite:///file.db``), or ``postgresql://...?schema=name``
+    for a memory many processes and machines share; both behave identically.
+
     ``embedder`` enables vector recall (its fingerprint is stored in the file and a
     different one is refused with :class:`~memo_core.errors.EmbedderMismatchError`);
-    without it, or without sqlite-vec, recall is keyword-only. ``llm`` (any object
+    without it, or without sqlite-vec / pgvector, recall is keyword-only. ``llm`` (any object
     with ``complete(messages, json_mode=...)``) is used only for borderline turns and
     ambiguous updates. ``gate`` defaults to the Model2Vec gate of
     :func:`~memo_core.memory.config.resolve_gate_model`, loaded on first recall.

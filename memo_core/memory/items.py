@@ -100,6 +100,14 @@ def matches_filter(value: Mapping[str, Any], filter: Mapping[str, Any] | None) -
     return True
 
 
+def _check_item_key(key: object) -> None:
+    """A key is a non-empty string without NUL (no backend could have stored one)."""
+    if not isinstance(key, str) or not key:
+        raise InvalidInputError("key must be a non-empty string")
+    if "\x00" in key:
+        raise InvalidInputError("key contains a NUL character")
+
+
 def _match_pattern(ns: Namespace, pattern: Sequence[str], *, from_end: bool) -> bool:
     if len(pattern) > len(ns):
         return False
@@ -125,8 +133,7 @@ class ItemsMixin(HoodBase):
         string values); ``""`` stores the item without indexing it for search.
         """
         _, enc = self._ns(namespace)
-        if not isinstance(key, str) or not key:
-            raise InvalidInputError("key must be a non-empty string")
+        _check_item_key(key)
         if not isinstance(value, Mapping):
             raise InvalidInputError("value must be a dict")
         try:
@@ -162,17 +169,20 @@ class ItemsMixin(HoodBase):
     def get_item(self, namespace: NamespaceLike | None, key: str) -> Fact | None:
         """The current version stored under ``key`` at exactly ``namespace``, or None."""
         _, enc = self._ns(namespace)
+        _check_item_key(key)
         row = self._store.current_by_key(enc, key)
         return self._fact(row) if row is not None else None
 
     def delete_item(self, namespace: NamespaceLike | None, key: str) -> bool:
         """Delete every version of the item (FTS and vector rows too)."""
         _, enc = self._ns(namespace)
-        row = self._store.current_by_key(enc, key)
-        if row is None:
-            return False
-        chain = [FactRow(r) for r in self._store.chain(FactRow(row).chain_id)]
-        return self._store.delete_facts([r.rowid for r in chain]) > 0
+        _check_item_key(key)
+        with self.db.transaction():  # no version can be added between the read and the delete
+            row = self._store.current_by_key(enc, key)
+            if row is None:
+                return False
+            chain = [FactRow(r) for r in self._store.chain(FactRow(row).chain_id)]
+            return self._store.delete_facts([r.rowid for r in chain]) > 0
 
     def search_items(
         self,

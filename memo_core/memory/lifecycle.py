@@ -80,12 +80,17 @@ class LifecycleMixin(HoodBase):
     ) -> Fact:
         row = self._row(fact_id)
         self._check_owner(row, namespace)
-        current = next(
-            (FactRow(r) for r in self._store.chain(row.chain_id) if FactRow(r).valid_to is None),
-            row,
-        )
         when = as_utc(at)
-        self._store.set_pinned(current.id, pinned, 1.0, to_iso(when))
+        with self.db.transaction():  # the current version cannot change under us
+            current = next(
+                (
+                    FactRow(r)
+                    for r in self._store.chain(row.chain_id)
+                    if FactRow(r).valid_to is None
+                ),
+                row,
+            )
+            self._store.set_pinned(current.id, pinned, 1.0, to_iso(when))
         return self._fact(self._row(current.id), when)
 
     def forget(
@@ -134,9 +139,9 @@ class LifecycleMixin(HoodBase):
             for turn in self._store.turns_by_rowids(r for r, _ in turn_hits):
                 if coverage(info, content_stems(turn[6]))[0] >= FORGET_MIN_COVERAGE:
                     turn_ids.add(turn[1])
-        rows = [FactRow(r) for r in self._store.chains(sorted(chain_ids))]
-        turn_ids |= {r.source_turn for r in rows if r.source_turn}
-        with self.db.transaction():
+        with self.db.transaction():  # versions added meanwhile are deleted too
+            rows = [FactRow(r) for r in self._store.chains(sorted(chain_ids))]
+            turn_ids |= {r.source_turn for r in rows if r.source_turn}
             deleted = self._store.delete_facts([r.rowid for r in rows])
             self._store.delete_turns(sorted(turn_ids))
         return deleted

@@ -94,15 +94,17 @@ class RecallMixin(HoodBase):
         view = when or now
         qvec = self._store.embed_query(message) if self._store.vectors is not None else None
 
-        chosen = self._select_facts(message, query, read, qvec, view, when, limit)
-        chain_rows = self._store.chains([c.fact.chain_id for c in chosen])
-        history: dict[str, list[Fact]] = {}
-        for raw in chain_rows:
-            row = FactRow(raw)
-            shown = next(c.fact for c in chosen if c.fact.chain_id == row.chain_id)
-            if row.version < shown.version:
-                history.setdefault(row.chain_id, []).append(self._fact(row, view))
-        turns = self._select_turns(message, query, read, qvec, view)
+        # One consistent view for every read (and one connection on PostgreSQL).
+        with self.db.snapshot():
+            chosen = self._select_facts(message, query, read, qvec, view, when, limit)
+            chain_rows = self._store.chains([c.fact.chain_id for c in chosen])
+            history: dict[str, list[Fact]] = {}
+            for raw in chain_rows:
+                row = FactRow(raw)
+                shown = next(c.fact for c in chosen if c.fact.chain_id == row.chain_id)
+                if row.version < shown.version:
+                    history.setdefault(row.chain_id, []).append(self._fact(row, view))
+            turns = self._select_turns(message, query, read, qvec, view)
         block, facts, old, kept_turns = render_block(
             [c.fact for c in chosen], history, turns, budget
         )

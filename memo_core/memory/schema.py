@@ -1,5 +1,8 @@
 """The memory file's schema, as numbered migrations (schema name ``"memohood"``).
 
+This is the SQLite form; :mod:`memo_core.memory.pg_schema` is the PostgreSQL one,
+with the same tables, columns and migration numbers.
+
 Tables:
 
 * ``mem_meta`` — key/value facts about the file (the embedder fingerprint).

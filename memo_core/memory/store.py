@@ -6,6 +6,11 @@ sqlite-vec loaded, into vec0 tables partitioned by namespace. Deleting a fact
 or a turn deletes its FTS and vector rows in the same transaction. Values are
 always bound parameters; user text reaches FTS5 only through
 :func:`~memo_core.search.text.fts_match_expression`.
+
+The SQL here is portable (SQLite and PostgreSQL) except the few methods that
+touch the FTS5 and vec0 tables; :class:`~memo_core.memory.pg_store.
+PostgresFactStore` overrides exactly those. :func:`open_fact_store` picks the
+class by ``db.dialect``.
 """
 
 from __future__ import annotations
@@ -13,17 +18,18 @@ from __future__ import annotations
 import json
 import logging
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from memo_core.embedders.base import Embedder, EmbedderFingerprint
-from memo_core.errors import DimensionMismatchError, EmbedderMismatchError
+from memo_core.errors import DimensionMismatchError, EmbedderMismatchError, InvalidInputError
 from memo_core.memory.schema import memory_schema, vec_table_ddl
 from memo_core.search.text import detect_language, fts_match_expression, stem_text
 from memo_core.storage.base import SQLDatabase
+from memo_core.storage.migrations import Migrations
 
-__all__ = ["FACT_COLUMNS", "FactStore", "VectorIndex"]
+__all__ = ["FACT_COLUMNS", "FactStore", "VectorIndex", "open_fact_store"]
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +43,11 @@ TURN_COLUMNS = "rowid, id, ns, root, session_id, role, text, at, decision, score
 MESSAGE_COLUMNS = "rowid, id, ns, session_key, seq, role, content, metadata, at, turn_id"
 _META_EMBEDDER = "embedder"
 _MAX_IN = 400  # bound parameters per IN (...) list
+#: The largest LIMIT a search passes to SQL (a bigger one means "all" and is clamped).
+MAX_LIMIT = 1_000_000
+#: The most nearest neighbours one vector search returns (sqlite-vec's own ceiling for k;
+#: PostgreSQL applies the same one so both backends answer alike).
+MAX_K = 4096
 
 
 def _pack(vector: Sequence[float]) -> bytes:
@@ -47,6 +58,22 @@ def _placeholders(n: int) -> str:
     return ", ".join("?" * n)
 
 
+def columns_of(spec: str) -> list[str]:
+    """The column names of a ``*_COLUMNS`` list."""
+    return [c.strip() for c in spec.split(",")]
+
+
+def check_storable(values: Mapping[str, Any]) -> None:
+    """Refuse a NUL character in any text value, on every backend alike.
+
+    PostgreSQL cannot store NUL in text and SQLite can; refusing it here, before
+    any write, keeps the two engines identical and the failed call a no-op.
+    """
+    for name, value in values.items():
+        if isinstance(value, str) and "\x00" in value:
+            raise InvalidInputError(f"{name} contains a NUL character")
+
+
 @dataclass(frozen=True)
 class VectorIndex:
     """The vector side of the store: which embedder, and whether vec0 is usable."""
@@ -55,20 +82,41 @@ class VectorIndex:
     dimensions: int
 
 
-class FactStore:
-    """SQL access for one memory file (see :mod:`memo_core.memory.schema`)."""
+def open_fact_store(db: SQLDatabase, embedder: Embedder | None = None) -> FactStore:
+    """The store for ``db``'s dialect (SQLite FTS5 + vec0, or PostgreSQL tsvector + pgvector)."""
+    if db.dialect == "postgres":
+        from memo_core.memory.pg_store import PostgresFactStore
 
-    def __init__(self, db: SQLDatabase, embedder: Embedder | None = None) -> None:
+        return PostgresFactStore(db, embedder)
+    return FactStore(db, embedder)
+
+
+class FactStore:
+    """SQL access for one memory file (see :mod:`memo_core.memory.schema`).
+
+    ``apply_schema=False`` opens a base read-only (``copy_memory``'s source): no
+    migration runs and no embedder is attached.
+    """
+
+    schema: ClassVar[Migrations] = memory_schema
+
+    def __init__(
+        self, db: SQLDatabase, embedder: Embedder | None = None, *, apply_schema: bool = True
+    ) -> None:
         self.db = db
-        memory_schema.apply(db)
         self.vectors: VectorIndex | None = None
-        self._attach_embedder(embedder)
+        #: Whether the vector tables exist and can be written (deletes must reach them
+        #: even when this handle was opened without an embedder).
+        self.vector_tables = False
+        if apply_schema:
+            self.schema.apply(db)
+            self._attach_embedder(embedder)
 
     # -- embedder ---------------------------------------------------------------------
 
     def _attach_embedder(self, embedder: Embedder | None) -> None:
-        row = self.db.query_one("SELECT value FROM mem_meta WHERE key = ?", [_META_EMBEDDER])
-        stored = EmbedderFingerprint.from_json(row[0]) if row else None
+        stored = self.stored_fingerprint()
+        self.vector_tables = stored is not None and self.db.has_vec
         if embedder is None:
             if stored is not None:
                 log.info(
@@ -84,18 +132,37 @@ class FactStore:
                 "(memo memory export) and import into a new file with the new embedder"
             )
         if not self.db.has_vec:
-            log.warning("sqlite-vec is not available; memory recall is keyword-only")
+            log.warning(
+                "vector search is not available (sqlite-vec / pgvector); "
+                "memory recall is keyword-only"
+            )
             return
         with self.db.transaction():
+            # Read again under the writer lock: another process may have just set it.
+            stored = self.stored_fingerprint()
             if stored is None:
-                self.db.execute(
-                    "INSERT OR REPLACE INTO mem_meta (key, value) VALUES (?, ?)",
-                    [_META_EMBEDDER, fingerprint.to_json()],
+                self.set_meta(_META_EMBEDDER, fingerprint.to_json())
+            elif stored != fingerprint:
+                raise EmbedderMismatchError(
+                    f"{self.db.path} was just indexed with {stored.describe()} by another "
+                    f"process, not {fingerprint.describe()}"
                 )
-            self.db.execute(vec_table_ddl("mem_facts_vec", fingerprint.dimensions))
-            self.db.execute(vec_table_ddl("mem_turns_vec", fingerprint.dimensions))
+            self.create_vector_tables(fingerprint.dimensions)
+        self.vector_tables = True
         self.vectors = VectorIndex(embedder, fingerprint.dimensions)
         self._embed_missing()
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute(
+            "INSERT INTO mem_meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [key, value],
+        )
+
+    def create_vector_tables(self, dimensions: int) -> None:
+        """The two vector tables for ``dimensions`` (dialect-specific DDL)."""
+        self.db.execute(vec_table_ddl("mem_facts_vec", dimensions))
+        self.db.execute(vec_table_ddl("mem_turns_vec", dimensions))
 
     def _embed_missing(self) -> None:
         """Vectors for rows written while the file was opened without an embedder."""
@@ -107,15 +174,17 @@ class FactStore:
             extra = " AND indexed = 1" if table == "mem_facts" else ""
             rows = self.db.query(
                 f"SELECT rowid, ns, {column} FROM {table} WHERE rowid NOT IN "
-                f"(SELECT row_id FROM {vec}){extra}"
+                f"(SELECT row_id FROM {vec}){extra} ORDER BY rowid"
             )
             if not rows:
                 continue
             log.info("embedding %d %s rows written without an embedder", len(rows), table)
             vectors = self.vectors.embedder.embed_documents([r[2] for r in rows])
             with self.db.transaction():
-                for (rowid, ns, _), vector in zip(rows, vectors, strict=True):
-                    self._insert_vector(vec, rowid, ns, vector)
+                self.insert_vectors(
+                    vec,
+                    [(int(rowid), ns, v) for (rowid, ns, _), v in zip(rows, vectors, strict=True)],
+                )
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]] | None:
         if self.vectors is None or not texts:
@@ -127,40 +196,68 @@ class FactStore:
             return None
         return self.vectors.embedder.embed_query(text)
 
-    def _insert_vector(self, table: str, rowid: int, ns: str, vector: Sequence[float]) -> None:
-        assert self.vectors is not None
-        if len(vector) != self.vectors.dimensions:
+    def _check_dimensions(self, vector: Sequence[float], dimensions: int | None = None) -> None:
+        dims = dimensions
+        if dims is None and self.vectors is not None:
+            dims = self.vectors.dimensions
+        if len(vector) != dims:
             raise DimensionMismatchError(
-                f"vector has {len(vector)} dimensions, the memory uses {self.vectors.dimensions}"
+                f"vector has {len(vector)} dimensions, the memory uses {dims}"
             )
-        self.db.execute(
+
+    def insert_vectors(
+        self,
+        table: str,
+        rows: Sequence[tuple[int, str, Sequence[float]]],
+        dimensions: int | None = None,
+    ) -> None:
+        """Write ``(rowid, ns, vector)`` rows into a vector table (replacing any there)."""
+        for _, _, vector in rows:
+            self._check_dimensions(vector, dimensions)
+        if rows:
+            self._write_vectors(table, rows)
+
+    def _write_vectors(self, table: str, rows: Sequence[tuple[int, str, Sequence[float]]]) -> None:
+        # vec0 is a virtual table: no upsert, so INSERT OR REPLACE (SQLite only).
+        self.db.executemany(
             f"INSERT OR REPLACE INTO {table} (row_id, ns, embedding) VALUES (?, ?, ?)",
-            [rowid, ns, _pack(vector)],
+            [(rowid, ns, _pack(vector)) for rowid, ns, vector in rows],
         )
+
+    def _insert_vector(self, table: str, rowid: int, ns: str, vector: Sequence[float]) -> None:
+        self.insert_vectors(table, [(rowid, ns, vector)])
 
     # -- facts ------------------------------------------------------------------------
 
     def insert_fact(self, values: dict[str, Any], vector: Sequence[float] | None) -> int:
         """Insert one fact version with its FTS (and vector) rows; returns its rowid."""
-        cols = [c.strip() for c in FACT_COLUMNS.split(",") if c.strip() != "rowid"]
-        row = [values.get(c) for c in cols]
+        check_storable(values)
+        cols = columns_of(FACT_COLUMNS)[1:]
         with self.db.transaction():
-            cursor = self.db.execute(
-                f"INSERT INTO mem_facts ({', '.join(cols)}) VALUES ({_placeholders(len(cols))})",
-                row,
-            )
-            rowid = int(cursor.lastrowid)
+            rowid = self._insert_returning_rowid("mem_facts", cols, values)
             if values.get("indexed", 1):
-                self._index_text("mem_facts_fts", rowid, values["statement"])
+                self.index_texts("mem_facts_fts", [(rowid, values["statement"])])
                 if vector is not None and self.vectors is not None:
                     self._insert_vector("mem_facts_vec", rowid, values["ns"], vector)
         return rowid
 
-    def _index_text(self, table: str, rowid: int, text: str) -> None:
-        self.db.execute(
-            f"INSERT INTO {table} (rowid, raw, stemmed) VALUES (?, ?, ?)",
-            [rowid, text, stem_text(text, detect_language(text))],
+    def _insert_returning_rowid(
+        self, table: str, cols: Sequence[str], values: Mapping[str, Any]
+    ) -> int:
+        rows = self.db.query(
+            f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({_placeholders(len(cols))}) "
+            "RETURNING rowid",
+            [values.get(c) for c in cols],
         )
+        return int(rows[0][0])
+
+    def index_texts(self, table: str, rows: Sequence[tuple[int, str]]) -> None:
+        """Keyword-index ``(rowid, text)`` rows: the raw text and its stems (FTS5 here)."""
+        if rows:
+            self.db.executemany(
+                f"INSERT INTO {table} (rowid, raw, stemmed) VALUES (?, ?, ?)",
+                [(rowid, text, stem_text(text, detect_language(text))) for rowid, text in rows],
+            )
 
     def close_version(self, fact_id: str, valid_to: str, superseded_by: str | None) -> None:
         self.db.execute(
@@ -262,6 +359,8 @@ class FactStore:
         if prefix is not None:
             clauses.append("substr(ns, 1, ?) = ?")
             args.extend([len(prefix), prefix])
+        elif not namespaces:
+            return []
         else:
             clauses.append(f"ns IN ({_placeholders(len(namespaces))})")
             args.extend(namespaces)
@@ -296,8 +395,9 @@ class FactStore:
     ) -> list[tuple[int, float]]:
         """``(rowid, bm25)`` of rows in ``namespaces`` matching ``query`` (best first)."""
         expression = fts_match_expression(query)
-        if expression is None or not namespaces:
+        if expression is None or not namespaces or limit <= 0:
             return []
+        limit = min(limit, MAX_LIMIT)
         out: list[tuple[int, float]] = []
         for start in range(0, len(namespaces), _MAX_IN):
             chunk = list(namespaces[start : start + _MAX_IN])
@@ -320,6 +420,7 @@ class FactStore:
         """``(rowid, cosine similarity)`` nearest to ``vector`` in ``namespaces``."""
         if self.vectors is None or not namespaces or limit <= 0:
             return []
+        limit = min(limit, MAX_K)
         out: list[tuple[int, float]] = []
         for start in range(0, len(namespaces), _MAX_IN):
             chunk = list(namespaces[start : start + _MAX_IN])
@@ -335,10 +436,17 @@ class FactStore:
         return out[:limit]
 
     def vectors_for(self, table: str, rowids: Sequence[int]) -> dict[int, list[float]]:
+        """Stored vectors of ``rowids`` (those that have one)."""
         if self.vectors is None or not rowids:
             return {}
+        return self.read_vectors(table, rowids, self.vectors.dimensions)
+
+    def read_vectors(
+        self, table: str, rowids: Sequence[int], dimensions: int
+    ) -> dict[int, list[float]]:
+        """Stored vectors of ``rowids`` from ``table`` (no embedder needed: copies use it)."""
         out: dict[int, list[float]] = {}
-        dims = self.vectors.dimensions
+        dims = int(dimensions)
         # One point look-up per row: vec0 answers "row_id IN (...)" with a full-table scan.
         sql = f"SELECT embedding FROM {table} WHERE row_id = ?"
         for rowid in dict.fromkeys(rowids):
@@ -355,7 +463,7 @@ class FactStore:
                 chunk = list(rowids[start : start + _MAX_IN])
                 marks = _placeholders(len(chunk))
                 self.db.execute(f"DELETE FROM mem_facts_fts WHERE rowid IN ({marks})", chunk)
-                if self.vectors is not None:  # point deletes: vec0 scans the table for IN
+                if self.vector_tables:  # point deletes: vec0 scans the table for IN
                     self.db.executemany(
                         "DELETE FROM mem_facts_vec WHERE row_id = ?", [[r] for r in chunk]
                     )
@@ -366,14 +474,11 @@ class FactStore:
     # -- turns ------------------------------------------------------------------------
 
     def insert_turn(self, values: dict[str, Any], vector: Sequence[float] | None) -> int:
-        cols = [c.strip() for c in TURN_COLUMNS.split(",") if c.strip() != "rowid"]
+        check_storable(values)
+        cols = columns_of(TURN_COLUMNS)[1:]
         with self.db.transaction():
-            cursor = self.db.execute(
-                f"INSERT INTO mem_turns ({', '.join(cols)}) VALUES ({_placeholders(len(cols))})",
-                [values.get(c) for c in cols],
-            )
-            rowid = int(cursor.lastrowid)
-            self._index_text("mem_turns_fts", rowid, values["text"])
+            rowid = self._insert_returning_rowid("mem_turns", cols, values)
+            self.index_texts("mem_turns_fts", [(rowid, values["text"])])
             if vector is not None and self.vectors is not None:
                 self._insert_vector("mem_turns_vec", rowid, values["ns"], vector)
         return rowid
@@ -401,6 +506,8 @@ class FactStore:
         return self._rows_by_rowid(TURN_COLUMNS, "mem_turns", rowids)
 
     def turns_in(self, namespaces: Sequence[str]) -> list[Any]:
+        if not namespaces:
+            return []
         return self.db.query(
             f"SELECT {TURN_COLUMNS} FROM mem_turns WHERE ns IN ({_placeholders(len(namespaces))})"
             " ORDER BY at, rowid",
@@ -437,7 +544,7 @@ class FactStore:
                     continue
                 marks = _placeholders(len(rowids))
                 self.db.execute(f"DELETE FROM mem_turns_fts WHERE rowid IN ({marks})", rowids)
-                if self.vectors is not None:  # point deletes: vec0 scans the table for IN
+                if self.vector_tables:  # point deletes: vec0 scans the table for IN
                     self.db.executemany(
                         "DELETE FROM mem_turns_vec WHERE row_id = ?", [[r] for r in rowids]
                     )
@@ -453,7 +560,8 @@ class FactStore:
     # -- messages ---------------------------------------------------------------------
 
     def insert_message(self, values: dict[str, Any]) -> None:
-        cols = [c.strip() for c in MESSAGE_COLUMNS.split(",") if c.strip() != "rowid"]
+        check_storable(values)
+        cols = columns_of(MESSAGE_COLUMNS)[1:]
         with self.db.transaction():
             if values.get("seq") is None:
                 row = self.db.query_one(
@@ -475,6 +583,8 @@ class FactStore:
         )
 
     def messages_in(self, namespaces: Sequence[str]) -> list[Any]:
+        if not namespaces:
+            return []
         return self.db.query(
             f"SELECT {MESSAGE_COLUMNS} FROM mem_messages WHERE ns IN "
             f"({_placeholders(len(namespaces))}) ORDER BY ns, session_key, seq",
@@ -511,6 +621,12 @@ class FactStore:
     def stored_fingerprint(self) -> EmbedderFingerprint | None:
         row = self.db.query_one("SELECT value FROM mem_meta WHERE key = ?", [_META_EMBEDDER])
         return EmbedderFingerprint.from_json(row[0]) if row else None
+
+    def begin_bulk_load(self) -> None:
+        """Before a bulk copy: nothing to prepare on SQLite (FTS5 and vec0 index as they go)."""
+
+    def end_bulk_load(self) -> None:
+        """After a bulk copy with explicit rowids: nothing to do on SQLite."""
 
 
 def dumps(value: Any) -> str:

@@ -29,6 +29,8 @@ __all__ = ["TranscriptMixin"]
 def _check_key(session_key: str) -> None:
     if not isinstance(session_key, str) or not session_key:
         raise InvalidInputError("session_key must be a non-empty string")
+    if "\x00" in session_key:
+        raise InvalidInputError("session_key contains a NUL character")
 
 
 class TranscriptMixin(CaptureMixin):

@@ -1,9 +1,16 @@
-"""Shared fixtures: a memory file on tmp_path with the deterministic hash embedder."""
+"""Shared fixtures: a memory base on each storage backend, with the deterministic hash embedder.
+
+``memory`` and ``keyword_memory`` open a MemoHood at ``backend_url`` (a SQLite file,
+then a fresh PostgreSQL schema), so every test using them runs on both backends.
+Tests needing more than one base call ``base_url(name)``, which names a second
+base on the same backend (and drops it afterwards on PostgreSQL).
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -27,14 +34,45 @@ def lexical_gate() -> RecallGate:
 
 
 @pytest.fixture
-def memory(tmp_path: Path, lexical_gate: RecallGate) -> Iterator[MemoHood]:
-    with MemoHood(tmp_path / "memory.db", embedder=HashEmbedder(), gate=lexical_gate) as mem:
+def base_url(backend_url: str, tmp_path: Path) -> Iterator[Callable[[str], str]]:
+    """``base_url(name)``: another base on the backend of this test run."""
+    made: list[str] = []
+
+    def make(name: str) -> str:
+        if backend_url.startswith("sqlite:"):
+            return f"sqlite:///{tmp_path / name}"
+        suffix = re.sub(r"[^a-z0-9_]", "_", name.lower())
+        url = re.sub(r"schema=(\w+)", lambda m: f"schema={m.group(1)}_{suffix}"[:70], backend_url)
+        made.append(url)
+        return url
+
+    yield make
+    if made:
+        from memo_core.storage.postgres import PostgresDatabase
+
+        for url in made:
+            with PostgresDatabase(url, load_vec=False, max_connections=1) as db:
+                db.drop_schema()
+
+
+def keyword_index_rowids(memory: MemoHood, table: str, word: str) -> list[int]:
+    """Rowids whose raw keyword-index entry holds ``word`` (read straight from the index)."""
+    if memory.db.dialect == "postgres":
+        sql = f"SELECT rowid FROM {table} WHERE raw @@ ?::tsquery ORDER BY rowid"
+        return [r[0] for r in memory.db.query(sql, [f"'{word.lower()}'"])]
+    sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid"
+    return [r[0] for r in memory.db.query(sql, [f'raw : "{word}"'])]
+
+
+@pytest.fixture
+def memory(backend_url: str, lexical_gate: RecallGate) -> Iterator[MemoHood]:
+    with MemoHood(backend_url, embedder=HashEmbedder(), gate=lexical_gate) as mem:
         yield mem
 
 
 @pytest.fixture
-def keyword_memory(tmp_path: Path, lexical_gate: RecallGate) -> Iterator[MemoHood]:
-    with MemoHood(tmp_path / "kw.db", gate=lexical_gate) as mem:
+def keyword_memory(backend_url: str, lexical_gate: RecallGate) -> Iterator[MemoHood]:
+    with MemoHood(backend_url, gate=lexical_gate) as mem:
         yield mem
 
 

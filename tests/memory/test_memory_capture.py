@@ -188,14 +188,14 @@ def test_borderline_without_llm_is_kept_as_an_episodic_turn(memory: MemoHood) ->
     assert "episodic" in result.reason
 
 
-def test_borderline_with_llm_costs_exactly_one_call(tmp_path, lexical_gate) -> None:
+def test_borderline_with_llm_costs_exactly_one_call(backend_url, lexical_gate) -> None:
     llm = FakeLLM(
         [
             '```json\n{"keep": true, "facts": [{"statement": "I play board games most weekends.",'
             ' "category": "preference", "pinned": false, "about": "self"},]}\n```'
         ]
     )
-    with MemoHood(tmp_path / "m.db", llm=llm, gate=lexical_gate) as memory:
+    with MemoHood(backend_url, llm=llm, gate=lexical_gate) as memory:
         result = memory.capture("We played board games all weekend.", namespace="u1", at=MONDAY)
         assert len(llm.calls) == 1
         assert llm.calls[0].json_mode
@@ -208,9 +208,9 @@ def test_borderline_with_llm_costs_exactly_one_call(tmp_path, lexical_gate) -> N
 
 
 @pytest.mark.parametrize("reply", ["not json at all", '{"keep": "maybe", "facts": 7}', None])
-def test_llm_failure_keeps_the_turn_and_loses_nothing(tmp_path, lexical_gate, reply) -> None:
+def test_llm_failure_keeps_the_turn_and_loses_nothing(backend_url, lexical_gate, reply) -> None:
     llm = FakeLLM([] if reply is None else [reply])  # None: the provider raises
-    with MemoHood(tmp_path / "m.db", llm=llm, gate=lexical_gate) as memory:
+    with MemoHood(backend_url, llm=llm, gate=lexical_gate) as memory:
         result = memory.capture("We played board games all weekend.", namespace="u1", at=MONDAY)
         assert result.llm_called
         assert result.added == ()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,8 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
-def test_replay_prints_one_json_line_per_probe(tmp_path: Path, capsys) -> None:
-    db = str(tmp_path / "replay.db")
+def test_replay_prints_one_json_line_per_probe(backend_url: str, capsys) -> None:
+    db = backend_url
     code, out = run(
         capsys, "memory", "replay", str(OWN), "--db", db, "--json", "--embedder", "hash"
     )
@@ -33,8 +34,10 @@ def test_replay_prints_one_json_line_per_probe(tmp_path: Path, capsys) -> None:
             assert row["facts"] == []
 
 
-def test_everyday_commands(tmp_path: Path, capsys) -> None:
-    db = str(tmp_path / "cli.db")
+def test_everyday_commands(
+    tmp_path: Path, backend_url: str, base_url: Callable[[str], str], capsys
+) -> None:
+    db = backend_url
     base = ["--db", db, "--user", "u1", "--json", "--embedder", "hash"]
     code, out = run(
         capsys, "memory", "capture", "I live in Berlin.", *base, "--at", "2026-03-01T10:00:00Z"
@@ -58,7 +61,7 @@ def test_everyday_commands(tmp_path: Path, capsys) -> None:
     assert json.loads(out)["examined"] == 1
     code, out = run(capsys, "memory", "forget", fact_id, *base)
     assert json.loads(out) == {"deleted": 2}
-    other = ["--db", str(tmp_path / "other.db"), "--user", "u1", "--json", "--embedder", "hash"]
+    other = ["--db", base_url("other.db"), "--user", "u1", "--json", "--embedder", "hash"]
     code, out = run(capsys, "memory", "import", str(export), *other)
     assert json.loads(out)["facts"] == 2
     history = tmp_path / "history.jsonl"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memo_core.cli import main
-from memo_core.storage.connection import Database
+from memo_core.storage import open_database
 
 
 def _config(tmp_path: Path, body: str) -> str:
@@ -18,14 +18,14 @@ def _config(tmp_path: Path, body: str) -> str:
 
 
 def test_memohood_embedder_and_knobs_come_from_config(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, backend_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = _config(
         tmp_path,
         "memobase:\n  embedder: {provider: hash, dims: 64}\n"
         "memohood:\n  embedder: same\n  token_budget: 400\n",
     )
-    db = str(tmp_path / "mem.db")
+    db = backend_url
     argv = [
         "memory",
         "capture",
@@ -39,7 +39,8 @@ def test_memohood_embedder_and_knobs_come_from_config(
         "--json",
     ]
     assert main(argv) == 0
-    stored = Database(db).query_one("SELECT value FROM mem_meta WHERE key = 'embedder'")
+    with open_database(db, load_vec=False) as base:
+        stored = base.query_one("SELECT value FROM mem_meta WHERE key = 'embedder'")
     assert stored is not None and json.loads(stored[0])["dimensions"] == 64
     capsys.readouterr()
     assert (

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -27,9 +27,9 @@ def test_pinned_fact_survives_a_year_of_nightly_consolidation(memory: MemoHood) 
     assert "penicillin" in recall.block
 
 
-def test_365_day_half_life_fact_is_not_archived_after_60_nightly_runs(tmp_path: Path) -> None:
+def test_365_day_half_life_fact_is_not_archived_after_60_nightly_runs(backend_url: str) -> None:
     cfg = MemoryConfig(half_lives={"fact": 365.0})
-    with MemoHood(tmp_path / "m.db", config=cfg, gate=RecallGate()) as memory:
+    with MemoHood(backend_url, config=cfg, gate=RecallGate()) as memory:
         fact = memory.remember(
             "Our payment service runs on Java 17.", namespace="u1", category="fact", at=MONDAY
         )
@@ -42,7 +42,9 @@ def test_365_day_half_life_fact_is_not_archived_after_60_nightly_runs(tmp_path: 
         assert report.strengths[fact.id] > 0.88  # the compounding bug gave ~0.1 by day 47
 
 
-def test_daily_and_hourly_consolidation_give_the_same_strengths(tmp_path: Path) -> None:
+def test_daily_and_hourly_consolidation_give_the_same_strengths(
+    base_url: Callable[[str], str],
+) -> None:
     facts = [
         ("We played board games at Anna's yesterday.", "event"),
         ("I prefer window seats on flights.", "preference"),
@@ -51,7 +53,7 @@ def test_daily_and_hourly_consolidation_give_the_same_strengths(tmp_path: Path) 
     ]
     reports = []
     for schedule, step in (("daily", timedelta(days=1)), ("hourly", timedelta(hours=1))):
-        with MemoHood(tmp_path / f"{schedule}.db", gate=RecallGate()) as memory:
+        with MemoHood(base_url(f"{schedule}.db"), gate=RecallGate()) as memory:
             for text, category in facts:
                 memory.remember(text, namespace="u1", category=category, at=MONDAY)
             when = MONDAY

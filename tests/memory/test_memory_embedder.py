@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from memo_core.embedders.hash import HashEmbedder
@@ -13,11 +11,11 @@ from memo_core.memory import MemoHood, RecallGate
 from .conftest import MONDAY, day
 
 
-def test_a_different_embedder_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "m.db"
+def test_a_different_embedder_is_refused(backend_url: str) -> None:
+    path = backend_url
     with MemoHood(path, embedder=HashEmbedder(256), gate=RecallGate()) as memory:
         if not memory.has_vectors:
-            pytest.skip("sqlite-vec could not be loaded on this Python")
+            pytest.skip("vector search (sqlite-vec / pgvector) is not available here")
         memory.capture("I'm allergic to penicillin.", namespace="u1", at=MONDAY)
     with pytest.raises(EmbedderMismatchError, match="hash"):
         MemoHood(path, embedder=HashEmbedder(128), gate=RecallGate())
@@ -25,11 +23,11 @@ def test_a_different_embedder_is_refused(tmp_path: Path) -> None:
         assert len(again.list_facts("u1")) == 1
 
 
-def test_rows_written_without_an_embedder_get_vectors_later(tmp_path: Path) -> None:
-    path = tmp_path / "m.db"
+def test_rows_written_without_an_embedder_get_vectors_later(backend_url: str) -> None:
+    path = backend_url
     with MemoHood(path, embedder=HashEmbedder(), gate=RecallGate()) as memory:
         if not memory.has_vectors:
-            pytest.skip("sqlite-vec could not be loaded on this Python")
+            pytest.skip("vector search (sqlite-vec / pgvector) is not available here")
     with MemoHood(path, gate=RecallGate()) as keyword_only:
         assert not keyword_only.has_vectors
         keyword_only.capture("I'm allergic to penicillin.", namespace="u1", at=MONDAY)
@@ -40,11 +38,11 @@ def test_rows_written_without_an_embedder_get_vectors_later(tmp_path: Path) -> N
         assert count == 1
 
 
-def test_vector_leg_finds_what_keywords_miss(tmp_path: Path) -> None:
+def test_vector_leg_finds_what_keywords_miss(backend_url: str) -> None:
     embedder = HashEmbedder()
-    with MemoHood(tmp_path / "m.db", embedder=embedder, gate=RecallGate()) as memory:
+    with MemoHood(backend_url, embedder=embedder, gate=RecallGate()) as memory:
         if not memory.has_vectors:
-            pytest.skip("sqlite-vec could not be loaded on this Python")
+            pytest.skip("vector search (sqlite-vec / pgvector) is not available here")
         memory.remember(
             "Our deployment pipeline uses Kubernetes clusters.",
             namespace="u1",

@@ -52,10 +52,10 @@ def _local_embedder() -> Embedder:
 
 
 @pytest.mark.parametrize("kind", ["keyword", "local"])
-def test_own_scenarios(tmp_path: Path, model_gate: RecallGate, kind: str) -> None:
+def test_own_scenarios(backend_url: str, model_gate: RecallGate, kind: str) -> None:
     """Scenarios written for this suite, unlike the public ones, with no LLM."""
     embedder = _local_embedder() if kind == "local" else None
-    with MemoHood(tmp_path / "own.db", embedder=embedder, gate=model_gate) as memory:
+    with MemoHood(backend_url, embedder=embedder, gate=model_gate) as memory:
         problems = _score(OWN, memory)
     assert problems["leaked"] == []
     assert problems["gate"] == []
@@ -63,9 +63,9 @@ def test_own_scenarios(tmp_path: Path, model_gate: RecallGate, kind: str) -> Non
     assert problems["history"] == []
 
 
-def test_public_scenarios_without_llm(tmp_path: Path, model_gate: RecallGate) -> None:
+def test_public_scenarios_without_llm(backend_url: str, model_gate: RecallGate) -> None:
     if not PUBLIC.exists():
         pytest.skip("../shared/eval/memory/scenarios.jsonl is absent")
-    with MemoHood(tmp_path / "pub.db", gate=model_gate) as memory:
+    with MemoHood(backend_url, gate=model_gate) as memory:
         problems = _score(PUBLIC, memory)
     assert problems == {"gate": [], "missing": [], "leaked": [], "history": []}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,9 @@ def _fill(memory: MemoHood) -> None:
     memory.add_message("u1", "chat", "user", "hello there", capture=False, at=day(2))
 
 
-def test_export_import_round_trip_keeps_every_version(memory: MemoHood, tmp_path: Path) -> None:
+def test_export_import_round_trip_keeps_every_version(
+    memory: MemoHood, tmp_path: Path, base_url: Callable[[str], str]
+) -> None:
     _fill(memory)
     out = tmp_path / "export.jsonl"
     count = memory.export_jsonl(out)
@@ -35,7 +38,7 @@ def test_export_import_round_trip_keeps_every_version(memory: MemoHood, tmp_path
     assert [r["valid_to"] is None for r in chain] == [False, False, True]
     assert chain[0]["superseded_by"] == chain[1]["id"]
 
-    with MemoHood(tmp_path / "copy.db", embedder=HashEmbedder(), gate=RecallGate()) as copy:
+    with MemoHood(base_url("copy.db"), embedder=HashEmbedder(), gate=RecallGate()) as copy:
         report = copy.import_jsonl(out)
         assert (report.facts, report.turns, report.messages) == (4, 4, 1)
         assert copy.import_jsonl(out).skipped == count  # importing twice adds nothing

@@ -119,10 +119,10 @@ def test_russian_chain_with_transfers(memory: MemoHood) -> None:
     ] == [(True, False, False), (False, True, False), (False, False, True)]
 
 
-def test_llm_decides_in_the_borderline_similarity_band(tmp_path, lexical_gate) -> None:
+def test_llm_decides_in_the_borderline_similarity_band(backend_url, lexical_gate) -> None:
     llm = FakeLLM(['{"relation": "supersedes"}'])
     cfg = MemoryConfig(contradiction_band=(0.05, 0.7))
-    with MemoHood(tmp_path / "m.db", llm=llm, gate=lexical_gate, config=cfg) as memory:
+    with MemoHood(backend_url, llm=llm, gate=lexical_gate, config=cfg) as memory:
         memory.capture("I usually run on forest trails.", namespace="u1", at=MONDAY)
         result = memory.capture("These days I usually run on the track.", namespace="u1", at=day(3))
         assert len(llm.calls) == 1
