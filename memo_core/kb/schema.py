@@ -78,3 +78,37 @@ def vec_table_ddl(name: str, dimensions: int) -> str:
         " collection TEXT,"
         f" embedding FLOAT[{int(dimensions)}] distance_metric=cosine)"
     )
+
+
+@kb_schema
+def add_search_aids(db: SQLDatabase) -> None:
+    """Two read-path aids, neither written to by the store's own code.
+
+    * ``chunks_fts_vocab`` — an ``fts5vocab`` view of the FTS index: the keyword
+      leg reads document frequencies from it to leave the commonest words out of
+      an expensive query (``search/keyword.py``).
+    * ``kb_chunk_changes`` — every chunk insert or delete appends the chunk's rowid
+      (by trigger, so no write path can forget it), so an approximate vector index
+      kept beside the file (``search/ann_index.py``) catches up by replaying the
+      changes since its snapshot instead of rebuilding. Only the last 100,000
+      changes are kept; an index further behind rebuilds.
+    """
+    db.executescript(
+        """
+        CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts_vocab USING fts5vocab(chunks_fts, 'row');
+        CREATE TABLE IF NOT EXISTS kb_chunk_changes (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            chunk_rowid INTEGER NOT NULL
+        );
+        CREATE TRIGGER IF NOT EXISTS kb_chunk_inserted AFTER INSERT ON chunks BEGIN
+            INSERT INTO kb_chunk_changes (chunk_rowid) VALUES (new.rowid);
+            DELETE FROM kb_chunk_changes
+                WHERE seq <= (SELECT max(seq) FROM kb_chunk_changes) - 100000;
+        END;
+        CREATE TRIGGER IF NOT EXISTS kb_chunk_deleted AFTER DELETE ON chunks BEGIN
+            INSERT INTO kb_chunk_changes (chunk_rowid) VALUES (old.rowid);
+            DELETE FROM kb_chunk_changes
+                WHERE seq <= (SELECT max(seq) FROM kb_chunk_changes) - 100000;
+        END;
+        """
+    )

@@ -18,7 +18,7 @@ from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from memo_core.embedders.base import EmbedderFingerprint
 from memo_core.errors import (
@@ -30,6 +30,12 @@ from memo_core.errors import (
 )
 from memo_core.kb.schema import kb_schema, vec_table_ddl
 from memo_core.search.filters import compile_filter
+from memo_core.search.keyword import (
+    POSTINGS_BUDGET,
+    DocumentFrequencies,
+    select_words,
+    word_cost,
+)
 from memo_core.search.text import (
     DEFAULT_LANGUAGES,
     detect_language,
@@ -37,6 +43,7 @@ from memo_core.search.text import (
     stem_text,
 )
 from memo_core.storage.base import SQLDatabase
+from memo_core.storage.migrations import Migrations
 from memo_core.types import Hit
 
 __all__ = ["ChunkInput", "DocumentInfo", "KnowledgeStore", "require_owner"]
@@ -102,14 +109,23 @@ class DocumentInfo:
 
 
 class KnowledgeStore:
-    """Typed access to one knowledge-base file."""
+    """Typed access to one knowledge-base file.
+
+    The SQL here is portable where it can be; what differs by engine (DDL, the
+    keyword index, vector tables) sits behind the ``_migrations`` list and the
+    ``_create_vector_table`` / ``_index_chunks`` / ``_insert_vectors`` /
+    ``_delete_chunk_index_rows`` hooks, which ``kb/pg_store.py`` overrides.
+    """
+
+    #: The schema's numbered migrations (a dialect's subclass brings its own).
+    _migrations: ClassVar[Migrations] = kb_schema
 
     def __init__(self, db: SQLDatabase, *, languages: Sequence[str] = DEFAULT_LANGUAGES) -> None:
         self.db = db
         self.languages = tuple(languages)
         self._search_state: SearchState | None = None
         self._pins = threading.local()  # a search pins its state per thread
-        kb_schema.apply(db)
+        self._migrations.apply(db)
 
     # -- file facts ---------------------------------------------------------
 
@@ -151,7 +167,7 @@ class KnowledgeStore:
                 # Another process attached one since our read: check it like any other.
                 return self.attach_embedder(fingerprint)
             name = "vec_chunks_1"
-            self.db.execute(vec_table_ddl(name, fingerprint.dimensions))
+            self._create_vector_table(name, fingerprint.dimensions)
             self.set_meta("embedder", fingerprint.to_json())
             self.set_meta("vector_table", name)
             self.set_meta("vector_generation", "1")
@@ -251,9 +267,11 @@ class KnowledgeStore:
             if row is not None:
                 created = str(row[1])
                 self._delete_doc_rows([int(row[0])])
-            cur = self.db.execute(
+            # RETURNING (not lastrowid): PostgreSQL has no lastrowid, SQLite >= 3.35 has both.
+            inserted = self.db.query(
                 "INSERT INTO documents (id, owner, collection, source, title, kind, content_hash,"
-                " text, metadata, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                " text, metadata, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+                " RETURNING rowid",
                 [
                     document_id,
                     owner,
@@ -268,16 +286,19 @@ class KnowledgeStore:
                     now,
                 ],
             )
-            doc_rowid = int(cur.lastrowid)
+            doc_rowid = int(inserted[0][0])
+            indexed: list[tuple[int, str]] = []
+            vector_rows: list[tuple[int, str, str, bytes]] = []
             for ord_, (chunk, blob) in enumerate(zip(chunks, blobs, strict=True)):
                 chunk_hash = sha256(chunk.text)
                 chunk_id = chunk.id or _chunk_id(document_id, ord_, chunk.start, chunk_hash)
                 merged = {**doc_meta, **dict(chunk.locator), **dict(chunk.metadata)}
                 merged.setdefault("source", source)
                 merged.setdefault("title", title)
-                cur = self.db.execute(
+                inserted = self.db.query(
                     'INSERT INTO chunks (id, doc_rowid, owner, collection, ord, start, "end", text,'
-                    " locator, metadata, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    " locator, metadata, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+                    " RETURNING rowid",
                     [
                         chunk_id,
                         doc_rowid,
@@ -292,21 +313,48 @@ class KnowledgeStore:
                         chunk_hash,
                     ],
                 )
-                chunk_rowid = int(cur.lastrowid)
-                lang = detect_language(chunk.text, self.languages)
-                self.db.execute(
-                    "INSERT INTO chunks_fts (rowid, raw, stemmed) VALUES (?, ?, ?)",
-                    [chunk_rowid, chunk.text, stem_text(chunk.text, lang)],
-                )
+                chunk_rowid = int(inserted[0][0])
+                indexed.append((chunk_rowid, chunk.text))
                 if blob is not None and table is not None:
-                    self.db.execute(
-                        f"INSERT INTO {table} (chunk_rowid, owner, collection, embedding)"
-                        " VALUES (?, ?, ?, ?)",
-                        [chunk_rowid, owner, collection, blob],
-                    )
+                    vector_rows.append((chunk_rowid, owner, collection, blob))
+            self._index_chunks(indexed)
+            if table is not None and vector_rows:
+                self._insert_vectors(table, vector_rows)
         info = self.get_document(owner, document_id)
         assert info is not None
         return info
+
+    # -- dialect hooks (kb/pg_store.py overrides these) ----------------------
+
+    def _create_vector_table(self, name: str, dimensions: int, *, bulk: bool = False) -> None:
+        """Create an empty vector table ``name`` (inside the caller's transaction).
+
+        ``bulk``: it is about to be filled in one go (re-index, copy), and
+        :meth:`_finish_vector_table` runs afterwards, so an engine whose index is
+        cheaper to build than to grow row by row can build it then.
+        """
+        self.db.execute(vec_table_ddl(name, dimensions))
+
+    def _finish_vector_table(self, name: str, dimensions: int) -> None:
+        """After a bulk load into ``name``: nothing to do for sqlite-vec (no index)."""
+
+    def _index_chunks(self, rows: Sequence[tuple[int, str]]) -> None:
+        """Add ``(chunk rowid, text)`` rows to the keyword index (raw and stemmed)."""
+        for rowid, text in rows:
+            lang = detect_language(text, self.languages)
+            self.db.execute(
+                "INSERT INTO chunks_fts (rowid, raw, stemmed) VALUES (?, ?, ?)",
+                [rowid, text, stem_text(text, lang)],
+            )
+
+    def _insert_vectors(self, table: str, rows: Sequence[tuple[int, str, str, bytes]]) -> None:
+        """Store ``(chunk rowid, owner, collection, float32 blob)`` rows in ``table``."""
+        for rowid, owner, collection, blob in rows:
+            self.db.execute(
+                f"INSERT INTO {table} (chunk_rowid, owner, collection, embedding)"
+                " VALUES (?, ?, ?, ?)",
+                [rowid, owner, collection, blob],
+            )
 
     def _delete_doc_rows(self, doc_rowids: Sequence[int]) -> None:
         for doc_rowid in doc_rowids:
@@ -584,11 +632,71 @@ class KnowledgeStore:
         *,
         collections: Sequence[str] | None = None,
         filter: Mapping[str, Any] | None = None,
+        max_postings: int | None = None,
     ) -> list[tuple[int, float]]:
-        """``[(chunk rowid, bm25)]`` best first (BM25: lower is better, as FTS5 reports it)."""
-        expression = fts_match_expression(query, languages=self.languages)
-        if expression is None:
+        """``[(chunk rowid, bm25)]`` best first (BM25: lower is better, as FTS5 reports it).
+
+        ``max_postings``: when the query would read more postings than this (the sum
+        of its words' document frequencies), only its rarest words are queried
+        (``search/keyword.py``); if they find fewer than ``limit`` chunks, the full
+        query runs after all. None (the default) queries every word.
+        """
+        if max_postings is None:
+            expression = self._keyword_expression(query, trim=False)
+            if expression is None:
+                return []
+            return self._keyword_rows(expression, owner, limit, collections, filter)
+        trimmed = self._keyword_expression(query, trim=True, budget=max_postings)
+        if trimmed is None:
             return []
+        rows = self._keyword_rows(trimmed, owner, limit, collections, filter)
+        if len(rows) < limit:
+            full = self._keyword_expression(query, trim=False)
+            if full is not None and full != trimmed:
+                rows = self._keyword_rows(full, owner, limit, collections, filter)
+        return rows
+
+    def _keyword_expression(
+        self, query: str, *, trim: bool, budget: int = POSTINGS_BUDGET
+    ) -> str | None:
+        if not trim:
+            return fts_match_expression(query, languages=self.languages)
+        frequencies: DocumentFrequencies | None = getattr(self, "_frequencies", None)
+        if frequencies is None:
+            frequencies = self._frequencies = DocumentFrequencies(
+                self._token_document_counts, self._size_hint
+            )
+        known = frequencies
+
+        def rarest(words: list[list[str]], stems: list[list[str]]) -> list[int]:
+            counts = known.get([t for w, st in zip(words, stems, strict=True) for t in (*w, *st)])
+            return select_words(
+                [word_cost(w, st, counts) for w, st in zip(words, stems, strict=True)],
+                budget=budget,
+            )
+
+        return fts_match_expression(query, languages=self.languages, keep=rarest)
+
+    def _token_document_counts(self, tokens: Sequence[str]) -> dict[str, int]:
+        # Point look-ups: fts5vocab answers "term IN (...)" by scanning the vocabulary.
+        out: dict[str, int] = {}
+        for token in tokens:
+            row = self.db.query_one("SELECT doc FROM chunks_fts_vocab WHERE term = ?", [token])
+            if row is not None:
+                out[token] = int(row[0])
+        return out
+
+    def _size_hint(self) -> int:
+        return int(self.db.query_one("SELECT coalesce(max(rowid), 0) FROM chunks")[0])
+
+    def _keyword_rows(
+        self,
+        expression: str,
+        owner: str,
+        limit: int,
+        collections: Sequence[str] | None,
+        filter: Mapping[str, Any] | None,
+    ) -> list[tuple[int, float]]:
         if not filter and self._only_scope(self.search_state(), require_owner(owner), collections):
             # Nothing to scope out: rank inside FTS5 alone, no join per matching row.
             rows = self.db.query(
@@ -704,7 +812,7 @@ class KnowledgeStore:
         old = self.vector_table
         with self.db.transaction():
             self.db.execute(f"DROP TABLE IF EXISTS {name}")
-            self.db.execute(vec_table_ddl(name, fingerprint.dimensions))
+            self._create_vector_table(name, fingerprint.dimensions, bulk=True)
         total = int(self.db.query_one("SELECT count(*) FROM chunks")[0])
         done, last = 0, 0
         while True:
@@ -717,16 +825,20 @@ class KnowledgeStore:
                 break
             vectors = embed([str(r[3]) for r in rows])
             with self.db.transaction():
-                for r, vec in zip(rows, vectors, strict=True):
-                    self.db.execute(
-                        f"INSERT INTO {name} (chunk_rowid, owner, collection, embedding)"
-                        " VALUES (?, ?, ?, ?)",
-                        [int(r[0]), r[1], r[2], self._vector_blob(vec, fingerprint.dimensions)],
-                    )
+                dims = fingerprint.dimensions
+                self._insert_vectors(
+                    name,
+                    [
+                        (int(r[0]), str(r[1]), str(r[2]), self._vector_blob(v, dims))
+                        for r, v in zip(rows, vectors, strict=True)
+                    ],
+                )
             last = int(rows[-1][0])
             done += len(rows)
             if progress is not None:
                 progress(done, total)
+        with self.db.transaction():
+            self._finish_vector_table(name, fingerprint.dimensions)
         with self.db.transaction():
             # Chunks written while we were embedding have no vector yet: refuse to swap
             # a table that would silently miss them.

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from memo_core.embedders.base import Embedder
 from memo_core.errors import InvalidInputError
 from memo_core.rerank.base import Reranker, SafeReranker
+from memo_core.search.ann_index import AnnVectorIndex
 from memo_core.search.ram_index import RamVectorIndex
 from memo_core.search.rrf import DEFAULT_RRF_K, rrf
 from memo_core.types import Hit, SearchMode
@@ -24,9 +25,13 @@ from memo_core.types import Hit, SearchMode
 if TYPE_CHECKING:
     from memo_core.kb.store import KnowledgeStore
 
-__all__ = ["HybridSearcher", "SearchSettings"]
+__all__ = ["VECTOR_INDEXES", "HybridSearcher", "SearchSettings"]
 
 log = logging.getLogger(__name__)
+
+
+#: The vector leg's engines: exact sqlite-vec KNN, exact NumPy in RAM, approximate HNSW.
+VECTOR_INDEXES = ("sqlite", "memory", "hnsw")
 
 
 @dataclass(frozen=True)
@@ -39,12 +44,25 @@ class SearchSettings:
     ``vector_index``: ``"sqlite"`` (default) runs the vector leg as a sqlite-vec KNN
     query; ``"memory"`` keeps a NumPy copy of the vectors in RAM for exact KNN by
     one matrix product (much faster from ~10k chunks, costs 4 x dimensions bytes
-    per chunk and a reload after any write; see ``search/ram_index.py``).
+    per chunk and a reload after any write; see ``search/ram_index.py``);
+    ``"hnsw"`` uses an approximate HNSW index saved beside the file (``<db>.hnsw``,
+    the ``ann`` extra; a millisecond or two at 100k chunks, recall a little under 1,
+    kept in step with writes incrementally; see ``search/ann_index.py``).
+    ``keyword_postings_budget``: None (default) queries every word of the question;
+    a number caps what the keyword query reads: when the words' document
+    frequencies add up to more, only the rarest words are queried (the commonest
+    dominate an FTS5 query's cost). It makes 100k+ chunk bases cheaper to search
+    but costs quality where common words carry the topic (see bench/README.md,
+    Scale); ``search.keyword.POSTINGS_BUDGET`` is the value measured there.
     ``keyword_cutoff``: in hybrid mode, keyword candidates whose BM25 is below this
     fraction of the best one are left out of the fusion: they matched only minor
     query terms, and RRF (which sees ranks, not scores) would otherwise let them
     outvote the vector leg. Calibrated on ../shared/eval/qa with
     ``python bench/retrieval.py`` (0.8: hybrid MRR@10 0.936 vs 0.919 without).
+    Among 99,500 near-duplicate distractors (bench/README.md, Scale) a lower
+    cut-off does better (0.6: 0.936 vs 0.924 at 0.8) because distractors outscore
+    the right paragraph in BM25, but it costs the plain corpus more (0.926), so 0.8
+    stays.
     """
 
     rrf_k: int = DEFAULT_RRF_K
@@ -54,11 +72,13 @@ class SearchSettings:
     rerank_top: int = 20
     keyword_cutoff: float = 0.8
     vector_index: str = "sqlite"
+    keyword_postings_budget: int | None = None
 
     def __post_init__(self) -> None:
-        if self.vector_index not in ("sqlite", "memory"):
+        if self.vector_index not in VECTOR_INDEXES:
             raise InvalidInputError(
-                f"vector_index must be 'sqlite' or 'memory', not {self.vector_index!r}"
+                f"vector_index must be one of {', '.join(map(repr, VECTOR_INDEXES))},"
+                f" not {self.vector_index!r}"
             )
 
 
@@ -79,6 +99,24 @@ class HybridSearcher:
         self.settings = settings or SearchSettings()
         self._degraded_noted = False
         self._ram: RamVectorIndex | None = None
+        self._ann: AnnVectorIndex | None = None
+
+    def prepare_vector_index(self) -> dict[str, Any] | None:
+        """Load or build the configured HNSW / in-RAM vector index now, not on the
+        first query (a 1M-chunk HNSW build takes minutes). None for ``"sqlite"``."""
+        if self.settings.vector_index == "hnsw" and self.store.db.dialect == "sqlite":
+            if self._ann is None:
+                self._ann = AnnVectorIndex(self.store)
+            with self.store.reading():
+                self._ann.refresh()
+            return self._ann.describe()
+        if self.settings.vector_index == "memory":
+            if self._ram is None:
+                self._ram = RamVectorIndex(self.store)
+            with self.store.reading():
+                self._ram.similarities([], [])
+            return {"loads": self._ram.loads}
+        return None
 
     @property
     def vectors_available(self) -> bool:
@@ -92,6 +130,14 @@ class HybridSearcher:
         collections: Sequence[str] | None,
         filter: Mapping[str, Any] | None,
     ) -> list[tuple[int, float]]:
+        if self.settings.vector_index == "hnsw" and self.store.db.dialect == "sqlite":
+            if self._ann is None:
+                self._ann = AnnVectorIndex(self.store)
+            approximate = self._ann.candidates(
+                owner, qvec, depth, collections=collections, filter=filter
+            )
+            if approximate is not None:
+                return approximate
         if self.settings.vector_index == "memory" and not filter:
             if self._ram is None:
                 self._ram = RamVectorIndex(self.store)
@@ -151,8 +197,10 @@ class HybridSearcher:
         vector: list[tuple[int, float]] = []
         qvec: Sequence[float] | None = None
         if run in (SearchMode.KEYWORD, SearchMode.HYBRID):
+            budget = self.settings.keyword_postings_budget
+            extra: dict[str, Any] = {} if budget is None else {"max_postings": budget}
             keyword = self.store.keyword_candidates(
-                owner, query, depth, collections=collections, filter=filter
+                owner, query, depth, collections=collections, filter=filter, **extra
             )
         if run in (SearchMode.VECTOR, SearchMode.HYBRID):
             assert self.embedder is not None
@@ -182,7 +230,9 @@ class HybridSearcher:
             missing = [r for r in rowids if r not in vec_sim]
             if missing:
                 found = None
-                if self._ram is not None and not filter:
+                if self._ann is not None:
+                    found = self._ann.similarities(missing, qvec)
+                elif self._ram is not None and not filter:
                     found = self._ram.similarities(missing, qvec)
                 vec_sim.update(
                     found if found is not None else self.store.similarities(missing, qvec)

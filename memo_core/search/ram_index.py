@@ -7,10 +7,11 @@ same vectors is 5-10x faster, at the price of RAM (4 bytes x dimensions per
 chunk: 150 MB at 100k x 384 d). The answer is the same exact cosine ranking.
 
 The copy is keyed on the store's search state (``PRAGMA data_version`` plus this
-connection's change counter), so any write, from this process or another, makes
-the next query reload it. That suits read-heavy bases; a base written between
-every query should keep the default sqlite-vec leg. Metadata filters are not
-handled here: the caller falls back to SQL for them.
+connection's change counter on SQLite, the write generation on PostgreSQL), so
+any write, from this process or another, makes the next query reload it. That
+suits read-heavy bases; a base written between every query should keep the
+default SQL vector leg. Metadata filters are not handled here: the caller falls
+back to SQL for them.
 """
 
 from __future__ import annotations
@@ -55,12 +56,19 @@ class RamVectorIndex:
         if key == self._key:
             return True
         np = self._np
-        rows = self.store.db.query(
-            f"SELECT chunk_rowid, owner, collection, embedding FROM {state.vector_table}"
-        )
         dims = state.fingerprint.dimensions
-        matrix = np.frombuffer(b"".join(bytes(r[3]) for r in rows), dtype=np.float32)
-        matrix = matrix.reshape(len(rows), dims).copy()
+        if self.store.db.dialect == "postgres":  # pgvector reads back as a real[] list
+            rows = self.store.db.query(
+                "SELECT chunk_rowid, owner, collection, embedding::real[]"
+                f" FROM {state.vector_table}"
+            )
+            matrix = np.asarray([r[3] for r in rows], dtype=np.float32).reshape(len(rows), dims)
+        else:
+            rows = self.store.db.query(
+                f"SELECT chunk_rowid, owner, collection, embedding FROM {state.vector_table}"
+            )
+            matrix = np.frombuffer(b"".join(bytes(r[3]) for r in rows), dtype=np.float32)
+            matrix = matrix.reshape(len(rows), dims).copy()
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         matrix /= np.where(norms > 0, norms, 1.0)
         self._owner_codes = {}

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 __all__ = [
     "DEFAULT_LANGUAGES",
     "STOPWORDS",
+    "WordSelector",
     "detect_language",
     "fts_match_expression",
     "stem_text",
@@ -51,6 +52,10 @@ _STOPWORDS_TEXT = """
     этой перед иногда лучше чуть том нельзя такой им более всегда конечно всю между
 """
 STOPWORDS: frozenset[str] = frozenset(_STOPWORDS_TEXT.split())
+
+#: Chooses query words: ``(raw sub-tokens per word, stemmed sub-tokens per word)``
+#: -> positions of the words to keep.
+WordSelector = Callable[[list[list[str]], list[list[str]]], Sequence[int]]
 
 
 def tokenize(text: str) -> list[str]:
@@ -120,22 +125,32 @@ def fts_match_expression(
     languages: Sequence[str] = DEFAULT_LANGUAGES,
     drop_stopwords: bool = True,
     max_terms: int = 64,
+    keep: WordSelector | None = None,
 ) -> str | None:
     """A safe FTS5 MATCH expression ORing the query's terms, or None if it has none.
 
     Each word becomes a quoted term (a quoted phrase when punctuation splits it, so
     ``A-4471`` matches the adjacent tokens ``a 4471``), searched raw in
     ``raw_column`` and stemmed in ``stemmed_column``. Stopwords are left out unless
-    the query has nothing else.
+    the query has nothing else. ``keep``, when given, sees each word's raw and
+    stemmed sub-tokens and returns the positions of the words to query (the store
+    uses it to leave out the commonest words of an expensive query, see
+    ``search/keyword.py``); the quoting stays here.
     """
     words = _query_terms(query, drop_stopwords)[:max_terms]
     if not words:
         return None
+    lang = detect_language(query, languages)
+    stems = [[stem_token(t, lang) for t in w] for w in words]
+    if keep is not None:
+        chosen = sorted(set(keep(words, stems)))
+        if chosen:
+            words = [words[i] for i in chosen]
+            stems = [stems[i] for i in chosen]
     raw_terms = [_quote(" ".join(w)) for w in words]
     parts = [f"{raw_column} : ({' OR '.join(raw_terms)})"]
     if stemmed_column:
-        lang = detect_language(query, languages)
-        stemmed = _dedupe(_quote(" ".join(stem_token(t, lang) for t in w)) for w in words)
+        stemmed = _dedupe(_quote(" ".join(s)) for s in stems)
         parts.append(f"{stemmed_column} : ({' OR '.join(stemmed)})")
     return " OR ".join(parts)
 
