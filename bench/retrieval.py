@@ -1,16 +1,19 @@
 """Retrieval quality and latency of memo's keyword, vector and hybrid modes.
 
-    python bench/retrieval.py [--limit N] [--embedder default|hash]
+    python bench/retrieval.py [--limit N] [--embedder default|hash] [--db-url URL]
 
 Ingests ../shared/eval/qa/corpus.jsonl (one chunk per paragraph) into a fresh
 base and asks every ``answerable`` question: MRR@10 and recall@1/5/10 of the
 right paragraph, median and p95 query latency per mode. Writes
-bench/results/retrieval.json and .md.
+bench/results/retrieval.json and .md (retrieval-postgres.* for a PostgreSQL
+``--db-url``, e.g. ``postgresql:///memo?host=/tmp&schema=bench``; that schema is
+dropped afterwards, so name a scratch one).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -49,6 +52,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=0, help="questions to ask (0 = all)")
     parser.add_argument("--embedder", choices=("default", "hash"), default="default")
+    parser.add_argument("--db-url", help="a base URL (default: a temporary SQLite file)")
     args = parser.parse_args()
 
     data = qa_dir()
@@ -59,13 +63,19 @@ def main() -> None:
     embedder = default_local_embedder() if args.embedder == "default" else HashEmbedder(256)
 
     with tempfile.TemporaryDirectory() as tmp:
-        kb = MemoBase(Path(tmp) / "bench.db", embedder=embedder)
-        start = time.perf_counter()
-        kb.add_texts([p["text"] for p in corpus], ids=[p["id"] for p in corpus])
-        ingest_s = time.perf_counter() - start
-        kb.search("warm up", k=10)
-        results = {mode: evaluate(kb, questions, mode) for mode in MODES}
-        kb.close()
+        kb = MemoBase(args.db_url or Path(tmp) / "bench.db", embedder=embedder)
+        if kb.store.counts()["documents"]:
+            sys.exit(f"{kb.path} already holds documents: name an empty base")
+        try:
+            start = time.perf_counter()
+            kb.add_texts([p["text"] for p in corpus], ids=[p["id"] for p in corpus])
+            ingest_s = time.perf_counter() - start
+            kb.search("warm up", k=10)
+            results = {mode: evaluate(kb, questions, mode) for mode in MODES}
+        finally:
+            if kb.db.dialect == "postgres":
+                kb.db.drop_schema()  # type: ignore[attr-defined]
+            kb.close()
 
     rows = [
         [m, r["mrr@10"], r["recall@1"], r["recall@5"], r["recall@10"], r["p50_ms"], r["p95_ms"]]
@@ -74,12 +84,13 @@ def main() -> None:
     table = markdown_table(
         ["mode", "MRR@10", "recall@1", "recall@5", "recall@10", "p50 ms", "p95 ms"], rows
     )
+    backend = kb.db.dialect
     header = (
         f"{len(corpus)} paragraphs, {len(questions)} answerable questions, "
-        f"embedder {embedder.fingerprint.describe()}, ingest {ingest_s:.1f} s"
+        f"embedder {embedder.fingerprint.describe()}, backend {backend}, ingest {ingest_s:.1f} s"
     )
     write_results(
-        "retrieval",
+        "retrieval" if backend == "sqlite" else f"retrieval-{backend}",
         {"setup": header, "ingest_seconds": ingest_s, "modes": results},
         header + "\n\n" + table,
     )

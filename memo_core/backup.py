@@ -34,7 +34,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memo_core.errors import CorruptDatabaseError, NotFoundError, StorageError
+from memo_core.errors import ConfigError, CorruptDatabaseError, NotFoundError, StorageError
+from memo_core.storage import is_postgres_url, sqlite_path
 from memo_core.storage.connection import pick_driver, translate_sqlite_error
 
 __all__ = [
@@ -161,6 +162,16 @@ def list_backups(path: str | Path, out_dir: str | Path) -> list[Path]:
     return [entry for _, entry in sorted(found)]
 
 
+def _sqlite_file(target: str | Path) -> Path:
+    """The file behind a path or ``sqlite:///`` URL; a PostgreSQL base is refused."""
+    if is_postgres_url(str(target)):
+        raise ConfigError(
+            "memo backup and restore copy SQLite files; back a PostgreSQL base up with "
+            "pg_dump --schema=<its schema> (and restore it with pg_restore)"
+        )
+    return Path(sqlite_path(str(target))).expanduser()
+
+
 def backup_database(path: str | Path, out_dir: str | Path, keep: int = DEFAULT_KEEP) -> Path:
     """Copy the memo file at ``path`` into ``out_dir`` while writers may be active.
 
@@ -170,7 +181,7 @@ def backup_database(path: str | Path, out_dir: str | Path, keep: int = DEFAULT_K
     """
     if keep < 1:
         raise StorageError("keep must be at least 1 (the backup just made)")
-    source = Path(path).expanduser()
+    source = _sqlite_file(path)
     if not source.is_file():
         raise NotFoundError(f"no database file at {source}")
     directory = Path(out_dir).expanduser()
@@ -207,7 +218,7 @@ def restore_database(path: str | Path, backup: str | Path) -> Path | None:
     ``<path>.replaced-<UTC timestamp>``, whose path is returned (None when there
     was no file to replace).
     """
-    target = Path(path).expanduser()
+    target = _sqlite_file(path)
     source = Path(backup).expanduser()
     if not source.is_file():
         raise NotFoundError(f"no backup file at {source}")

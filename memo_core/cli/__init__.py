@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "memo_core.cli.admin",
     "memo_core.cli.ops",
     "memo_core.cli.recall",
+    "memo_core.cli.migrate",
 )
 
 #: Exit code for a MemoError (bad input, missing file, refused operation).

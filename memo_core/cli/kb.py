@@ -26,12 +26,17 @@ from memo_core.embedders.base import Embedder
 from memo_core.errors import BudgetExceededError
 from memo_core.kb.base import MemoBase
 from memo_core.ledger import SpendLedger
+from memo_core.storage.url import is_postgres_url, sqlite_path
 
 __all__ = ["open_kb", "register"]
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", required=True, help="the knowledge-base file")
+    parser.add_argument(
+        "--db",
+        required=True,
+        help="the knowledge base: a file, sqlite:///file.db or postgresql://...?schema=name",
+    )
     parser.add_argument("--owner", default="default", help="namespace of the documents")
     parser.add_argument("--config", help="config.yaml (default: ./config.yaml, ~/.config/memo/)")
     parser.add_argument(
@@ -68,15 +73,20 @@ def _embedder_for(args: argparse.Namespace) -> Embedder | None:
     settings = load_settings(args.config)
     if args.embedder:
         return _build(EmbedderSpec(provider=args.embedder), settings)
-    if Path(args.db).exists():  # an existing base: follow what it was indexed with
-        probe = MemoBase(args.db, embedder=None, owner=args.owner)
-        fp = probe.store.fingerprint
-        probe.close()
+    if _exists(args.db):  # an existing base: follow what it was indexed with
+        with MemoBase(args.db, embedder=None, owner=args.owner) as probe:
+            fp = probe.store.fingerprint
+            keyword_only = fp is None and probe.store.counts()["chunks"] > 0
         if fp is not None and fp.provider == "hash":
             return build_embedder(EmbedderSpec("hash", dims=fp.dimensions), settings)
-        if fp is None and probe.store.counts()["chunks"]:
+        if keyword_only:
             return None
     return _build(settings.kb_embedder, settings)
+
+
+def _exists(target: str) -> bool:
+    """Whether ``--db`` names an existing base (a PostgreSQL schema is probed by opening)."""
+    return is_postgres_url(target) or Path(sqlite_path(target)).exists()
 
 
 def open_kb(args: argparse.Namespace, embedder: Embedder | str | None = "config") -> MemoBase:

@@ -1,4 +1,4 @@
-"""MemoBase: a private knowledge base in one SQLite file.
+"""MemoBase: a private knowledge base in one SQLite file (or one PostgreSQL schema).
 
 The facade users hold: open a file, add texts or ingest sources, search them
 (keyword, vector or hybrid), delete, re-index. Storage is in ``kb/store.py``,
@@ -25,10 +25,10 @@ from memo_core.rerank.base import Reranker
 from memo_core.search.hybrid import HybridSearcher, SearchSettings
 from memo_core.search.text import DEFAULT_LANGUAGES
 from memo_core.storage import open_database
-from memo_core.storage.base import Tracer
+from memo_core.storage.base import SQLDatabase, Tracer
 from memo_core.types import Hit, SearchMode
 
-__all__ = ["DEFAULT_COLLECTION", "DEFAULT_OWNER", "MemoBase"]
+__all__ = ["DEFAULT_COLLECTION", "DEFAULT_OWNER", "MemoBase", "open_store"]
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,15 @@ def embed_seconds() -> float:
     return float(getattr(_EMBED_CLOCK, "seconds", 0.0))
 
 
+def open_store(db: SQLDatabase, *, languages: Sequence[str] = DEFAULT_LANGUAGES) -> KnowledgeStore:
+    """The knowledge-base store for ``db``'s dialect (SQLite file or PostgreSQL schema)."""
+    if db.dialect == "postgres":
+        from memo_core.kb.pg_store import PostgresKnowledgeStore
+
+        return PostgresKnowledgeStore(db, languages=languages)
+    return KnowledgeStore(db, languages=languages)
+
+
 def _resolve_embedder(embedder: Embedder | str | None) -> Embedder | None:
     if embedder is None:
         return None
@@ -67,6 +76,9 @@ def _resolve_embedder(embedder: Embedder | str | None) -> Embedder | None:
 
 class MemoBase:
     """A knowledge base file, scoped to one ``owner`` (every query fails closed without one).
+
+    ``path``: a file path, ``sqlite:///file.db`` or ``postgresql://...?schema=name``
+    (a schema of a PostgreSQL server with pgvector, shared by many processes).
 
     ``embedder``: an :class:`~memo_core.embedders.base.Embedder`, ``"auto"`` (the
     default: the offline MiniLM model when ``memo[local]`` is installed) or ``None``
@@ -89,10 +101,14 @@ class MemoBase:
         self.owner = require_owner(owner)
         self.db = open_database(path, tracer=tracer)
         self.path = self.db.path
-        self.store = KnowledgeStore(self.db, languages=languages)
-        self.embedder = _resolve_embedder(embedder)
-        if self.embedder is not None and check_embedder:
-            self.store.attach_embedder(self.embedder.fingerprint)
+        try:
+            self.store = open_store(self.db, languages=languages)
+            self.embedder = _resolve_embedder(embedder)
+            if self.embedder is not None and check_embedder:
+                self.store.attach_embedder(self.embedder.fingerprint)
+        except BaseException:
+            self.db.close()  # a refused open must not leave a connection pool running
+            raise
         self.searcher = HybridSearcher(
             self.store,
             self.embedder if check_embedder else None,
@@ -280,11 +296,12 @@ class MemoBase:
             raise InvalidInputError("query must be a string")
         collections = [collection] if isinstance(collection, str) else collection
         run = _check_mode(mode)
+        scope = self._owner(owner)  # fail closed before any statement runs
         if run is not SearchMode.KEYWORD:
             self._check_embedder_current()
         return self.searcher.search(
             query,
-            owner=self._owner(owner),
+            owner=scope,
             k=_check_k(k),
             mode=run,
             collections=collections,

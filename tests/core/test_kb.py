@@ -1,8 +1,14 @@
-"""MemoBase: storage, hybrid search, filters, isolation, atomic replace, re-index."""
+"""MemoBase: storage, hybrid search, filters, isolation, atomic replace, re-index.
+
+Every test runs on both backends (``backend_url``: a SQLite file and a PostgreSQL
+schema); behaviour that only PostgreSQL has is tested in test_kb_postgres.py.
+"""
 
 from __future__ import annotations
 
 import logging
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +22,8 @@ from memo_core.errors import (
     NamespaceRequiredError,
 )
 from memo_core.kb import ChunkInput, MemoBase
+from memo_core.migrate import table_exists
+from memo_core.storage.postgres import PostgresDatabase
 
 DOCS = [
     (
@@ -34,11 +42,32 @@ DOCS = [
 ]
 
 
-@pytest.fixture
-def kb(tmp_path: Path) -> MemoBase:
-    base = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64))
+def _fill(base: MemoBase) -> MemoBase:
     base.add_texts([t for t, _ in DOCS], [m for _, m in DOCS], ids=["d1", "d2", "d3", "d4"])
     return base
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def kb(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[MemoBase]:
+    """One filled base per backend, for the tests that only read it (built once per
+    module: a PostgreSQL schema costs about half a second to set up)."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path_factory.mktemp('kb') / 'kb.db'}"
+    else:
+        url = request.getfixturevalue("postgres_server").url(f"t_{uuid.uuid4().hex[:16]}")
+    with MemoBase(url, embedder=HashEmbedder(64)) as base:
+        yield _fill(base)
+        if isinstance(base.db, PostgresDatabase):
+            base.db.drop_schema()
+
+
+@pytest.fixture
+def fresh_kb(backend_url: str) -> Iterator[MemoBase]:
+    """A filled base of its own, for the tests that write to it."""
+    with MemoBase(backend_url, embedder=HashEmbedder(64)) as base:
+        yield _fill(base)
 
 
 @pytest.mark.parametrize("mode", ["keyword", "vector", "hybrid"])
@@ -120,8 +149,8 @@ def test_sql_metacharacters_in_filter_values_are_just_values(kb: MemoBase) -> No
     assert kb.status()["documents"] == 4
 
 
-def test_owners_are_isolated_and_required(tmp_path: Path) -> None:
-    base = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64), owner="alice")
+def test_owners_are_isolated_and_required(backend_url: str, tmp_path: Path) -> None:
+    base = MemoBase(backend_url, embedder=HashEmbedder(64), owner="alice")
     base.add_texts(["alice's secret plan"], ids=["a"])
     bob = base.for_owner("bob")
     bob.add_texts(["bob's public notes"], ids=["b"])
@@ -132,61 +161,62 @@ def test_owners_are_isolated_and_required(tmp_path: Path) -> None:
     assert bob.delete(["a"]) == 0
     with pytest.raises(NamespaceRequiredError):
         base.search("plan", owner="")
+    base.close()
     with pytest.raises(NamespaceRequiredError):
         MemoBase(tmp_path / "kb2.db", embedder=None, owner="")
 
 
-def test_collections_scope_search(kb: MemoBase) -> None:
-    kb.add_texts(["contract appendix about the term"], ids=["x1"], collection="appendix")
-    assert {h.document_id for h in kb.search("term", collection="appendix", k=10)} == {"x1"}
-    assert "x1" not in {h.document_id for h in kb.search("term", collection="default", k=10)}
+def test_collections_scope_search(fresh_kb: MemoBase) -> None:
+    fresh_kb.add_texts(["contract appendix about the term"], ids=["x1"], collection="appendix")
+    assert {h.document_id for h in fresh_kb.search("term", collection="appendix", k=10)} == {"x1"}
+    assert "x1" not in {h.document_id for h in fresh_kb.search("term", collection="default", k=10)}
     both = {
         h.document_id
-        for h in kb.search("term", collection=["appendix", "default"], k=10, mode="vector")
+        for h in fresh_kb.search("term", collection=["appendix", "default"], k=10, mode="vector")
     }
     assert "x1" in both and "d1" in both
 
 
-def test_delete_removes_fts_and_vector_rows(kb: MemoBase) -> None:
-    assert kb.delete(["d1", "d2"]) == 2
-    counts = kb.store.counts()
+def test_delete_removes_fts_and_vector_rows(fresh_kb: MemoBase) -> None:
+    assert fresh_kb.delete(["d1", "d2"]) == 2
+    counts = fresh_kb.store.counts()
     assert counts == {"documents": 2, "chunks": 2, "fts_rows": 2, "vector_rows": 2}
-    assert all(h.document_id not in ("d1", "d2") for h in kb.search("contract order", k=10))
+    assert all(h.document_id not in ("d1", "d2") for h in fresh_kb.search("contract order", k=10))
 
 
-def test_delete_chunks_removes_empty_documents(kb: MemoBase) -> None:
-    assert kb.delete_chunks(["d4"]) == 1
-    assert kb.store.counts()["documents"] == 3
-    assert kb.store.counts()["vector_rows"] == 3
+def test_delete_chunks_removes_empty_documents(fresh_kb: MemoBase) -> None:
+    assert fresh_kb.delete_chunks(["d4"]) == 1
+    assert fresh_kb.store.counts()["documents"] == 3
+    assert fresh_kb.store.counts()["vector_rows"] == 3
 
 
-def test_unchanged_document_makes_no_embedding_call(tmp_path: Path) -> None:
+def test_unchanged_document_makes_no_embedding_call(backend_url: str) -> None:
     emb = HashEmbedder(64)
-    base = MemoBase(tmp_path / "kb.db", embedder=emb)
-    base.add_document("Paragraph one.\n\nParagraph two.", source="notes.md", title="Notes")
-    calls = emb.calls
-    base.add_document("Paragraph one.\n\nParagraph two.", source="notes.md", title="Notes")
-    assert emb.calls == calls
-    assert base.store.counts()["documents"] == 1
+    with MemoBase(backend_url, embedder=emb) as base:
+        base.add_document("Paragraph one.\n\nParagraph two.", source="notes.md", title="Notes")
+        calls = emb.calls
+        base.add_document("Paragraph one.\n\nParagraph two.", source="notes.md", title="Notes")
+        assert emb.calls == calls
+        assert base.store.counts()["documents"] == 1
 
 
-def test_changed_document_reembeds_only_changed_chunks(tmp_path: Path) -> None:
+def test_changed_document_reembeds_only_changed_chunks(backend_url: str) -> None:
     emb = HashEmbedder(64)
-    base = MemoBase(tmp_path / "kb.db", embedder=emb)
-    chunks = [ChunkInput("alpha text", 0, 10), ChunkInput("beta text", 11, 20)]
-    base.add_document("alpha text\nbeta text", source="s", chunks=chunks)
-    before = emb.texts_embedded
-    new = [ChunkInput("alpha text", 0, 10), ChunkInput("gamma text", 11, 21)]
-    base.add_document("alpha text\ngamma text", source="s", chunks=new)
-    assert emb.texts_embedded - before == 1
-    assert [h.text for h in base.search("gamma", mode="keyword")] == ["gamma text"]
-    assert base.search("beta", mode="keyword") == []
+    with MemoBase(backend_url, embedder=emb) as base:
+        chunks = [ChunkInput("alpha text", 0, 10), ChunkInput("beta text", 11, 20)]
+        base.add_document("alpha text\nbeta text", source="s", chunks=chunks)
+        before = emb.texts_embedded
+        new = [ChunkInput("alpha text", 0, 10), ChunkInput("gamma text", 11, 21)]
+        base.add_document("alpha text\ngamma text", source="s", chunks=new)
+        assert emb.texts_embedded - before == 1
+        assert [h.text for h in base.search("gamma", mode="keyword")] == ["gamma text"]
+        assert base.search("beta", mode="keyword") == []
 
 
 def test_replace_is_atomic_when_a_write_fails(
-    kb: MemoBase, monkeypatch: pytest.MonkeyPatch
+    fresh_kb: MemoBase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    original = kb.store.db.execute
+    original = fresh_kb.store.db.execute
     calls = {"n": 0}
 
     def flaky(sql: str, params: Any = ()) -> Any:
@@ -196,57 +226,58 @@ def test_replace_is_atomic_when_a_write_fails(
                 raise RuntimeError("crash mid-write")
         return original(sql, params)
 
-    monkeypatch.setattr(kb.store.db, "execute", flaky)
+    monkeypatch.setattr(fresh_kb.store.db, "execute", flaky)
     chunks = [ChunkInput("new one", 0, 7), ChunkInput("new two", 8, 15)]
     with pytest.raises(RuntimeError):
-        kb.add_document("new one new two", document_id="d1", chunks=chunks)
+        fresh_kb.add_document("new one new two", document_id="d1", chunks=chunks)
     monkeypatch.undo()
-    hit = kb.get_chunks(["d1"])
+    hit = fresh_kb.get_chunks(["d1"])
     assert hit and hit[0].text.startswith("The contract term")
-    assert kb.store.counts() == {"documents": 4, "chunks": 4, "fts_rows": 4, "vector_rows": 4}
+    assert fresh_kb.store.counts() == {"documents": 4, "chunks": 4, "fts_rows": 4, "vector_rows": 4}
 
 
-def test_wrong_dimension_vector_is_a_typed_error(kb: MemoBase) -> None:
+def test_wrong_dimension_vector_is_a_typed_error(fresh_kb: MemoBase) -> None:
     with pytest.raises(DimensionMismatchError):
-        kb.search_by_vector([0.1] * 10)
+        fresh_kb.search_by_vector([0.1] * 10)
     with pytest.raises(DimensionMismatchError):
-        kb.add_texts(["x"], vectors=[[0.1] * 3])
+        fresh_kb.add_texts(["x"], vectors=[[0.1] * 3])
     with pytest.raises(InvalidInputError):
-        kb.add_texts(["x"], vectors=[[float("nan")] * 64])
-    assert kb.status()["documents"] == 4
+        fresh_kb.add_texts(["x"], vectors=[[float("nan")] * 64])
+    assert fresh_kb.status()["documents"] == 4
 
 
-def test_bad_texts_are_typed_errors(kb: MemoBase) -> None:
+def test_bad_texts_are_typed_errors(fresh_kb: MemoBase) -> None:
     with pytest.raises(InvalidInputError):
-        kb.add_document("   ")
+        fresh_kb.add_document("   ")
     with pytest.raises(InvalidInputError):
-        kb.add_document("a\x00b")
+        fresh_kb.add_document("a\x00b")
     with pytest.raises(InvalidInputError):
-        kb.search(None)  # type: ignore[arg-type]
+        fresh_kb.search(None)  # type: ignore[arg-type]
 
 
-def test_other_embedder_is_refused_then_reindex_swaps(tmp_path: Path) -> None:
-    path = tmp_path / "kb.db"
-    MemoBase(path, embedder=HashEmbedder(64)).add_texts(["contract term"], ids=["a"])
+def test_other_embedder_is_refused_then_reindex_swaps(backend_url: str) -> None:
+    with MemoBase(backend_url, embedder=HashEmbedder(64)) as first:
+        first.add_texts(["contract term"], ids=["a"])
     with pytest.raises(EmbedderMismatchError, match="reindex"):
-        MemoBase(path, embedder=HashEmbedder(32))
-    base = MemoBase(path, embedder=HashEmbedder(64))
-    old_table = base.store.vector_table
-    assert base.reindex(HashEmbedder(32)) == 1
-    assert base.store.vector_table != old_table
-    assert base.db.query("SELECT name FROM sqlite_master WHERE name = ?", [old_table]) == []
-    reopened = MemoBase(path, embedder=HashEmbedder(32))
-    assert reopened.search("contract", mode="vector")[0].document_id == "a"
+        MemoBase(backend_url, embedder=HashEmbedder(32))
+    with MemoBase(backend_url, embedder=HashEmbedder(64)) as base:
+        old_table = base.store.vector_table
+        assert old_table is not None and table_exists(base.db, old_table)
+        assert base.reindex(HashEmbedder(32)) == 1
+        assert base.store.vector_table != old_table
+        assert not table_exists(base.db, old_table)
+    with MemoBase(backend_url, embedder=HashEmbedder(32)) as reopened:
+        assert reopened.search("contract", mode="vector")[0].document_id == "a"
 
 
 def test_no_embedder_degrades_to_keyword_once(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    backend_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    base = MemoBase(tmp_path / "kb.db", embedder=None)
-    base.add_texts(["contract term is 24 months"], ids=["a"])
-    with caplog.at_level(logging.WARNING):
-        for _ in range(3):
-            assert base.search("contract", mode="hybrid")[0].document_id == "a"
+    with MemoBase(backend_url, embedder=None) as base:
+        base.add_texts(["contract term is 24 months"], ids=["a"])
+        with caplog.at_level(logging.WARNING):
+            for _ in range(3):
+                assert base.search("contract", mode="hybrid")[0].document_id == "a"
     assert sum("keyword-only" in r.message for r in caplog.records) == 1
 
 

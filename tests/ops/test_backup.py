@@ -17,7 +17,7 @@ from ops_workers import PARAGRAPHS, document_text
 from memo_core.backup import backup_database, list_backups, restore_database, verify_memo_file
 from memo_core.cli import main
 from memo_core.embedders.hash import HashEmbedder
-from memo_core.errors import CorruptDatabaseError, NotFoundError, StorageError
+from memo_core.errors import ConfigError, CorruptDatabaseError, NotFoundError, StorageError
 from memo_core.kb.base import MemoBase
 from memo_core.storage.connection import Database, pick_driver
 
@@ -265,3 +265,19 @@ def test_backup_and_restore_commands(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 2 and err.startswith("memo: error:") and len(err.strip().splitlines()) == 1
     code = main(["backup", "--db", str(tmp_path / "missing.db"), "--out", str(out)])
     assert code == 2 and "no database file" in capsys.readouterr().err
+
+
+def test_a_postgresql_base_is_pointed_to_pg_dump(tmp_path: Path) -> None:
+    url = "postgresql://memo@db.internal/memo?schema=team"
+    with pytest.raises(ConfigError, match="pg_dump"):
+        backup_database(url, tmp_path / "out")
+    with pytest.raises(ConfigError, match="pg_dump"):
+        restore_database(url, tmp_path / "a.db")
+
+
+def test_a_sqlite_url_is_backed_up_like_its_path(tmp_path: Path) -> None:
+    path = tmp_path / "kb.db"
+    with MemoBase(path, embedder=HashEmbedder(32)) as kb:
+        kb.add_texts(["a sentence to keep"])
+    made = backup_database(f"sqlite:///{path}", tmp_path / "out")
+    assert made.is_file() and made.parent == tmp_path / "out"

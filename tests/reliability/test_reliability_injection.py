@@ -21,6 +21,7 @@ from reliability_harness import embedder, lexical_gate
 
 from memo_core.answer.engine import GuardedAnswerer
 from memo_core.answer.verify import NEGATIONS
+from memo_core.errors import InvalidInputError
 from memo_core.kb import MemoBase
 from memo_core.llm import FakeLLM
 from memo_core.memory import MemoHood
@@ -212,6 +213,11 @@ def test_recalled_memory_is_always_inside_its_fence(memory: MemoHood) -> None:
 def test_fuzzed_turns_never_escape_the_fence(memory: MemoHood, turns: list[str]) -> None:
     ns = f"fuzz-{abs(hash(tuple(turns)))}"
     for turn in turns:
+        if "\x00" in turn:
+            # Neither backend can keep a NUL in text: a typed error, nothing stored.
+            with pytest.raises(InvalidInputError):
+                memory.capture(turn, namespace=ns)
+            continue
         if turn.strip():
             memory.capture(turn, namespace=ns)
     recall = memory.recall("Where do I live?", namespace=ns, use_gate=False)

@@ -49,8 +49,9 @@ class EchoCountModel(BaseChatModel):
 
 
 @pytest.fixture
-def memory(tmp_path: Path) -> Iterator[MemoHood]:
-    hood = MemoHood(tmp_path / "mem.db", embedder=HashEmbedder(64), gate=RecallGate())
+def memory(backend_url: str) -> Iterator[MemoHood]:
+    """A fresh memory on each storage backend."""
+    hood = MemoHood(backend_url, embedder=HashEmbedder(64), gate=RecallGate())
     yield hood
     hood.close()
 

@@ -1,13 +1,13 @@
 """LangChain's own standard suites (langchain-tests) run against memo's adapters.
 
-Every fixture opens a fresh base in ``tmp_path``; the retriever suite builds its
+Every fixture opens a fresh base on each storage backend (a SQLite file and a
+PostgreSQL schema, the ``backend_url`` fixture); the retriever suite builds its
 retriever from constructor parameters, so an autouse fixture fills a fresh base
 first and the parameters point at it.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,8 +38,8 @@ PASSAGES = [
 
 class TestMemoBaseRetrieverStandard(RetrieversIntegrationTests):
     @pytest.fixture(autouse=True)
-    def _base(self, tmp_path: Path) -> Any:
-        kb = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64))
+    def _base(self, backend_url: str) -> Any:
+        kb = MemoBase(backend_url, embedder=HashEmbedder(64))
         kb.add_texts(PASSAGES, [{"n": i} for i in range(len(PASSAGES))])
         self._kb = kb
         yield
@@ -62,8 +62,8 @@ class TestMemoBaseVectorStoreStandard(VectorStoreIntegrationTests):
     """Sync and async halves of the suite (``has_sync``/``has_async`` both True)."""
 
     @pytest.fixture
-    def vectorstore(self, tmp_path: Path) -> Any:
-        store = MemoBaseVectorStore(tmp_path / "vs.db", self.get_embeddings())
+    def vectorstore(self, backend_url: str) -> Any:
+        store = MemoBaseVectorStore(backend_url, self.get_embeddings())
         yield store
         store.kb.close()
 
@@ -72,9 +72,9 @@ class TestMemoBaseVectorStoreHybridStandard(VectorStoreIntegrationTests):
     """The same suite with the hybrid (BM25 + vector, RRF) search mode and a memo embedder."""
 
     @pytest.fixture
-    def vectorstore(self, tmp_path: Path) -> Any:
+    def vectorstore(self, backend_url: str) -> Any:
         store = MemoBaseVectorStore(
-            tmp_path / "vs.db", MemoEmbeddings(HashEmbedder(64)), search_mode="hybrid"
+            backend_url, MemoEmbeddings(HashEmbedder(64)), search_mode="hybrid"
         )
         yield store
         store.kb.close()

@@ -20,8 +20,9 @@ from memo_integrations.langchain import MemoHoodStore, remember_and_recall
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[MemoHoodStore]:
-    s = MemoHoodStore(tmp_path / "mem.db", embedder=HashEmbedder(64), gate=RecallGate())
+def store(backend_url: str) -> Iterator[MemoHoodStore]:
+    """The LangGraph store over a fresh memory on each storage backend."""
+    s = MemoHoodStore(backend_url, embedder=HashEmbedder(64), gate=RecallGate())
     yield s
     s.close()
 

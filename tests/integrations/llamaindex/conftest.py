@@ -8,7 +8,6 @@ OpenAI defaults fails loudly instead of passing by accident.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -59,8 +58,9 @@ def embed_model(embedder: HashEmbedder) -> MemoEmbedding:
 
 
 @pytest.fixture
-def kb(tmp_path: Path, embedder: HashEmbedder) -> Iterator[MemoBase]:
-    base = MemoBase(tmp_path / "kb.db", embedder=embedder)
+def kb(backend_url: str, embedder: HashEmbedder) -> Iterator[MemoBase]:
+    """A fresh base on each storage backend (SQLite file, PostgreSQL schema)."""
+    base = MemoBase(backend_url, embedder=embedder)
     yield base
     base.close()
 
@@ -145,10 +145,10 @@ def scripted_llm() -> Any:
 
 
 @pytest.fixture
-def hood(tmp_path: Path, embedder: HashEmbedder) -> Iterator[Any]:
-    """A MemoHood with the lexical recall gate (no Model2Vec model is loaded)."""
+def hood(backend_url: str, embedder: HashEmbedder) -> Iterator[Any]:
+    """A MemoHood on each storage backend, with the lexical recall gate (no Model2Vec model)."""
     from memo_core.memory import MemoHood, RecallGate
 
-    memory = MemoHood(tmp_path / "memory.db", embedder=embedder, gate=RecallGate())
+    memory = MemoHood(backend_url, embedder=embedder, gate=RecallGate())
     yield memory
     memory.close()
