@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from memo_core.search.text import (
     DEFAULT_LANGUAGES,
     WordSelector,
-    _query_terms,
     detect_language,
+    query_words,
     stem_token,
     tokenize,
 )
@@ -162,16 +162,9 @@ def query_phrases(
     expression, so the BM25 sums add up in the same order. ``keep`` chooses words
     exactly as it does there (it sees the unfolded raw and stemmed sub-tokens).
     """
-    words = _query_terms(query, True)[:max_terms]
+    words, stems = query_words(query, languages=languages, max_terms=max_terms, keep=keep)
     if not words:
         return []
-    lang = detect_language(query, languages)
-    stems = [[stem_token(t, lang) for t in w] for w in words]
-    if keep is not None:
-        chosen = sorted(set(keep(words, stems)))
-        if chosen:
-            words = [words[i] for i in chosen]
-            stems = [stems[i] for i in chosen]
     unique = {stem: n for n, stem in enumerate(dict.fromkeys(tuple(s) for s in stems))}
     phrases = [
         Phrase("raw", tuple(fold(t) for t in w), unique[tuple(s)])

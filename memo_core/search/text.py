@@ -17,6 +17,7 @@ __all__ = [
     "WordSelector",
     "detect_language",
     "fts_match_expression",
+    "query_words",
     "stem_text",
     "stem_token",
     "tokenize",
@@ -117,6 +118,32 @@ def _query_terms(query: str, drop_stopwords: bool) -> list[list[str]]:
     return unique
 
 
+def query_words(
+    query: str,
+    *,
+    languages: Sequence[str] = DEFAULT_LANGUAGES,
+    drop_stopwords: bool = True,
+    max_terms: int = 64,
+    keep: WordSelector | None = None,
+) -> tuple[list[list[str]], list[list[str]]]:
+    """The words a keyword query searches: ``(raw sub-tokens, stemmed sub-tokens)`` per word.
+
+    The one selection both engines use (FTS5 here, ``tsquery`` in ``pg_text.py``), so
+    a query asks SQLite and PostgreSQL for the same words.
+    """
+    words = _query_terms(query, drop_stopwords)[:max_terms]
+    if not words:
+        return [], []
+    lang = detect_language(query, languages)
+    stems = [[stem_token(t, lang) for t in w] for w in words]
+    if keep is not None:
+        chosen = sorted(set(keep(words, stems)))
+        if chosen:
+            words = [words[i] for i in chosen]
+            stems = [stems[i] for i in chosen]
+    return words, stems
+
+
 def fts_match_expression(
     query: str,
     *,
@@ -137,16 +164,11 @@ def fts_match_expression(
     uses it to leave out the commonest words of an expensive query, see
     ``search/keyword.py``); the quoting stays here.
     """
-    words = _query_terms(query, drop_stopwords)[:max_terms]
+    words, stems = query_words(
+        query, languages=languages, drop_stopwords=drop_stopwords, max_terms=max_terms, keep=keep
+    )
     if not words:
         return None
-    lang = detect_language(query, languages)
-    stems = [[stem_token(t, lang) for t in w] for w in words]
-    if keep is not None:
-        chosen = sorted(set(keep(words, stems)))
-        if chosen:
-            words = [words[i] for i in chosen]
-            stems = [stems[i] for i in chosen]
     raw_terms = [_quote(" ".join(w)) for w in words]
     parts = [f"{raw_column} : ({' OR '.join(raw_terms)})"]
     if stemmed_column:
