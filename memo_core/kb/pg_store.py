@@ -28,7 +28,6 @@ from memo_core.errors import ConfigError
 from memo_core.kb.pg_fts import Phrase, bm25_sql, index_text, lexeme_query, query_phrases
 from memo_core.kb.pg_schema import pg_kb_schema, pg_vector_index_ddl, pg_vector_table_ddl
 from memo_core.kb.store import KnowledgeStore, require_owner
-from memo_core.search import keyword
 from memo_core.search.keyword import DocumentFrequencies, select_words, word_cost
 from memo_core.search.text import DEFAULT_LANGUAGES
 from memo_core.storage.base import SQLDatabase
@@ -256,34 +255,43 @@ class PostgresKnowledgeStore(KnowledgeStore):
         *,
         collections: Sequence[str] | None = None,
         filter: Mapping[str, Any] | None = None,
+        max_postings: int | None = None,
         **_: Any,
     ) -> list[tuple[int, float]]:
         """``[(chunk rowid, bm25)]`` best first, FTS5's BM25 (lower is better).
 
-        Words are chosen as on SQLite: an expensive query keeps its rarest words
-        (``search/keyword.py``), and runs in full if those find fewer than ``limit``.
+        Every query word is searched, as on SQLite. With ``max_postings`` (the
+        opt-in ``SearchSettings.keyword_postings_budget``), an expensive query keeps
+        its rarest words within that budget (``search/keyword.py``) and runs in full
+        if those find fewer than ``limit``.
         """
         require_owner(owner)
-        trimmed = query_phrases(query, languages=self.languages, keep=self._rarest)
-        if not trimmed:
+        full = query_phrases(query, languages=self.languages)
+        if not full:
             return []
+        if max_postings is None:
+            return self._bm25_rows(full, owner, limit, collections, filter)
+
+        def rarest(words: list[list[str]], stems: list[list[str]]) -> list[int]:
+            return self._rarest(words, stems, max_postings)
+
+        trimmed = query_phrases(query, languages=self.languages, keep=rarest)
         rows = self._bm25_rows(trimmed, owner, limit, collections, filter)
-        if len(rows) < limit:
-            full = query_phrases(query, languages=self.languages)
-            if full != trimmed:
-                rows = self._bm25_rows(full, owner, limit, collections, filter)
+        if len(rows) < limit and full != trimmed:
+            rows = self._bm25_rows(full, owner, limit, collections, filter)
         return rows
 
-    def _rarest(self, words: list[list[str]], stems: list[list[str]]) -> list[int]:
+    def _rarest(self, words: list[list[str]], stems: list[list[str]], budget: int) -> list[int]:
         """The words worth querying (SQLite's rule, on PostgreSQL's document counts)."""
         # A word costs at most (its distinct tokens) x (chunks): when even that fits the
         # budget, every word is kept without asking PostgreSQL for a single count.
         upper = sum(len({*w, *st}) for w, st in zip(words, stems, strict=True))
-        if upper * self._size_hint() <= keyword.POSTINGS_BUDGET:
+        if upper * self._size_hint() <= budget:
             return list(range(len(words)))
         tokens = [t for w, st in zip(words, stems, strict=True) for t in (*w, *st)]
         counts = self._word_counts.get(tokens)
-        return select_words([word_cost(w, st, counts) for w, st in zip(words, stems, strict=True)])
+        costs = [word_cost(w, st, counts) for w, st in zip(words, stems, strict=True)]
+        return select_words(costs, budget=budget)
 
     def _bm25_rows(
         self,

@@ -198,9 +198,7 @@ class HybridSearcher:
         qvec: Sequence[float] | None = None
         if run in (SearchMode.KEYWORD, SearchMode.HYBRID):
             budget = self.settings.keyword_postings_budget
-            extra: dict[str, Any] = {}
-            if budget is not None and self.store.db.dialect == "sqlite":
-                extra["max_postings"] = budget  # (the PostgreSQL store keeps its own rule)
+            extra: dict[str, Any] = {} if budget is None else {"max_postings": budget}
             keyword = self.store.keyword_candidates(
                 owner, query, depth, collections=collections, filter=filter, **extra
             )

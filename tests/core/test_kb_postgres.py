@@ -467,3 +467,16 @@ def test_four_processes_ingest_into_one_schema_without_loss(postgres_url: str) -
         assert len(base.search("shared version", mode="keyword", k=10)) == 1
         for w in range(4):
             assert base.search(f"worker {w} document 7", k=1)[0].document_id == f"w{w}-7"
+
+
+@pytest.mark.parametrize("budget", [None, 1])
+def test_keyword_postings_budget_trims_alike_on_both_backends(
+    pair: tuple[MemoBase, MemoBase], budget: int | None
+) -> None:
+    """Every word is searched by default on both; the opt-in budget trims the same words."""
+    lite, pg = pair
+    query = "contract order shipped Berlin coffee university faculty warehouse agreement months"
+    lite_rows = lite.store.keyword_candidates(lite.owner, query, 10, max_postings=budget)
+    pg_rows = pg.store.keyword_candidates(pg.owner, query, 10, max_postings=budget)
+    assert [r for r, _ in lite_rows] == [r for r, _ in pg_rows]
+    assert [s for _, s in lite_rows] == pytest.approx([s for _, s in pg_rows], rel=1e-6)
