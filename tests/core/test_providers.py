@@ -135,7 +135,9 @@ class _FakeCohere:
                 self.index, self.relevance_score = index, score
 
         class Resp:
-            results: ClassVar[list[Any]] = [R(i, 1.0 if "term" in d else 0.1) for i, d in enumerate(documents)]
+            results: ClassVar[list[Any]] = [
+                R(i, 1.0 if "term" in d else 0.1) for i, d in enumerate(documents)
+            ]
 
         return Resp()
 
