@@ -23,13 +23,18 @@ from pathlib import Path
 from typing import Any
 
 from memo_core.errors import InvalidInputError, NotFoundError
+from memo_core.storage import is_postgres_url, sqlite_path
 
 __all__ = ["register"]
 
 
 def _existing(path: str, what: str) -> str:
-    if not Path(path).is_file():
-        raise NotFoundError(f"no {what} file at {path}")
+    """A base that must already exist: a SQLite file is checked, a PostgreSQL URL is opened."""
+    if is_postgres_url(path):
+        return path
+    file = sqlite_path(path)
+    if not Path(file).is_file():
+        raise NotFoundError(f"no {what} file at {file}")
     return path
 
 
@@ -92,8 +97,8 @@ def register(subparsers: Any) -> None:
         "recall", help="one ranked, conflict-aware context from memory and the knowledge base"
     )
     p.add_argument("message", help="the incoming user message")
-    p.add_argument("--kb", help="the knowledge-base file")
-    p.add_argument("--memory", help="the memory file")
+    p.add_argument("--kb", help="the knowledge base: a file, sqlite:///... or postgresql://...")
+    p.add_argument("--memory", help="the memory: a file, sqlite:///... or postgresql://...")
     p.add_argument("--user", help="whose memory (the namespace; required with --memory)")
     p.add_argument("--owner", default="default", help="owner of the documents (default: default)")
     p.add_argument("-k", type=int, default=8, help="items asked of each source and kept in all")

@@ -17,9 +17,13 @@ from .conftest import add_grant, tell_hollis
 QUESTION = "When is the Hollis report due?"
 
 
-@pytest.fixture
-def files(tmp_path: Path) -> tuple[str, str]:
-    mem_path, kb_path = str(tmp_path / "memory.db"), str(tmp_path / "kb.db")
+@pytest.fixture(params=["sqlite", "postgres"])
+def files(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str]:
+    """A memory and a knowledge base: two files, or both in one PostgreSQL schema."""
+    if request.param == "sqlite":
+        mem_path, kb_path = str(tmp_path / "memory.db"), str(tmp_path / "kb.db")
+    else:
+        mem_path = kb_path = str(request.getfixturevalue("postgres_url"))
     with MemoHood(mem_path, embedder=HashEmbedder(), gate=RecallGate()) as memory:
         tell_hollis(memory)
     with MemoBase(kb_path, embedder=HashEmbedder()) as kb:
