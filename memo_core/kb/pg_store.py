@@ -229,24 +229,6 @@ class PostgresKnowledgeStore(KnowledgeStore):
 
     # -- keywords -------------------------------------------------------------
 
-    def _scope(
-        self,
-        owner: str,
-        collections: Sequence[str] | None,
-        filter: Mapping[str, Any] | None,
-        params: list[Any],
-    ) -> str:
-        where = "c.owner = ?"
-        params.append(require_owner(owner))
-        if collections:
-            where += " AND c.collection = ANY(CAST(? AS text[]))"
-            params.append(list(collections))
-        if filter:
-            from memo_core.search.pg_filters import compile_filter_pg
-
-            where += " AND " + compile_filter_pg(filter, params, column="c.metadata")
-        return where
-
     def keyword_candidates(
         self,
         owner: str,

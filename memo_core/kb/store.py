@@ -621,7 +621,7 @@ class KnowledgeStore:
             where += f" AND c.collection IN ({','.join('?' for _ in collections)})"
             params.extend(collections)
         if filter:
-            where += " AND " + compile_filter(filter, params)
+            where += " AND " + compile_filter(filter, params, dialect=self.db.dialect)
         return where
 
     def keyword_candidates(

@@ -21,6 +21,7 @@ them explicitly anyway (one code path with SQLite), the constraint is a backstop
 
 from __future__ import annotations
 
+from memo_core.memory.schema import add_recall_indexes
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.migrations import Migrations
 
@@ -134,21 +135,8 @@ def create_memory_tables(db: SQLDatabase) -> None:
         db.execute(statement)
 
 
-@pg_memory_schema
-def add_recall_indexes(db: SQLDatabase) -> None:
-    """Indexed lookups recall makes on current facts: pinned, category, people, dates."""
-    db.executescript(
-        """
-        CREATE INDEX IF NOT EXISTS mem_facts_ns_pinned
-            ON mem_facts (ns, pinned, valid_from) WHERE valid_to IS NULL;
-        CREATE INDEX IF NOT EXISTS mem_facts_ns_category
-            ON mem_facts (ns, category, valid_from) WHERE valid_to IS NULL;
-        CREATE INDEX IF NOT EXISTS mem_facts_ns_party
-            ON mem_facts (ns, valid_from) WHERE valid_to IS NULL AND party_terms != '';
-        CREATE INDEX IF NOT EXISTS mem_facts_ns_event
-            ON mem_facts (ns, event_end) WHERE valid_to IS NULL AND event_end IS NOT NULL;
-        """
-    )
+# Plain indexes: the SQLite step is portable, so both dialects run the same one.
+pg_memory_schema(add_recall_indexes)
 
 
 def hnsw_index_ddl(name: str, dimensions: int) -> str | None:
