@@ -22,11 +22,18 @@ def _rule(title: str) -> None:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from memo_core.answer import GuardedAnswerer, Refusal
+    from memo_core.errors import NotFoundError
     from memo_core.ingest import IngestPolicy
     from memo_core.kb import MemoBase
     from memo_core.kb.ingest import ingest_sources
 
     samples = Path(args.samples).resolve()
+    if not samples.is_dir():
+        # Otherwise the demo would run on an empty base and refuse every question.
+        raise NotFoundError(
+            f"no sample documents at {samples}: run the demo from the repository root, "
+            "or pass --samples FOLDER"
+        )
     workdir = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="memo-demo-"))
     workdir.mkdir(parents=True, exist_ok=True)
     _rule("MemoBase: ingest the sample documents (offline embedder, one SQLite file)")

@@ -141,3 +141,11 @@ def test_status_and_list(db: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and status["documents"] >= 5 and status["embedder"].startswith("hash")
     code, out, _ = run(capsys, "kb", "list", "--db", db, "--json")
     assert code == 0 and len(json.loads(out)) == status["documents"]
+
+
+def test_demo_without_its_samples_says_where_it_looked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, "demo", "--samples", str(tmp_path / "missing"))
+    assert code == 2
+    assert "no sample documents" in err and "--samples" in err
