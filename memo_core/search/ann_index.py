@@ -27,8 +27,6 @@ Similarities are the index's own (float16 storage: within about 1e-3 of exact).
 
 from __future__ import annotations
 
-import contextlib
-import json
 import math
 import os
 import threading
@@ -38,6 +36,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memo_core.errors import MissingDependencyError
+from memo_core.search.sidecar import (
+    changed_rowids,
+    log_range,
+    read_header,
+    save_with_header,
+    snapshot_usable,
+)
 
 if TYPE_CHECKING:
     from memo_core.kb.store import KnowledgeStore
@@ -122,14 +127,6 @@ class AnnVectorIndex:
             "dtype": p.dtype,
         }
 
-    def _log_range(self) -> tuple[int, int]:
-        # Two statements: SQLite answers a lone min() or max() from the index edge,
-        # but "min(seq), max(seq)" together with a full scan.
-        db = self.store.db
-        low = db.query_one("SELECT min(seq) FROM kb_chunk_changes")[0]
-        high = db.query_one("SELECT max(seq) FROM kb_chunk_changes")[0]
-        return (int(low or 0), int(high or 0))
-
     def refresh(self) -> bool:
         """Bring the index in step with the file; False when there are no vectors."""
         with self._lock:
@@ -139,7 +136,7 @@ class AnnVectorIndex:
             want = self._want_header()
             if want is None:
                 return False
-            low, high = self._log_range()
+            low, high = log_range(self.store.db)
             if self._index is None or self._header != want:
                 self._index = None
                 if not self._load(want, low, high):
@@ -172,16 +169,9 @@ class AnnVectorIndex:
     def _load(self, want: dict[str, Any], low: int, high: int) -> bool:
         if self.path is None:
             return False
-        header_path = Path(str(self.path) + ".json")
-        try:
-            header = json.loads(header_path.read_text(encoding="utf-8"))
-            stat = self.path.stat()
-        except (OSError, ValueError):
-            return False
-        if header.get("index") != want or header.get("file") != [stat.st_size, stat.st_mtime_ns]:
-            return False
-        seq = int(header.get("seq", -1))
-        if seq < 0 or seq > high or (seq < high and low > seq + 1):
+        header = read_header(self.path, want)
+        seq = int(header.get("seq", -1)) if header is not None else -1
+        if header is None or not snapshot_usable(seq, low, high):
             return False
         try:
             index = self._index_cls.restore(str(self.path))
@@ -214,13 +204,7 @@ class AnnVectorIndex:
 
     def _replay(self, want: dict[str, Any], high: int) -> None:
         np = self._np
-        rowids = [
-            int(r[0])
-            for r in self.store.db.query(
-                "SELECT DISTINCT chunk_rowid FROM kb_chunk_changes WHERE seq > ? AND seq <= ?",
-                [self._seq, high],
-            )
-        ]
+        rowids = changed_rowids(self.store.db, self._seq, high)
         sql = f"SELECT embedding FROM {want['vector_table']} WHERE chunk_rowid = ?"
         index = self._index
         for rowid in rowids:
@@ -236,27 +220,12 @@ class AnnVectorIndex:
             self._save()
 
     def _save(self) -> None:
-        """Index first, then its header (with the index file's size and mtime), each
-        atomically: a reader sees a header only beside the index file it describes."""
         if self.path is None or self._index is None:
             return
-        tmp = Path(f"{self.path}.{os.getpid()}.{threading.get_ident()}.tmp")
-        try:
-            self._index.save(str(tmp))
-            os.replace(tmp, self.path)
-            stat = self.path.stat()
-            header = {
-                "index": self._header,
-                "seq": self._seq,
-                "count": len(self._index),
-                "file": [stat.st_size, stat.st_mtime_ns],
-            }
-            tmp.write_text(json.dumps(header), encoding="utf-8")
-            os.replace(tmp, Path(str(self.path) + ".json"))
+        index = self._index
+        header = {"index": self._header, "seq": self._seq, "count": len(index)}
+        if save_with_header(self.path, lambda tmp: index.save(str(tmp)), header):
             self._unsaved = 0
-        except OSError:  # a read-only folder: the index still serves from RAM
-            with contextlib.suppress(OSError):
-                tmp.unlink()
 
     # -- searching ----------------------------------------------------------------
 

@@ -1,0 +1,495 @@
+"""An opt-in in-RAM copy of the keyword index that ranks exactly as FTS5's ``bm25()``.
+
+Why: FTS5 finds the chunks matching a query quickly, but an ``OR`` query ranked
+by ``bm25()`` calls the ranking function on every one of them and sorts them
+all. At 100k chunks a typical question matches 16,000 chunks: finding them takes
+6 ms, ranking them 40 ms, and both grow with the base (bench/README.md, Scale).
+Here each query word's postings are slices of NumPy arrays, and BM25 for every
+matched chunk is a handful of vector operations.
+
+Same answer as the FTS5 leg. The index holds, per column (raw and stemmed), each
+token's chunks and in-chunk frequency, and per chunk its token count; tokens are
+memo's tokenizer output folded as ``unicode61 remove_diacritics 2`` folds them
+(:func:`~memo_core.search.pg_text.fold`, the folding that makes PostgreSQL's
+scores equal FTS5's). The score is FTS5's BM25 with memo's column weights (k1 =
+1.2, b = 0.75, IDF ``ln((N - n + 0.5) / (n + 0.5))`` floored at 1e-6, N and the
+mean length taken over the whole table, frequencies weighted 1.0 raw and 0.6
+stemmed), over the same phrases :func:`~memo_core.search.text.fts_match_expression`
+sends, with FTS5's sign (negative, lower is better). A test compares scores and
+order with FTS5's on real text.
+
+Where it answers None and the caller runs the FTS5 query instead: a query word
+that splits into several tokens (``A-4471``, ``U.S.``) is a phrase, and this index
+keeps no positions; metadata filters (the caller's check); PostgreSQL (no
+change log to follow).
+
+Freshness and persistence, as for the HNSW index (``search/sidecar.py``): saved
+as ``<db>.kwidx`` (NumPy arrays) with a JSON header naming the change-log entry
+it holds; chunks changed since are replayed into a small in-RAM delta (deleted
+chunks masked out, added ones tokenized), and once the delta passes a tenth of
+the index it is rebuilt and saved. RAM: about 6 bytes per distinct token per
+chunk and column, roughly 50 MB per 100k chunks of a few sentences.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from array import array
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memo_core.errors import MissingDependencyError
+from memo_core.search.pg_text import fold
+from memo_core.search.sidecar import (
+    changed_rowids,
+    log_range,
+    read_header,
+    save_with_header,
+    snapshot_usable,
+)
+from memo_core.search.text import query_words, tokenize
+
+if TYPE_CHECKING:
+    from memo_core.kb.store import KnowledgeStore
+
+__all__ = ["RamKeywordIndex", "index_tokens"]
+
+_FORMAT = 1
+#: FTS5's BM25 constants and memo's column weights (``bm25(chunks_fts, 1.0, 0.6)``).
+_K1, _B = 1.2, 0.75
+_WEIGHTS = (1.0, 0.6)
+_COLUMNS = ("raw", "stemmed")
+_ROWS_SQL = (
+    "SELECT f.rowid, f.raw, f.stemmed, c.owner, c.collection"
+    " FROM chunks_fts f LEFT JOIN chunks c ON c.rowid = f.rowid"
+)
+
+
+# tokenize()'s pattern, applied to a whole lower-cased ASCII text at once.
+_SPLIT = re.compile(r"[^\W_]+").findall
+
+
+def index_tokens(text: str) -> list[str]:
+    """The tokens FTS5 (``unicode61 remove_diacritics 2``) stores for ``text``."""
+    if text.isascii():  # the common case: lower-casing first splits alike, and is faster
+        return _SPLIT(text.lower())
+    return [fold(t) for t in tokenize(text)]
+
+
+class _Delta:
+    """Chunks added since the saved snapshot: postings in dictionaries, per column."""
+
+    def __init__(self) -> None:
+        self.postings: tuple[dict[str, list[int]], ...] = ({}, {})
+        self.freqs: tuple[dict[str, list[int]], ...] = ({}, {})
+        self.positions: dict[int, int] = {}  # chunk rowid -> document position
+
+    def add(self, position: int, rowid: int, columns: Sequence[Counter[str]]) -> None:
+        self.positions[rowid] = position
+        for col, counts in enumerate(columns):
+            for token, count in counts.items():
+                self.postings[col].setdefault(token, []).append(position)
+                self.freqs[col].setdefault(token, []).append(count)
+
+
+class RamKeywordIndex:
+    """BM25 top-k over an in-RAM copy of a :class:`KnowledgeStore`'s keyword index."""
+
+    def __init__(
+        self,
+        store: KnowledgeStore,
+        *,
+        path: str | Path | None = None,
+        rebuild_share: float = 0.1,
+        rebuild_min: int = 5_000,
+    ) -> None:
+        try:
+            import numpy
+        except ImportError as exc:  # numpy comes with the local extra (fastembed)
+            raise MissingDependencyError("numpy", "local", "the in-RAM keyword index") from exc
+        self._np: Any = numpy
+        self.store = store
+        db_path = str(store.db.path)
+        persistent = store.db.dialect == "sqlite" and db_path not in ("", ":memory:")
+        self.path: Path | None = (
+            Path(path) if path is not None else Path(db_path + ".kwidx") if persistent else None
+        )
+        self.rebuild_share = rebuild_share
+        self.rebuild_min = rebuild_min
+        self._lock = threading.RLock()
+        self._ready = False
+        self._key: object = None
+        self._seq = 0
+        self._owner_codes: dict[str, int] = {}
+        self._collection_codes: dict[str, int] = {}
+        #: Counters for tests and benchmarks: full builds, loads from disk, replayed chunks.
+        self.builds = 0
+        self.loads = 0
+        self.replayed = 0
+
+    # -- keeping the index in step with the file --------------------------------
+
+    def refresh(self) -> bool:
+        """Bring the index in step with the file; False where it cannot serve (PostgreSQL)."""
+        if self.store.db.dialect != "sqlite":
+            return False
+        with self._lock:
+            state = self.store.search_state()
+            if self._ready and self._key == state.key:
+                return True
+            low, high = log_range(self.store.db)
+            if not self._ready and not self._load(low, high):
+                self._build(high)
+            if not snapshot_usable(self._seq, low, high):
+                self._build(high)
+            elif self._seq < high:
+                self._replay(high)
+            self._key = state.key
+            return True
+
+    def _code(self, codes: dict[str, int], name: str | None) -> int:
+        return -1 if name is None else codes.setdefault(name, len(codes))
+
+    def _build(self, high: int) -> None:
+        np = self._np
+        self._owner_codes, self._collection_codes = {}, {}
+        vocab: tuple[dict[str, int], dict[str, int]] = ({}, {})
+        terms = (array("q"), array("q"))
+        docs = (array("i"), array("i"))
+        rowids, lengths, owners, collections = array("q"), array("q"), array("i"), array("i")
+        cursor = self.store.db.execute(_ROWS_SQL + " ORDER BY f.rowid")
+        position = 0
+        while rows := cursor.fetchmany(5_000):
+            for rowid, raw, stemmed, owner, collection in rows:
+                length = 0
+                for col, text in enumerate((raw, stemmed)):
+                    tokens = index_tokens(text or "")
+                    length += len(tokens)
+                    ids = vocab[col]
+                    terms[col].extend([ids.setdefault(t, len(ids)) for t in tokens])
+                    docs[col].extend([position] * len(tokens))
+                rowids.append(int(rowid))
+                lengths.append(length)
+                owners.append(self._code(self._owner_codes, owner))
+                collections.append(self._code(self._collection_codes, collection))
+                position += 1
+        self._rowids = np.asarray(rowids, dtype=np.int64)
+        self._lengths = np.asarray(lengths, dtype=np.int64)
+        self._owners = np.asarray(owners, dtype=np.int32)
+        self._collections = np.asarray(collections, dtype=np.int32)
+        self._vocab = vocab
+        self._ptr, self._docs, self._freqs = [], [], []
+        for col in range(2):
+            ptr, postings, freqs = _postings(
+                np, np.asarray(terms[col], dtype=np.int64), docs[col], len(vocab[col]), position
+            )
+            self._ptr.append(ptr)
+            self._docs.append(postings)
+            self._freqs.append(freqs)
+        self._reset_delta()
+        self._seq = high
+        self._ready = True
+        self.builds += 1
+        self._save()
+
+    def _reset_delta(self) -> None:
+        np = self._np
+        self._base = len(self._rowids)
+        self._alive = np.ones(self._base, dtype=bool)
+        self._dead = 0
+        self._total = int(self._lengths.sum())
+        self._delta = _Delta()
+        self._norm_at: object = None
+
+    def _position(self, rowid: int) -> int | None:
+        found = self._delta.positions.get(rowid)
+        if found is not None:
+            return found
+        at = int(self._np.searchsorted(self._rowids[: self._base], rowid))
+        if at < self._base and int(self._rowids[at]) == rowid:
+            return at
+        return None
+
+    def _replay(self, high: int) -> None:
+        np = self._np
+        rowids = changed_rowids(self.store.db, self._seq, high)
+        added: list[tuple[int, str, str, int, int]] = []
+        for rowid in rowids:
+            at = self._position(rowid)
+            if at is not None and self._alive[at]:
+                self._alive[at] = False
+                self._dead += 1
+                self._total -= int(self._lengths[at])
+            row = self.store.db.query_one(_ROWS_SQL + " WHERE f.rowid = ?", [rowid])
+            if row is not None:
+                owner = self._code(self._owner_codes, row[3])
+                collection = self._code(self._collection_codes, row[4])
+                added.append((rowid, row[1] or "", row[2] or "", owner, collection))
+        start = len(self._rowids)
+        lengths: list[int] = []
+        for i, (rowid, raw, stemmed, _, _) in enumerate(added):
+            columns = [Counter(index_tokens(raw)), Counter(index_tokens(stemmed))]
+            lengths.append(sum(sum(c.values()) for c in columns))
+            self._delta.add(start + i, rowid, columns)
+        if added:
+            self._rowids = np.concatenate([self._rowids, [a[0] for a in added]]).astype(np.int64)
+            self._lengths = np.concatenate([self._lengths, lengths]).astype(np.int64)
+            self._owners = np.concatenate([self._owners, [a[3] for a in added]]).astype(np.int32)
+            self._collections = np.concatenate([self._collections, [a[4] for a in added]]).astype(
+                np.int32
+            )
+            self._alive = np.concatenate([self._alive, np.ones(len(added), dtype=bool)])
+            self._total += sum(lengths)
+        self._seq = high
+        self._norm_at = None
+        self.replayed += len(rowids)
+        if self._dead + len(self._delta.positions) > max(
+            self.rebuild_min, self.rebuild_share * self._base
+        ):
+            self._build(high)
+
+    # -- saving and loading -------------------------------------------------------
+
+    def _want_header(self) -> dict[str, Any]:
+        return {"format": _FORMAT, "k1": _K1, "b": _B, "weights": list(_WEIGHTS)}
+
+    def _save(self) -> None:
+        if self.path is None:
+            return
+        np = self._np
+        arrays = {
+            "rowids": self._rowids,
+            "lengths": self._lengths,
+            "owners": self._owners,
+            "collections": self._collections,
+        }
+        for col in range(2):
+            arrays[f"ptr{col}"] = self._ptr[col]
+            arrays[f"docs{col}"] = self._docs[col]
+            arrays[f"freqs{col}"] = self._freqs[col]
+            # Tokens are runs of letters and digits: a newline never occurs in one.
+            arrays[f"vocab{col}"] = np.frombuffer(
+                "\n".join(self._vocab[col]).encode("utf-8"), dtype=np.uint8
+            )
+
+        def write(tmp: Path) -> None:
+            with tmp.open("wb") as out:  # a file object: np.savez would append ".npz"
+                np.savez(out, **arrays)
+
+        header = {
+            "index": self._want_header(),
+            "seq": self._seq,
+            "count": len(self._rowids),
+            "owners": list(self._owner_codes),
+            "collections": list(self._collection_codes),
+        }
+        save_with_header(self.path, write, header)
+
+    def _load(self, low: int, high: int) -> bool:
+        if self.path is None:
+            return False
+        header = read_header(self.path, self._want_header())
+        seq = int(header.get("seq", -1)) if header is not None else -1
+        if header is None or not snapshot_usable(seq, low, high):
+            return False
+        np = self._np
+        try:
+            with np.load(self.path, allow_pickle=False) as data:
+                arrays = {name: data[name] for name in data.files}
+        except (OSError, ValueError, KeyError):
+            return False
+        try:
+            self._rowids = arrays["rowids"]
+            self._lengths = arrays["lengths"]
+            self._owners = arrays["owners"]
+            self._collections = arrays["collections"]
+            self._ptr = [arrays["ptr0"], arrays["ptr1"]]
+            self._docs = [arrays["docs0"], arrays["docs1"]]
+            self._freqs = [arrays["freqs0"], arrays["freqs1"]]
+            vocab = []
+            for col in range(2):
+                text = arrays[f"vocab{col}"].tobytes().decode("utf-8")
+                tokens = text.split("\n") if text else []
+                vocab.append({t: i for i, t in enumerate(tokens)})
+            self._vocab = (vocab[0], vocab[1])
+        except KeyError:
+            return False
+        if len(self._rowids) != int(header.get("count", -1)):
+            return False
+        self._owner_codes = {name: i for i, name in enumerate(header.get("owners", []))}
+        self._collection_codes = {name: i for i, name in enumerate(header.get("collections", []))}
+        self._reset_delta()
+        self._seq = seq
+        self._ready = True
+        self.loads += 1
+        if seq == high and len(self._rowids) != self._fts_rows():
+            self._ready = False
+            return False
+        return True
+
+    def _fts_rows(self) -> int:
+        return int(self.store.db.query_one("SELECT count(*) FROM chunks_fts")[0])
+
+    # -- searching ----------------------------------------------------------------
+
+    def _phrases(self, query: str) -> list[tuple[int, tuple[str, ...]]]:
+        """``(column, tokens)`` of each phrase :func:`fts_match_expression` sends FTS5."""
+        words, stems = query_words(query, languages=self.store.languages)
+        phrases = [(0, w) for w in words]
+        phrases += [(1, s) for s in {" ".join(s): s for s in stems}.values()]
+        out: list[tuple[int, tuple[str, ...]]] = []
+        for col, tokens in phrases:
+            folded = tuple(t for token in tokens for t in index_tokens(token))
+            if folded:
+                out.append((col, folded))
+        return out
+
+    def _postings(self, col: int, token: str) -> tuple[Any, Any]:
+        """Positions and frequencies of the live chunks holding ``token`` in ``col``."""
+        np = self._np
+        docs = freqs = np.empty(0, dtype=np.int64)
+        term = self._vocab[col].get(token)
+        if term is not None:
+            start, end = self._ptr[col][term], self._ptr[col][term + 1]
+            docs, freqs = self._docs[col][start:end], self._freqs[col][start:end]
+        extra = self._delta.postings[col].get(token)
+        if extra:
+            docs = np.concatenate([docs, extra])
+            freqs = np.concatenate([freqs, self._delta.freqs[col][token]])
+        if self._dead and len(docs):
+            live = self._alive[docs]
+            docs, freqs = docs[live], freqs[live]
+        return docs, freqs
+
+    def _phrase_postings(self, col: int, tokens: Sequence[str]) -> tuple[Any, Any] | None:
+        """Positions and frequencies of the chunks holding a multi-token phrase in ``col``.
+
+        This index keeps no positions, so FTS5 finds the chunks, and its ``bm25()`` of
+        the phrase alone (unit weights) gives back each chunk's phrase count ``f``:
+        the score is ``-idf * f (k1 + 1) / (f + norm)`` with ``idf`` and ``norm`` known
+        here, so ``f = s norm / (k1 + 1 - s)`` with ``s = -score / idf``. None (run
+        the whole query in FTS5) if a chunk is unknown here or a count is not whole.
+        """
+        np = self._np
+        phrase = " ".join(t.replace('"', '""') for t in tokens)
+        rows = self.store.db.query(
+            "SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ?",
+            [f'{_COLUMNS[col]} : "{phrase}"'],
+        )
+        if not rows:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+        positions = [self._position(int(r[0])) for r in rows]
+        if None in positions:
+            return None
+        docs = np.asarray(positions, dtype=np.int64)
+        if not self._alive[docs].all():
+            return None
+        live = len(self._rowids) - self._dead
+        idf = math.log((live - len(rows) + 0.5) / (len(rows) + 0.5))
+        share = -np.asarray([float(r[1]) for r in rows]) / (idf if idf > 0 else 1e-6)
+        counts = share * self._norm[docs] / (_K1 + 1.0 - share)
+        freqs = np.rint(counts)
+        if not np.allclose(counts, freqs, rtol=1e-6, atol=1e-6) or (freqs < 1).any():
+            return None
+        return docs, freqs
+
+    def candidates(
+        self,
+        owner: str,
+        query: str,
+        limit: int,
+        *,
+        collections: Sequence[str] | None = None,
+    ) -> list[tuple[int, float]] | None:
+        """``[(chunk rowid, bm25)]`` best first, as the FTS5 leg returns them, or None
+        when this index cannot answer ``query`` (run the FTS5 query instead)."""
+        phrases = self._phrases(query)
+        if not phrases or limit <= 0:
+            return []
+        np = self._np
+        with self._lock:
+            if not self.refresh():
+                return None
+            rows = len(self._rowids) - self._dead
+            if rows <= 0:
+                return []
+            if self._norm_at != self._key:
+                mean_length = self._total / rows
+                self._norm = _K1 * (1.0 - _B + _B * self._lengths / mean_length)
+                self._norm_at = self._key
+            scores = np.zeros(len(self._rowids))
+            matched = np.zeros(len(self._rowids), dtype=bool)
+            for col, tokens in phrases:
+                if len(tokens) == 1:
+                    docs, freqs = self._postings(col, tokens[0])
+                else:
+                    found_phrase = self._phrase_postings(col, tokens)
+                    if found_phrase is None:
+                        return None
+                    docs, freqs = found_phrase
+                if not len(docs):
+                    continue
+                hits = len(docs)
+                idf = math.log((rows - hits + 0.5) / (hits + 0.5))
+                weighted = freqs * _WEIGHTS[col]
+                scores[docs] += (
+                    (idf if idf > 0 else 1e-6)
+                    * (weighted * (_K1 + 1.0))
+                    / (weighted + self._norm[docs])
+                )
+                matched[docs] = True
+            found = np.flatnonzero(matched)
+            if len(self._owner_codes) > 1 or collections:
+                code = self._owner_codes.get(owner)
+                if code is None:
+                    return []
+                keep = self._owners[found] == code
+                if collections:
+                    wanted = [
+                        self._collection_codes[c]
+                        for c in collections
+                        if c in self._collection_codes
+                    ]
+                    keep &= np.isin(self._collections[found], wanted)
+                found = found[keep]
+            elif owner not in self._owner_codes:
+                return []
+            if len(found) > limit:
+                found = found[np.argpartition(-scores[found], limit - 1)[:limit]]
+            rowids = self._rowids[found]
+            order = np.lexsort((rowids, -scores[found]))
+            return [(int(rowids[i]), -float(scores[found[i]])) for i in order]
+
+    def describe(self) -> dict[str, Any]:
+        """Size and counters (for benchmarks)."""
+        with self._lock:
+            if not self._ready:
+                return {"path": str(self.path) if self.path else None, "chunks": 0}
+            postings = sum(len(d) for d in self._docs)
+            size = sum(a.nbytes for a in (*self._docs, *self._freqs, *self._ptr))
+            return {
+                "path": str(self.path) if self.path else None,
+                "chunks": len(self._rowids) - self._dead,
+                "postings": postings,
+                "memory_bytes": int(size + self._rowids.nbytes * 3),
+                "builds": self.builds,
+                "loads": self.loads,
+                "replayed": self.replayed,
+            }
+
+
+def _postings(np: Any, terms: Any, docs: Any, vocabulary: int, documents: int) -> tuple[Any, ...]:
+    """CSR postings from parallel (term, document) token arrays: for each term,
+    ``ptr[t]:ptr[t + 1]`` slices its documents (ascending) and in-document counts."""
+    keys = terms * max(documents, 1) + np.asarray(docs, dtype=np.int64)
+    unique, counts = np.unique(keys, return_counts=True)
+    term_of = unique // max(documents, 1)
+    ptr = np.zeros(vocabulary + 1, dtype=np.int64)
+    np.cumsum(np.bincount(term_of, minlength=vocabulary), out=ptr[1:])
+    freq_type = np.uint16 if (counts.max(initial=0) < 2**16) else np.uint32
+    postings = (unique % max(documents, 1)).astype(np.int32)
+    return ptr, postings, counts.astype(freq_type)

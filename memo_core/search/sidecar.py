@@ -1,0 +1,91 @@
+"""What the read-path indexes kept beside a SQLite file share: the change log and saving.
+
+An index kept beside ``<db>`` (HNSW vectors in ``ann_index.py``, keyword postings
+in ``keyword_index.py``) is a snapshot of the file as of one entry of its change
+log (``kb_chunk_changes``, filled by triggers on ``chunks``). It catches up by
+replaying the chunks changed after that entry, and it is saved as a data file plus
+a JSON header written after it, each replaced atomically, so a reader only ever
+trusts a header beside the very data file it describes (size and mtime match).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from memo_core.storage.base import SQLDatabase
+
+__all__ = ["changed_rowids", "log_range", "read_header", "save_with_header", "snapshot_usable"]
+
+
+def log_range(db: SQLDatabase) -> tuple[int, int]:
+    """The first and last sequence numbers held in the change log (0, 0 when empty)."""
+    # Two statements: SQLite answers a lone min() or max() from the index edge,
+    # but "min(seq), max(seq)" together with a full scan.
+    low = db.query_one("SELECT min(seq) FROM kb_chunk_changes")[0]
+    high = db.query_one("SELECT max(seq) FROM kb_chunk_changes")[0]
+    return (int(low or 0), int(high or 0))
+
+
+def changed_rowids(db: SQLDatabase, after: int, upto: int) -> list[int]:
+    """Chunks inserted or deleted by the log entries in ``(after, upto]``."""
+    rows = db.query(
+        "SELECT DISTINCT chunk_rowid FROM kb_chunk_changes WHERE seq > ? AND seq <= ?",
+        [after, upto],
+    )
+    return [int(r[0]) for r in rows]
+
+
+def snapshot_usable(seq: int, low: int, high: int) -> bool:
+    """Can a snapshot taken at log entry ``seq`` catch up by replaying the log?
+
+    Not when it is ahead of the file (a restored backup) or when the entries just
+    after it were pruned.
+    """
+    return 0 <= seq <= high and not (seq < high and low > seq + 1)
+
+
+def read_header(data_path: Path, want: dict[str, Any]) -> dict[str, Any] | None:
+    """The saved header of ``data_path`` if it describes an index like ``want``.
+
+    None when there is no header, it was written for other parameters, or the data
+    file beside it is not the one it was written after.
+    """
+    try:
+        header = json.loads(Path(str(data_path) + ".json").read_text(encoding="utf-8"))
+        stat = data_path.stat()
+    except (OSError, ValueError):
+        return None
+    if not isinstance(header, dict) or header.get("index") != want:
+        return None
+    if header.get("file") != [stat.st_size, stat.st_mtime_ns]:
+        return None
+    return header
+
+
+def save_with_header(
+    data_path: Path, write: Callable[[Path], None], header: dict[str, Any]
+) -> bool:
+    """Write the data (``write(tmp)``), then ``header`` plus the data file's identity.
+
+    False when the folder is not writable: the index then serves from RAM only.
+    """
+    tmp = Path(f"{data_path}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, data_path)
+        stat = data_path.stat()
+        tmp.write_text(
+            json.dumps({**header, "file": [stat.st_size, stat.st_mtime_ns]}), encoding="utf-8"
+        )
+        os.replace(tmp, Path(str(data_path) + ".json"))
+        return True
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        return False
