@@ -59,6 +59,10 @@ DIMS = 384
 BUDGET = POSTINGS_BUDGET
 KEYWORD_BUDGET = f"memo keyword (keyword_postings_budget={BUDGET})"
 HNSW_BUDGET = f"memo hybrid (hnsw, keyword_postings_budget={BUDGET})"
+KW_MEMORY = "memo keyword (keyword_index=memory)"
+HYBRID_KW_MEMORY = "memo hybrid (keyword_index=memory)"
+HYBRID_FAST = "memo hybrid (hnsw, keyword_index=memory)"
+HYBRID_EXACT_RAM = "memo hybrid (vector_index=memory, keyword_index=memory)"
 OWNER = "default"
 COLLECTION = "default"
 FINGERPRINT = EmbedderFingerprint("bench", "sentence-mean-minilm-int8", DIMS, True)
@@ -251,34 +255,83 @@ def query_vectors(questions: list[str]) -> np.ndarray:
     return np.asarray(qvecs, dtype=np.float32)
 
 
-def hnsw_index(path: Path) -> tuple[MemoBase, dict[str, Any]]:
-    """A base with ``vector_index="hnsw"`` whose index is loaded (built once per file,
-    the build timed and remembered beside it); its build, load and RAM figures."""
-    built = Path(str(path) + ".hnsw-build-s")
+#: The indexes kept beside a file: the settings that use one, and the searcher's
+#: method that loads or builds it.
+SIDE_INDEXES = {
+    "hnsw": ({"vector_index": "hnsw"}, "prepare_vector_index"),
+    "kwidx": ({"keyword_index": "memory"}, "prepare_keyword_index"),
+}
+
+
+def saved_index(path: Path, kind: str, **extra: Any) -> tuple[MemoBase, dict[str, Any]]:
+    """A base whose ``kind`` index (see SIDE_INDEXES) is loaded from beside the file
+    (built once per file, the build timed and remembered beside it), with ``extra``
+    settings; its build, load, file and RAM figures, and the index's own status."""
+    settings, prepare = SIDE_INDEXES[kind]
+    built = Path(f"{path}.{kind}-build-s")
     if not built.exists():
-        for suffix in (".hnsw", ".hnsw.json"):
+        for suffix in (f".{kind}", f".{kind}.json"):
             Path(str(path) + suffix).unlink(missing_ok=True)
-        kb = MemoBase(
-            path, embedder=StoredVectorsOnly(), settings=SearchSettings(vector_index="hnsw")
-        )
+        kb = MemoBase(path, embedder=StoredVectorsOnly(), settings=SearchSettings(**settings))
         start = time.perf_counter()
-        status = kb.searcher.prepare_vector_index()
+        status = getattr(kb.searcher, prepare)()
         assert status is not None and status["builds"] == 1
         built.write_text(str(time.perf_counter() - start))
         kb.close()
     rss0 = _status_kib("VmRSS")
-    kb = MemoBase(path, embedder=StoredVectorsOnly(), settings=SearchSettings(vector_index="hnsw"))
+    kb = MemoBase(path, embedder=StoredVectorsOnly(), settings=SearchSettings(**settings, **extra))
     start = time.perf_counter()
-    status = kb.searcher.prepare_vector_index()
+    status = getattr(kb.searcher, prepare)()
     load_s = time.perf_counter() - start
     assert status is not None and status["builds"] == 0, "the saved index was not reused"
     return kb, {
-        "hnsw_build_s": float(built.read_text()),
-        "hnsw_load_s": load_s,
-        "hnsw_rss_mib": max(0.0, (_status_kib("VmRSS") - rss0) / 1024),
-        "hnsw_file_mib": Path(str(path) + ".hnsw").stat().st_size / 2**20,
-        "hnsw_parameters": status["parameters"],
+        f"{kind}_build_s": float(built.read_text()),
+        f"{kind}_load_s": load_s,
+        f"{kind}_rss_mib": max(0.0, (_status_kib("VmRSS") - rss0) / 1024),
+        f"{kind}_file_mib": Path(f"{path}.{kind}").stat().st_size / 2**20,
+        "status": status,
     }
+
+
+def hnsw_index(path: Path) -> tuple[MemoBase, dict[str, Any]]:
+    """A base with ``vector_index="hnsw"``, its index loaded; build, load and RAM figures."""
+    kb, facts = saved_index(path, "hnsw")
+    facts["hnsw_parameters"] = facts.pop("status")["parameters"]
+    return kb, facts
+
+
+def keyword_index(path: Path, **extra: Any) -> tuple[MemoBase, dict[str, Any]]:
+    """A base with ``keyword_index="memory"``, its index loaded; build, load and RAM figures."""
+    kb, facts = saved_index(path, "kwidx", **extra)
+    facts.pop("status")
+    return kb, facts
+
+
+def keyword_parity(
+    base: MemoBase, memory: MemoBase, questions: list[str], depth: int
+) -> dict[str, int]:
+    """How many questions the in-RAM keyword index answers itself (the rest hold a
+    phrase and run in FTS5), and for how many of those its top ``depth`` differs from
+    FTS5's by more than the order of equal scores."""
+    index = memory.searcher._keywords
+    assert index is not None
+    answered = differ = 0
+    for q in questions:
+        with memory.store.reading():
+            got = index.candidates(OWNER, q, depth)
+        if got is None:
+            continue
+        answered += 1
+        want = base.store.keyword_candidates(OWNER, q, depth)
+        a, b = dict(want), dict(got)
+        edge = want[-1][1] if want else 0.0
+        # Chunks in one list only must tie with the last kept score; shared ones agree.
+        only = [a.get(r, b.get(r, 0.0)) for r in set(a) ^ set(b)]
+        if any(abs(v - edge) > 1e-9 for v in only) or any(
+            abs(a[r] - b[r]) > 1e-9 for r in set(a) & set(b)
+        ):
+            differ += 1
+    return {"keyword_memory_answered": answered, "keyword_memory_differs": differ}
 
 
 def recall(kb: MemoBase, vectors: np.ndarray, qvecs: np.ndarray, k: int) -> float:
@@ -362,9 +415,22 @@ def measure(
             HNSW_BUDGET: memo(hnsw_budgeted, "hybrid"),
             "memo vector (vector_index=hnsw)": memo(hnsw, "vector"),
         }
+    kw_memory, kw_facts = keyword_index(path)
+    kw_facts.update(keyword_parity(kb, kw_memory, questions, depth))
+    kw_ram, _ = keyword_index(path, vector_index="memory")
+    kw_ram.searcher.prepare_vector_index()
+    fast_legs: dict[str, Callable[[int], Any]] = {}
+    if hnsw is not None:
+        kw_hnsw, _ = keyword_index(path, vector_index="hnsw")
+        kw_hnsw.searcher.prepare_vector_index()
+        fast_legs[HYBRID_FAST] = memo(kw_hnsw, "hybrid")
     legs = timings(
         {
             "memo hybrid": memo(kb, "hybrid"),
+            KW_MEMORY: memo(kw_memory, "keyword"),
+            HYBRID_KW_MEMORY: memo(kw_memory, "hybrid"),
+            **fast_legs,
+            HYBRID_EXACT_RAM: memo(kw_ram, "hybrid"),
             "memo keyword": memo(kb, "keyword"),
             KEYWORD_BUDGET: memo(budgeted, "keyword"),
             "memo vector": memo(kb, "vector"),
@@ -401,7 +467,13 @@ def measure(
             out["bare FTS5"]["p50_ms"] + out["memo vector (vector_index=hnsw)"]["p50_ms"]
         )
         out.update(hnsw_facts)
+        out["overhead_vs_legs_fast"] = out[HYBRID_FAST]["p50_ms"] / (
+            out[KW_MEMORY]["p50_ms"] + out["memo vector (vector_index=hnsw)"]["p50_ms"]
+        )
         hnsw.close()
+    out.update(kw_facts)
+    kw_memory.close()
+    kw_ram.close()
     budgeted.close()
     out["keyword_queries_trimmed"] = trimmed
     out["file_mib"] = path.stat().st_size / 2**20
@@ -487,10 +559,14 @@ LEGS = (
     "memo keyword",
     KEYWORD_BUDGET,
     "memo vector",
+    KW_MEMORY,
+    HYBRID_KW_MEMORY,
     "memo hybrid (vector_index=hnsw)",
     HNSW_BUDGET,
+    HYBRID_FAST,
     "memo vector (vector_index=hnsw)",
     "memo hybrid (vector_index=memory)",
+    HYBRID_EXACT_RAM,
     "memo vector (vector_index=memory)",
     "bare FTS5",
     "bare FTS5, rarest words within budget",
@@ -505,6 +581,9 @@ HYBRIDS = (
     "memo hybrid (vector_index=hnsw)",
     HNSW_BUDGET,
     "memo hybrid (vector_index=memory)",
+    HYBRID_KW_MEMORY,
+    HYBRID_FAST,
+    HYBRID_EXACT_RAM,
 )
 
 
@@ -515,6 +594,7 @@ def targets(results: dict[str, dict[str, Any]]) -> list[str]:
             ("overhead_vs_bare", "FTS5 + KNN"),
             ("overhead_vs_bare_hnsw", "FTS5 + memo vector (hnsw)"),
             ("overhead_vs_bare_memory", "FTS5 + NumPy"),
+            ("overhead_vs_legs_fast", "legs (hnsw + keyword_index=memory)"),
         ):
             if key not in r:
                 continue
@@ -533,6 +613,37 @@ def targets(results: dict[str, dict[str, Any]]) -> list[str]:
                     f"{int(size):,} chunks: {leg} p50 {p50:.1f} ms (target < {limit:.0f} ms): {verdict}"
                 )
     return out
+
+
+#: The per-size facts under the latency table: (label, result key, format).
+FACTS = (
+    ("keyword queries trimmed to their rarest words", "keyword_queries_trimmed", "{}"),
+    ("file MiB", "file_mib", "{:.0f}"),
+    ("build s (bulk loader)", "build_seconds", "{:.0f}"),
+    ("memo RSS growth MiB (sqlite-vec leg)", "memo_rss_growth_mib", "{:.0f}"),
+    ("HNSW recall@10 vs exact", "hnsw_recall@10", "{:.3f}"),
+    ("HNSW recall@40 vs exact", "hnsw_recall@40", "{:.3f}"),
+    ("HNSW build s (once per file)", "hnsw_build_s", "{:.0f}"),
+    ("HNSW load s (saved index)", "hnsw_load_s", "{:.2f}"),
+    ("HNSW file MiB", "hnsw_file_mib", "{:.0f}"),
+    ("HNSW RSS MiB", "hnsw_rss_mib", "{:.0f}"),
+    ("in-RAM index RSS MiB", "memory_index_rss_mib", "{:.0f}"),
+    ("in-RAM index load s (first query)", "memory_index_load_s", "{:.2f}"),
+    ("keyword index build s (once per file)", "kwidx_build_s", "{:.0f}"),
+    ("keyword index load s (saved index)", "kwidx_load_s", "{:.2f}"),
+    ("keyword index file MiB", "kwidx_file_mib", "{:.0f}"),
+    ("keyword index RSS MiB", "kwidx_rss_mib", "{:.0f}"),
+    ("keyword queries answered in RAM (the rest ran in FTS5)", "keyword_memory_answered", "{}"),
+    ("of those, top 40 unlike FTS5's (ties aside)", "keyword_memory_differs", "{}"),
+    ("hybrid / bare FTS5 + KNN", "overhead_vs_bare", "{:.2f}x"),
+    ("hybrid (hnsw) / (bare FTS5 + memo vector hnsw)", "overhead_vs_bare_hnsw", "{:.2f}x"),
+    ("hybrid (memory) / bare FTS5 + NumPy", "overhead_vs_bare_memory", "{:.2f}x"),
+    (
+        "hybrid (hnsw, keyword memory) / (its keyword + vector legs)",
+        "overhead_vs_legs_fast",
+        "{:.2f}x",
+    ),
+)
 
 
 def _row(
@@ -556,41 +667,7 @@ def report(results: dict[str, dict[str, Any]], queries: int) -> str:
     facts = [
         ["queries timed"] + [str(results[s].get("queries", queries)) for s in sizes],
         ["measured at (UTC)"] + [str(results[s].get("measured_at", "")) for s in sizes],
-        _row(
-            "keyword queries trimmed to their rarest words",
-            results,
-            sizes,
-            "keyword_queries_trimmed",
-            "{}",
-        ),
-        _row("file MiB", results, sizes, "file_mib", "{:.0f}"),
-        _row("build s (bulk loader)", results, sizes, "build_seconds", "{:.0f}"),
-        _row(
-            "memo RSS growth MiB (sqlite-vec leg)", results, sizes, "memo_rss_growth_mib", "{:.0f}"
-        ),
-        _row("HNSW recall@10 vs exact", results, sizes, "hnsw_recall@10", "{:.3f}"),
-        _row("HNSW recall@40 vs exact", results, sizes, "hnsw_recall@40", "{:.3f}"),
-        _row("HNSW build s (once per file)", results, sizes, "hnsw_build_s", "{:.0f}"),
-        _row("HNSW load s (saved index)", results, sizes, "hnsw_load_s", "{:.2f}"),
-        _row("HNSW file MiB", results, sizes, "hnsw_file_mib", "{:.0f}"),
-        _row("HNSW RSS MiB", results, sizes, "hnsw_rss_mib", "{:.0f}"),
-        _row("in-RAM index RSS MiB", results, sizes, "memory_index_rss_mib", "{:.0f}"),
-        _row("in-RAM index load s (first query)", results, sizes, "memory_index_load_s", "{:.2f}"),
-        _row("hybrid / bare FTS5 + KNN", results, sizes, "overhead_vs_bare", "{:.2f}x"),
-        _row(
-            "hybrid (hnsw) / (bare FTS5 + memo vector hnsw)",
-            results,
-            sizes,
-            "overhead_vs_bare_hnsw",
-            "{:.2f}x",
-        ),
-        _row(
-            "hybrid (memory) / bare FTS5 + NumPy",
-            results,
-            sizes,
-            "overhead_vs_bare_memory",
-            "{:.2f}x",
-        ),
+        *(_row(label, results, sizes, key, fmt) for label, key, fmt in FACTS),
     ]
     quant = [
         f"- {int(s):,} chunks: sqlite-vec bit[] KNN (10x oversampled) + float re-score recall@40 vs exact "

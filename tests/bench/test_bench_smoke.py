@@ -100,6 +100,9 @@ def test_scale_bulk_loader_matches_add_texts_and_measures(tmp_path: Path) -> Non
         assert result[leg]["p50_ms"] > 0
     assert result["file_mib"] > 0
     assert "memo hybrid (vector_index=memory)" in result
+    assert result[scale.KW_MEMORY]["p50_ms"] > 0
+    assert result["keyword_memory_answered"] > 0
+    assert result["keyword_memory_differs"] == 0
 
 
 def test_bench_scripts_import_without_side_effects() -> None:
