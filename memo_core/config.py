@@ -28,18 +28,22 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memo_core.embedders.base import Embedder
 from memo_core.errors import ConfigError
 from memo_core.ledger import SpendLedger
 
+if TYPE_CHECKING:
+    from memo_core.search.hybrid import SearchSettings
+
 __all__ = [
     "EmbedderSpec",
     "Settings",
     "build_embedder",
+    "build_search_settings",
     "build_ledger",
     "config_dir",
     "load_settings",
@@ -115,6 +119,8 @@ class Settings:
     memory_embedder: EmbedderSpec = field(default_factory=EmbedderSpec)
     roots: tuple[str, ...] = ()
     rerank: Mapping[str, Any] = field(default_factory=dict)
+    #: The ``memobase: search:`` section: :class:`~memo_core.search.hybrid.SearchSettings` fields.
+    search: Mapping[str, Any] = field(default_factory=dict)
     llm: Mapping[str, Any] = field(default_factory=dict)
     ceilings: Mapping[str, float] = field(default_factory=dict)
     spend_db: str = ""
@@ -186,12 +192,28 @@ def load_settings(path: str | Path | None = None, env: Mapping[str, str] | None 
         memory_embedder=_spec(memory.get("embedder"), kb_spec),
         roots=tuple(str(Path(r).expanduser()) for r in kb.get("roots", ()) or ()),
         rerank=dict(kb.get("rerank") or {}),
+        search=dict(kb.get("search") or {}),
         llm=dict(kb.get("llm") or {}),
         ceilings={str(k): float(v) for k, v in (spend.get("ceilings") or {}).items()},
         spend_db=str(Path(spend_db).expanduser()),
         memory=dict(memory),
         env=env,
     )
+
+
+def build_search_settings(settings: Settings) -> SearchSettings:
+    """The knowledge base's retrieval knobs from ``memobase: search:`` (defaults if absent),
+    e.g. ``{vector_index: hnsw, keyword_index: memory}`` for a base of 100k+ chunks."""
+    from memo_core.search.hybrid import SearchSettings
+
+    known = {f.name for f in fields(SearchSettings)}
+    unknown = set(settings.search) - known
+    if unknown:
+        raise ConfigError(f"unknown search keys: {sorted(unknown)} (known: {sorted(known)})")
+    try:
+        return SearchSettings(**settings.search)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"memobase.search: {exc}") from exc
 
 
 def build_ledger(settings: Settings) -> SpendLedger:

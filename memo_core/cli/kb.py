@@ -21,7 +21,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memo_core.config import EmbedderSpec, Settings, build_embedder, build_ledger, load_settings
+from memo_core.config import (
+    EmbedderSpec,
+    Settings,
+    build_embedder,
+    build_ledger,
+    build_search_settings,
+    load_settings,
+)
 from memo_core.embedders.base import Embedder
 from memo_core.errors import BudgetExceededError
 from memo_core.kb.base import MemoBase
@@ -91,8 +98,15 @@ def _exists(target: str) -> bool:
 
 def open_kb(args: argparse.Namespace, embedder: Embedder | str | None = "config") -> MemoBase:
     chosen = _embedder_for(args) if embedder == "config" else embedder
-    reranker = _reranker(load_settings(args.config)) if embedder == "config" else None
-    return MemoBase(args.db, embedder=chosen, owner=args.owner, reranker=reranker)
+    settings = load_settings(args.config)
+    reranker = _reranker(settings) if embedder == "config" else None
+    return MemoBase(
+        args.db,
+        embedder=chosen,
+        owner=args.owner,
+        reranker=reranker,
+        settings=build_search_settings(settings),
+    )
 
 
 def _budget_note(exc: BudgetExceededError, fallback: str) -> None:

@@ -109,8 +109,8 @@ class RamKeywordIndex:
     ) -> None:
         try:
             import numpy
-        except ImportError as exc:  # numpy comes with the local extra (fastembed)
-            raise MissingDependencyError("numpy", "local", "the in-RAM keyword index") from exc
+        except ImportError as exc:  # numpy: the ann (or local) extra
+            raise MissingDependencyError("numpy", "ann", "the in-RAM keyword index") from exc
         self._np: Any = numpy
         self.store = store
         db_path = str(store.db.path)

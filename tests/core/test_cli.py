@@ -149,3 +149,22 @@ def test_demo_without_its_samples_says_where_it_looked(
     code, _, err = run(capsys, "demo", "--samples", str(tmp_path / "missing"))
     assert code == 2
     assert "no sample documents" in err and "--samples" in err
+
+
+def test_search_settings_from_config_yaml(
+    db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``memobase: search:`` reaches the CLI's base: the in-RAM keyword index answers
+    like FTS5, and is saved beside the file."""
+    plain = json.loads(run(capsys, "kb", "search", "initial term", "--db", db, "--json")[1])
+    config = tmp_path / "config.yaml"
+    config.write_text("memobase:\n  search: {keyword_index: memory}\n")
+    code, out, err = run(
+        capsys, "kb", "search", "initial term", "--db", db, "--config", str(config), "--json"
+    )
+    assert code == 0, err
+    assert [h["chunk_id"] for h in json.loads(out)] == [h["chunk_id"] for h in plain]
+    assert Path(db + ".kwidx").exists()
+    config.write_text("memobase:\n  search: {keyword_index: lucene}\n")
+    code, _, err = run(capsys, "kb", "search", "x", "--db", db, "--config", str(config))
+    assert code == 2 and "keyword_index" in err

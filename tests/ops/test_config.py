@@ -11,6 +11,7 @@ from memo_core.config import (
     EmbedderSpec,
     build_embedder,
     build_ledger,
+    build_search_settings,
     config_dir,
     load_settings,
     read_secrets,
@@ -155,3 +156,30 @@ def test_cloudflare_embedder_gets_keys_base_url_and_ledger(tmp_path: Path) -> No
     assert embedder.ledger is ledger  # type: ignore[attr-defined]
     with pytest.raises(ConfigError, match="CLOUDFLARE_ACCOUNT_ID"):
         build_embedder(EmbedderSpec("cloudflare"), load_settings(env={}))
+
+
+def test_search_settings_come_from_the_memobase_section(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        "memobase:\n  search: {vector_index: hnsw, keyword_index: memory, candidates: 60}\n"
+    )
+    search = build_search_settings(load_settings(path, env={}))
+    assert (search.vector_index, search.keyword_index, search.candidates) == ("hnsw", "memory", 60)
+    assert build_search_settings(load_settings(tmp_path / "config.yaml", env={})).rrf_k == 60
+    (tmp_path / "plain.yaml").write_text("memobase: {roots: []}\n")
+    default = build_search_settings(load_settings(tmp_path / "plain.yaml", env={}))
+    assert default.keyword_index == "sqlite" and default.vector_index == "sqlite"
+
+
+@pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        ("{keyword_index: lucene}", "keyword_index"),
+        ("{vector_idx: hnsw}", "unknown search keys"),
+    ],
+)
+def test_bad_search_settings_are_config_errors(tmp_path: Path, section: str, message: str) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text(f"memobase:\n  search: {section}\n")
+    with pytest.raises(ConfigError, match=message):
+        build_search_settings(load_settings(path, env={}))
