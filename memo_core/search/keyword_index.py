@@ -470,12 +470,14 @@ class RamKeywordIndex:
             if not self._ready:
                 return {"path": str(self.path) if self.path else None, "chunks": 0}
             postings = sum(len(d) for d in self._docs)
-            size = sum(a.nbytes for a in (*self._docs, *self._freqs, *self._ptr))
+            arrays = [*self._docs, *self._freqs, *self._ptr, self._rowids, self._lengths]
+            arrays += [self._owners, self._collections, self._alive]
+            size = sum(a.nbytes for a in arrays) + 8 * len(self._rowids)  # + BM25 norms
             return {
                 "path": str(self.path) if self.path else None,
                 "chunks": len(self._rowids) - self._dead,
                 "postings": postings,
-                "memory_bytes": int(size + self._rowids.nbytes * 3),
+                "memory_bytes": int(size),
                 "builds": self.builds,
                 "loads": self.loads,
                 "replayed": self.replayed,

@@ -78,8 +78,12 @@ def save_with_header(
     tmp = Path(f"{data_path}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         write(tmp)
+        # The identity of *this* data file, taken before it is moved into place (a
+        # rename keeps it): if another process replaces the data before our header
+        # lands, the header no longer matches and readers rebuild instead of pairing
+        # our header with its data.
+        stat = tmp.stat()
         os.replace(tmp, data_path)
-        stat = data_path.stat()
         tmp.write_text(
             json.dumps({**header, "file": [stat.st_size, stat.st_mtime_ns]}), encoding="utf-8"
         )
