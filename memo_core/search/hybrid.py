@@ -149,14 +149,16 @@ class HybridSearcher:
             self._keywords.refresh()
         return self._keywords.describe()
 
-    def _keyword_leg(
+    def keyword_leg(
         self,
         owner: str,
         query: str,
         depth: int,
-        collections: Sequence[str] | None,
-        filter: Mapping[str, Any] | None,
+        collections: Sequence[str] | None = None,
+        filter: Mapping[str, Any] | None = None,
     ) -> list[tuple[int, float]]:
+        """The keyword leg alone, on the configured index: ``[(chunk rowid, bm25)]``
+        best first (FTS5's sign: lower is better). For adapters that fuse legs their own way."""
         if self.settings.keyword_index == "memory" and not filter:
             if self._keywords is None:
                 self._keywords = RamKeywordIndex(self.store)
@@ -173,14 +175,16 @@ class HybridSearcher:
     def vectors_available(self) -> bool:
         return self.embedder is not None and self.store.search_state().vector_table is not None
 
-    def _vector_leg(
+    def vector_leg(
         self,
         owner: str,
         qvec: Sequence[float],
         depth: int,
-        collections: Sequence[str] | None,
-        filter: Mapping[str, Any] | None,
+        collections: Sequence[str] | None = None,
+        filter: Mapping[str, Any] | None = None,
     ) -> list[tuple[int, float]]:
+        """The vector leg alone, on the configured index: ``[(chunk rowid, cosine)]``
+        best first. For adapters that fuse legs their own way."""
         if self.settings.vector_index == "hnsw" and self.store.db.dialect == "sqlite":
             if self._ann is None:
                 self._ann = AnnVectorIndex(self.store)
@@ -248,11 +252,11 @@ class HybridSearcher:
         vector: list[tuple[int, float]] = []
         qvec: Sequence[float] | None = None
         if run in (SearchMode.KEYWORD, SearchMode.HYBRID):
-            keyword = self._keyword_leg(owner, query, depth, collections, filter)
+            keyword = self.keyword_leg(owner, query, depth, collections, filter)
         if run in (SearchMode.VECTOR, SearchMode.HYBRID):
             assert self.embedder is not None
             qvec = query_vector if query_vector is not None else self.embedder.embed_query(query)
-            vector = self._vector_leg(owner, qvec, depth, collections, filter)
+            vector = self.vector_leg(owner, qvec, depth, collections, filter)
         kw_rank = {rowid: i for i, (rowid, _) in enumerate(keyword, start=1)}
         kw_score = {rowid: -s for rowid, s in keyword}  # FTS5 bm25: lower is better
         vec_rank = {rowid: i for i, (rowid, _) in enumerate(vector, start=1)}

@@ -249,7 +249,7 @@ class MemoBaseVectorStore(BasePydanticVectorStore):
             if required:
                 raise InvalidInputError("a keyword search needs query_str")
             return []
-        found = self._kb.store.keyword_candidates(
+        found = self._kb.searcher.keyword_leg(
             self._kb.owner, query_str, limit, collections=[self.collection], filter=flt
         )
         return [(rowid, -bm25) for rowid, bm25 in found]  # FTS5 bm25: lower is better
@@ -260,7 +260,7 @@ class MemoBaseVectorStore(BasePydanticVectorStore):
             if self._kb.embedder is None or not query.query_str:
                 raise InvalidInputError("a vector query needs query_embedding (or query_str)")
             vector = self._kb.embedder.embed_query(query.query_str)
-        return self._kb.store.vector_candidates(
+        return self._kb.searcher.vector_leg(
             self._kb.owner, vector, limit, collections=[self.collection], filter=flt
         )
 

@@ -385,3 +385,29 @@ def test_constructor_validates(kb: MemoBase) -> None:
     assert store.client is kb
     assert store.stores_text is True
     assert MemoBaseVectorStore.class_name() == "MemoBaseVectorStore"
+
+
+def test_queries_use_the_bases_search_aids(
+    tmp_path: Path, embedder: HashEmbedder, node_factory: Any
+) -> None:
+    """The store's legs run on the base's configured indexes (here the in-RAM keyword
+    index), with the same answers as the default SQL legs."""
+    from memo_core.search.hybrid import SearchSettings
+
+    plain = MemoBaseVectorStore(MemoBase(tmp_path / "kb.db", embedder=embedder))
+    plain.add([node_factory(i, t, d, {"doc": d}) for i, t, d in CORPUS])
+    aided_kb = MemoBase(
+        tmp_path / "kb.db", embedder=embedder, settings=SearchSettings(keyword_index="memory")
+    )
+    aided = MemoBaseVectorStore(aided_kb)
+    vec = embedder.embed_query("contract invoice payment")
+    for query in (
+        VectorStoreQuery(query_str="contract payment ZX-4471", mode="text_search"),
+        VectorStoreQuery(query_str="contract invoice payment", query_embedding=vec, mode="hybrid"),
+    ):
+        want, got = plain.query(query), aided.query(query)
+        assert ids(got) == ids(want) and ids(got)
+        assert got.similarities == pytest.approx(want.similarities)
+    assert aided_kb.searcher._keywords is not None and aided_kb.searcher._keywords.builds == 1
+    plain.kb.close()
+    aided_kb.close()
