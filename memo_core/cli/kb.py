@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from memo_core.embedders.base import Embedder
 from memo_core.errors import BudgetExceededError
 from memo_core.kb.base import MemoBase
 from memo_core.ledger import SpendLedger
+from memo_core.search.hybrid import KEYWORD_INDEXES, VECTOR_INDEXES
 from memo_core.storage.url import is_postgres_url, sqlite_path
 
 __all__ = ["open_kb", "register"]
@@ -360,6 +362,21 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_prepare(args: argparse.Namespace) -> int:
+    settings = load_settings(args.config)
+    search = build_search_settings(settings)
+    overrides = {"vector_index": args.vector_index, "keyword_index": args.keyword_index}
+    search = replace(search, **{k: v for k, v in overrides.items() if v})
+    with MemoBase(args.db, embedder=None, owner=args.owner, settings=search) as kb:
+        prepared = kb.prepare_search()
+    human = "\n".join(
+        f"{name}: {info.get('path') or 'in RAM'}, ready in {info['seconds']:.1f} s"
+        for name, info in prepared.items()
+    )
+    _print(args, prepared, human or "nothing to prepare: the settings use no search aid")
+    return 0
+
+
 def register(subparsers: Any) -> None:
     kb = subparsers.add_parser("kb", help="the knowledge base (MemoBase)")
     sub = kb.add_subparsers(dest="kb_command", metavar="COMMAND", required=True)
@@ -404,6 +421,14 @@ def register(subparsers: Any) -> None:
     p = sub.add_parser("status", help="counts, embedder, this month's spend")
     _common(p)
     p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser(
+        "prepare", help="build or update the search aids (HNSW, in-RAM keyword index) now"
+    )
+    p.add_argument("--vector-index", choices=VECTOR_INDEXES, help="default: memobase.search")
+    p.add_argument("--keyword-index", choices=KEYWORD_INDEXES, help="default: memobase.search")
+    _common(p)
+    p.set_defaults(func=cmd_prepare)
 
     p = sub.add_parser("reindex", help="re-embed every chunk with another embedder, then swap")
     _common(p)

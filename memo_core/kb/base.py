@@ -378,6 +378,22 @@ class MemoBase:
 
     # -- maintenance --------------------------------------------------------
 
+    def prepare_search(self) -> dict[str, Any]:
+        """Load or build the search aids the settings ask for (``vector_index`` "hnsw" or
+        "memory", ``keyword_index`` "memory") now rather than on the first query, and
+        describe them. A large base's first HNSW build takes minutes: run this (or
+        ``memo kb prepare``) after a bulk ingest. Nothing to do with the defaults."""
+        out: dict[str, Any] = {}
+        for name, prepare in (
+            ("vector_index", self.searcher.prepare_vector_index),
+            ("keyword_index", self.searcher.prepare_keyword_index),
+        ):
+            start = time.perf_counter()
+            described = prepare()
+            if described is not None:
+                out[name] = {**described, "seconds": round(time.perf_counter() - start, 3)}
+        return out
+
     def reindex(
         self, embedder: Embedder, *, progress: Callable[[int, int], None] | None = None
     ) -> int:

@@ -168,3 +168,18 @@ def test_search_settings_from_config_yaml(
     config.write_text("memobase:\n  search: {keyword_index: lucene}\n")
     code, _, err = run(capsys, "kb", "search", "x", "--db", db, "--config", str(config))
     assert code == 2 and "keyword_index" in err
+
+
+def test_prepare_builds_the_search_aids_once(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("usearch", reason="the HNSW index needs usearch (memo[ann])")
+    argv = ["kb", "prepare", "--db", db, "--vector-index", "hnsw", "--keyword-index", "memory"]
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0, err
+    first = json.loads(out)
+    assert first["vector_index"]["builds"] == 1 and first["keyword_index"]["builds"] == 1
+    assert first["keyword_index"]["chunks"] > 0 and first["vector_index"]["vectors"] > 0
+    again = json.loads(run(capsys, *argv, "--json")[1])  # saved beside the file: loaded
+    assert again["vector_index"]["loads"] == 1 and again["keyword_index"]["loads"] == 1
+    assert again["vector_index"]["builds"] == 0 and again["keyword_index"]["builds"] == 0
+    code, out, _ = run(capsys, "kb", "prepare", "--db", db)
+    assert code == 0 and "nothing to prepare" in out
