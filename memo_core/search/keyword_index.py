@@ -27,8 +27,9 @@ Freshness and persistence, as for the HNSW index (``search/sidecar.py``): saved
 as ``<db>.kwidx`` (NumPy arrays) with a JSON header naming the change-log entry
 it holds; chunks changed since are replayed into a small in-RAM delta (deleted
 chunks masked out, added ones tokenized), and once the delta passes a tenth of
-the index it is rebuilt and saved. RAM: about 6 bytes per distinct token per
-chunk and column, roughly 50 MB per 100k chunks of a few sentences.
+the index it is folded in (a re-sort of the postings, no re-reading) and saved.
+RAM: about 6 bytes per distinct token per chunk and column, roughly 80 MB per
+100k chunks of a few sentences (bench/README.md, Scale).
 """
 
 from __future__ import annotations
@@ -104,8 +105,8 @@ class RamKeywordIndex:
         store: KnowledgeStore,
         *,
         path: str | Path | None = None,
-        rebuild_share: float = 0.1,
-        rebuild_min: int = 5_000,
+        compact_share: float = 0.1,
+        compact_min: int = 5_000,
     ) -> None:
         try:
             import numpy
@@ -118,16 +119,18 @@ class RamKeywordIndex:
         self.path: Path | None = (
             Path(path) if path is not None else Path(db_path + ".kwidx") if persistent else None
         )
-        self.rebuild_share = rebuild_share
-        self.rebuild_min = rebuild_min
+        self.compact_share = compact_share
+        self.compact_min = compact_min
         self._lock = threading.RLock()
         self._ready = False
         self._key: object = None
         self._seq = 0
         self._owner_codes: dict[str, int] = {}
         self._collection_codes: dict[str, int] = {}
-        #: Counters for tests and benchmarks: full builds, loads from disk, replayed chunks.
+        #: Counters for tests and benchmarks: full builds, loads from disk, replayed chunks,
+        #: deltas folded in.
         self.builds = 0
+        self.compactions = 0
         self.loads = 0
         self.replayed = 0
 
@@ -248,9 +251,53 @@ class RamKeywordIndex:
         self._norm_at = None
         self.replayed += len(rowids)
         if self._dead + len(self._delta.positions) > max(
-            self.rebuild_min, self.rebuild_share * self._base
+            self.compact_min, self.compact_share * self._base
         ):
-            self._build(high)
+            self._compact()
+
+    def _compact(self) -> None:
+        """Fold the delta into the arrays and drop deleted chunks, then save.
+
+        Only the postings are re-sorted; no chunk is re-read or re-tokenized (a full
+        build takes minutes at a million chunks, this a few seconds). Positions follow
+        rowid order again, as after a build. Tokens whose chunks are all gone keep an
+        empty slot in the vocabulary until the next full build.
+        """
+        np = self._np
+        kept = np.flatnonzero(self._alive)
+        order = kept[np.argsort(self._rowids[kept], kind="stable")]
+        moved = np.full(len(self._rowids), -1, dtype=np.int64)
+        moved[order] = np.arange(len(order))
+        span = max(len(order), 1)
+        for col in range(2):
+            vocab, ptr = self._vocab[col], self._ptr[col]
+            terms = [np.repeat(np.arange(len(ptr) - 1, dtype=np.int64), np.diff(ptr))]
+            docs = [self._docs[col].astype(np.int64)]
+            counts = [self._freqs[col].astype(np.int64)]
+            for token, positions in self._delta.postings[col].items():
+                terms.append(np.full(len(positions), vocab.setdefault(token, len(vocab))))
+                docs.append(np.asarray(positions, dtype=np.int64))
+                counts.append(np.asarray(self._delta.freqs[col][token], dtype=np.int64))
+            term, doc, count = (
+                np.concatenate(terms),
+                moved[np.concatenate(docs)],
+                np.concatenate(counts),
+            )
+            live = doc >= 0
+            term, doc, count = term[live], doc[live], count[live]
+            by_term_then_doc = np.argsort(term * span + doc)
+            self._ptr[col], self._docs[col], self._freqs[col] = _csr(
+                np,
+                term[by_term_then_doc],
+                doc[by_term_then_doc],
+                count[by_term_then_doc],
+                len(vocab),
+            )
+        self._rowids, self._lengths = self._rowids[order], self._lengths[order]
+        self._owners, self._collections = self._owners[order], self._collections[order]
+        self._reset_delta()
+        self.compactions += 1
+        self._save()
 
     # -- saving and loading -------------------------------------------------------
 
@@ -481,17 +528,21 @@ class RamKeywordIndex:
                 "builds": self.builds,
                 "loads": self.loads,
                 "replayed": self.replayed,
+                "compactions": self.compactions,
             }
 
 
 def _postings(np: Any, terms: Any, docs: Any, vocabulary: int, documents: int) -> tuple[Any, ...]:
-    """CSR postings from parallel (term, document) token arrays: for each term,
-    ``ptr[t]:ptr[t + 1]`` slices its documents (ascending) and in-document counts."""
-    keys = terms * max(documents, 1) + np.asarray(docs, dtype=np.int64)
-    unique, counts = np.unique(keys, return_counts=True)
-    term_of = unique // max(documents, 1)
+    """CSR postings from parallel (term, document) arrays, one entry per token: for
+    each term, ``ptr[t]:ptr[t + 1]`` slices its documents (ascending) and counts."""
+    span = max(documents, 1)
+    unique, counts = np.unique(terms * span + np.asarray(docs, dtype=np.int64), return_counts=True)
+    return _csr(np, unique // span, unique % span, counts, vocabulary)
+
+
+def _csr(np: Any, terms: Any, docs: Any, counts: Any, vocabulary: int) -> tuple[Any, ...]:
+    """``(ptr, documents, counts)`` from postings already sorted by term, then document."""
     ptr = np.zeros(vocabulary + 1, dtype=np.int64)
-    np.cumsum(np.bincount(term_of, minlength=vocabulary), out=ptr[1:])
-    freq_type = np.uint16 if (counts.max(initial=0) < 2**16) else np.uint32
-    postings = (unique % max(documents, 1)).astype(np.int32)
-    return ptr, postings, counts.astype(freq_type)
+    np.cumsum(np.bincount(terms, minlength=vocabulary), out=ptr[1:])
+    freq_type = np.uint16 if counts.max(initial=0) < 2**16 else np.uint32
+    return ptr, docs.astype(np.int32), counts.astype(freq_type)

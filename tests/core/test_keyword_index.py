@@ -150,20 +150,28 @@ def test_writes_from_another_connection_are_replayed(tmp_path: Path) -> None:
     reader.close()
 
 
-def test_a_large_delta_is_folded_in_by_a_rebuild(tmp_path: Path) -> None:
-    kb = _base(tmp_path / "kb.db")
+def test_a_large_delta_is_folded_in_without_a_rebuild(tmp_path: Path) -> None:
+    path = tmp_path / "kb.db"
+    kb = _base(path)
     kb.add_texts(_texts(40), ids=[f"a{i}" for i in range(40)])
-    index = RamKeywordIndex(kb.store, rebuild_min=10, rebuild_share=0.1)
+    index = RamKeywordIndex(kb.store, compact_min=10, compact_share=0.1)
     kb.searcher._keywords = index
     kb.search("river", k=3, mode="keyword")
-    kb.add_texts(_texts(30, seed=4), ids=[f"b{i}" for i in range(30)])
-    kb.search("river", k=3, mode="keyword")
-    assert index.builds == 2
-    for query in _queries(20):
+    # Deletes (the last chunk too, so SQLite may reuse its rowid), re-adds, new tokens.
+    kb.delete(["a39", "a3", "a7"])
+    kb.add_texts([*_texts(30, seed=4), "zygote quokka"], ids=[f"b{i}" for i in range(31)])
+    kb.add_texts(["river again"], ids=["a3"])
+    assert kb.search("quokka", k=3, mode="keyword")
+    assert index.builds == 1 and index.compactions == 1
+    for query in [*_queries(30), "zygote quokka", "note 3", "river again"]:
         _assert_same(
             kb.store.keyword_candidates("default", query, 1000), _ram(kb, "default", query, 1000)
         )
     kb.close()
+    again = _base(path)  # the compacted index was saved: loaded, not rebuilt
+    assert again.search("quokka", k=3, mode="keyword")
+    assert _index(again).loads == 1 and _index(again).builds == 0
+    again.close()
 
 
 def test_saved_beside_the_file_and_loaded_not_rebuilt(tmp_path: Path) -> None:
