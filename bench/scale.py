@@ -684,7 +684,7 @@ def report(results: dict[str, dict[str, Any]], queries: int) -> str:
         f"from the QA corpus, each stored with the normalised sum of its sentences' {model} "
         "embeddings (384 d; a stand-in for embedding every chunk, which would take hours here). "
         "k=10, 40 candidates a leg. Latency per query, one at a time, wall clock. HNSW: "
-        "usearch, M=16, efConstruction=64, ef=max(64, 2 x depth), float16."
+        "usearch, M=16, efConstruction=64, ef=max(64, 5 x depth), float16."
     )
     return "\n\n".join(
         [

