@@ -271,3 +271,150 @@ def attack_vectors(kb: MemoBase, dims: int, rng: random.Random, trials: int) -> 
             why=f"{str(vector)[:60]}: {problem}",
         )
     return tally
+
+
+# -- secrets inside URLs and AWS keys away from their assignment line --------------------
+
+_SCHEMES = ("postgres", "postgresql", "mysql", "mariadb", "redis", "rediss", "amqp", "amqps")
+_SCHEMES += ("mongodb", "mongodb+srv", "https", "http", "ftp", "smtp", "ldap", "mssql")
+_B64 = string.ascii_letters + string.digits + "/+"
+
+
+def _password(rng: random.Random) -> str:
+    alphabet = string.ascii_letters + string.digits + "!$%^*()-_=~.,@"
+    return "".join(rng.choice(alphabet) for _ in range(rng.randint(6, 24)))
+
+
+def _aws_secret(rng: random.Random) -> str:
+    while True:  # random base64 of 30 bytes, as AWS issues them
+        value = "".join(rng.choice(_B64) for _ in range(40))
+        if any(c.islower() for c in value) and any(c.isupper() for c in value):
+            return value
+
+
+def _aws_key_id(rng: random.Random) -> str:
+    return (
+        rng.choice(["AK", "AS"])
+        + "IA"
+        + "".join(rng.choice(string.ascii_uppercase + string.digits) for _ in range(16))
+    )
+
+
+def secret_samples(rng: random.Random) -> tuple[str, list[str]]:
+    """A sentence holding one or two credentials, and the credential values."""
+    shape = rng.randrange(6)
+    if shape == 0:
+        pw = _password(rng)
+        user = rng.choice(["app", "admin", "", "svc_reader", "u.ser"])
+        url = f"{rng.choice(_SCHEMES)}://{user}:{pw}@db-{rng.randint(1, 99)}.internal:5432/main"
+        return f"The service connects with {url} at start-up.", [pw]
+    if shape == 1:
+        pw = _password(rng).replace("@", "")
+        return f"DATABASE_URL={rng.choice(_SCHEMES)}://worker:{pw}@10.0.0.5/app", [pw]
+    if shape == 2:
+        key_id, secret = _aws_key_id(rng), _aws_secret(rng)
+        gap = rng.choice([" ", "\n", "\n\nThe matching one is ", ", "])
+        return f"Access key {key_id}{gap}{secret}", [key_id, secret]
+    if shape == 3:
+        secret = _aws_secret(rng)
+        label = rng.choice(["aws secret", "Secret:", "the secret access key is", "| secret |"])
+        return f"Rotate soon. {label} {secret} (expires in June)", [secret]
+    if shape == 4:
+        key_id, secret = _aws_key_id(rng), _aws_secret(rng)
+        return f"Access key ID,Secret access key\n{key_id},{secret}\n", [key_id, secret]
+    pw = _password(rng).replace("&", "").replace(";", "").replace("#", "")
+    return f"jdbc:postgresql://db/app?user=app&password={pw}&ssl=true", [pw]
+
+
+#: Look-alikes that hold no secret: redacting any of them is ``lost`` text.
+BENIGN = (
+    "See http://example.com:8080/path@v2 for the tag.",
+    "Clone https://github.com/org/repo.git and run make.",
+    "Write to team@example.org or call +1 555 0100.",
+    "Commit 3f786850e387550fdab836ed7e6dc881de23001b fixed the build.",
+    "The config names postgres://${DB_USER}:${DB_PASSWORD}@db/app as a template.",
+    "A heading: Asia and Akiak are places; akia is not a key.",
+    "The secret of a good bread is time and a hot oven, says the baker.",
+)
+
+
+def attack_secret_text(rng: random.Random, trials: int) -> AttackTally:
+    """``redact_text`` over credentials in URLs and loose AWS keys, and over look-alikes.
+
+    leaked = a credential value is still in the redacted text; lost = a benign
+    look-alike was changed.
+    """
+    from memo_core.ingest import redact_text
+
+    tally = AttackTally()
+    for i in range(trials):
+        if i % 4 == 3:
+            text = BENIGN[(i // 4) % len(BENIGN)]
+            changed = redact_text(text).text != text
+            tally.record(survived=not changed, lost=changed, why=f"benign changed: {text}")
+            continue
+        text, values = secret_samples(rng)
+        safe = redact_text(text).text
+        left = [v for v in values if v in safe]
+        tally.record(survived=not left, leaked=bool(left), why=f"{text!r} -> {safe!r}")
+    return tally
+
+
+# -- the SSRF guard and special-purpose address ranges ------------------------------------
+
+#: Blocks a fetch must never reach, whatever Python's own tables say (IANA special-purpose).
+SPECIAL_PURPOSE = (
+    "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
+    "172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16",
+    "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
+    "::/128", "::1/128", "64:ff9b:1::/48", "100::/64", "2001::/23", "2001:db8::/32",
+    "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
+)  # fmt: skip
+
+
+def _spellings(address: Any) -> list[str]:
+    """``address`` as a URL host, plus its IPv6 disguises when it is IPv4."""
+    import ipaddress
+
+    if address.version == 6:
+        return [f"[{address}]"]
+    v4 = int(address)
+    return [
+        str(address),
+        f"[::ffff:{address}]",  # IPv4-mapped
+        f"[{ipaddress.IPv6Address((0x2002 << 112) | (v4 << 80))}]",  # 6to4
+        f"[{ipaddress.IPv6Address((0x64FF9B << 96) | v4)}]",  # well-known NAT64
+    ]
+
+
+def attack_ssrf_ranges(rng: random.Random, trials: int) -> AttackTally:
+    """A random address of every special-purpose block, in every spelling, through ``check_url``.
+
+    leaked = the guard let it through; lost = a public address was refused
+    (one in five trials is a public control address).
+    """
+    import ipaddress
+
+    from memo_core.errors import UnsafeURLError
+    from memo_core.ingest import IngestPolicy, check_url
+
+    policy = IngestPolicy(allowed_roots=[])
+    public = ("93.184.216.34", "2606:4700::1111", "8.8.8.8", "2001:4860:4860::8888")
+    tally = AttackTally()
+    for i in range(trials):
+        if i % 5 == 4:
+            host = public[(i // 5) % len(public)]
+            host = f"[{host}]" if ":" in host else host
+            try:
+                check_url(f"http://{host}/", policy)
+                tally.record(survived=True)
+            except MemoError as exc:
+                tally.record(survived=False, lost=True, why=f"public {host} refused: {exc}")
+            continue
+        block = ipaddress.ip_network(SPECIAL_PURPOSE[i % len(SPECIAL_PURPOSE)])
+        address = block[rng.randrange(block.num_addresses)]
+        for host in _spellings(address):
+            url = f"http://{host}:{rng.choice([80, 8080, 443])}/latest/meta-data/"
+            problem = one_line_typed(lambda url=url: check_url(url, policy), UnsafeURLError)
+            tally.record(survived=not problem, leaked=bool(problem), why=f"{url}: {problem}")
+    return tally

@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 from reliability_attacks import (
     INJECTIONS,
+    attack_secret_text,
     attack_secrets_env,
     attack_spend,
+    attack_ssrf_ranges,
     attack_vectors,
     source_with_bash,
 )
@@ -77,4 +79,14 @@ def test_hostile_query_vectors_get_one_typed_line(tmp_path: Path) -> None:
     with MemoBase(tmp_path / "kb.db", embedder=embedder()) as kb:
         kb.add_texts([f"Harbour lantern note {i} about the meadow." for i in range(12)])
         tally = attack_vectors(kb, DIMS, random.Random(7), 60)
+    assert tally.held, tally.to_dict()
+
+
+def test_credentials_in_urls_and_loose_aws_keys_never_survive_redaction() -> None:
+    tally = attack_secret_text(random.Random(9), 400)
+    assert tally.held, tally.to_dict()
+
+
+def test_every_special_purpose_range_in_every_spelling_is_refused() -> None:
+    tally = attack_ssrf_ranges(random.Random(13), 200)
     assert tally.held, tally.to_dict()
