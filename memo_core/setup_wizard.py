@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import getpass
 import os
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,18 +88,23 @@ def mask(secret: str) -> str:
 
 
 def write_secrets(path: Path, values: Mapping[str, str]) -> None:
-    """Write ``KEY=value`` lines to ``path`` with mode 0600, atomically.
+    r"""Write ``KEY=value`` lines to ``path`` with mode 0600, atomically.
 
     The temp file is *created* 0600 (``os.open`` with ``O_EXCL``), so the keys are
     never readable by others, not even for an instant; it then replaces ``path``.
-    Values are single-quoted, so :func:`~memo_core.config.read_secrets` gives back
-    exactly what was written (and a shell can ``source`` the file).
+    Values are quoted with :func:`shlex.quote`, so a POSIX shell that ``source``\ s
+    the file assigns each value literally (a ``'``, ``$(...)`` or backquote in a
+    key runs nothing), and :func:`~memo_core.config.read_secrets` gives back exactly
+    what was written. A value that no shell variable can hold (a line break, NUL)
+    is refused.
     """
     for key, value in values.items():
         if not key or any(c in key for c in "= \t\r\n#'\"") or key.startswith("export"):
             raise ConfigError(f"not a usable variable name for a secret: {key!r}")
         if "\n" in value or "\r" in value:
             raise ConfigError(f"the value of {key} spans several lines")
+        if "\x00" in value:
+            raise ConfigError(f"the value of {key} holds a NUL character")
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with contextlib.suppress(FileNotFoundError):
@@ -107,7 +113,7 @@ def write_secrets(path: Path, values: Mapping[str, str]) -> None:
     try:
         os.fchmod(fd, 0o600)  # whatever the umask said
         body = "# memo secrets (written by `memo setup`); keep this file private\n"
-        body += "".join(f"{key}='{value}'\n" for key, value in sorted(values.items()))
+        body += "".join(f"{key}={shlex.quote(value)}\n" for key, value in sorted(values.items()))
         os.write(fd, body.encode("utf-8"))
         os.fsync(fd)
     finally:
