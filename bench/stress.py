@@ -31,6 +31,7 @@ from _common import markdown_table, write_results  # noqa: E402
 from reliability_crash import SCENARIOS, prepare, run_trials  # noqa: E402
 from reliability_fuzz import (  # noqa: E402
     Tally,
+    foreign_id_attack,
     fuzz_kb,
     fuzz_memory,
     hostile_kb,
@@ -154,6 +155,9 @@ def run_isolation(folder: Path, queries: int, seed: int) -> dict[str, Any]:
         return {
             "knowledge_base": _tally(isolation_kb_run(kb, rng, queries)),
             "memory": _tally(isolation_memory_run(memory, rng, queries)),
+            "memory by id, foreign namespace": _tally(
+                foreign_id_attack(memory, rng, max(1, queries // 10))
+            ),
         }
     finally:
         kb.close()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import math
 import threading
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -20,9 +19,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from memo_core.embedders.base import EmbedderFingerprint
+from memo_core.embedders.base import EmbedderFingerprint, checked_unit_vector
 from memo_core.errors import (
-    DimensionMismatchError,
     EmbedderMismatchError,
     InvalidInputError,
     NamespaceRequiredError,
@@ -179,14 +177,7 @@ class KnowledgeStore:
     # -- writes -------------------------------------------------------------
 
     def _vector_blob(self, vector: Sequence[float], dims: int) -> bytes:
-        if len(vector) != dims:
-            raise DimensionMismatchError(
-                f"vector has {len(vector)} dimensions, the base uses {dims}"
-            )
-        # sum() is NaN/inf if any component is; the exact scan runs only then.
-        if not math.isfinite(sum(vector)) and not all(math.isfinite(v) for v in vector):
-            raise InvalidInputError("vector contains NaN or infinity")
-        return array("f", vector).tobytes()
+        return array("f", checked_unit_vector(vector, dims)).tobytes()
 
     def document_hash(self, owner: str, document_id: str) -> str | None:
         row = self.db.query_one(
