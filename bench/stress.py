@@ -8,8 +8,9 @@ The same workloads as tests/reliability (which run them with CI-sized counts),
 with larger ones. Writes bench/results/stress.json and stress.md and exits 1
 when a target is missed: items lost, cross-namespace leaks, locked errors,
 crashes on hostile input and overspend must all be 0. The attacks of issue 16
-(foreign, restored and damaged search aids; ...) report trials, survived, lost
-and leaked, and every trial must survive.
+(foreign, restored and damaged search aids; hostile spend amounts, secrets.env
+values and query vectors; credentials in URLs; special-purpose addresses; ...)
+report trials, survived, lost and leaked, and every trial must survive.
 """
 
 from __future__ import annotations
@@ -47,6 +48,13 @@ from reliability_harness import (  # noqa: E402
     memory_problems,
     open_memory,
     read_acks,
+)
+from reliability_attacks import (  # noqa: E402
+    attack_secret_text,
+    attack_secrets_env,
+    attack_spend,
+    attack_ssrf_ranges,
+    attack_vectors,
 )
 from reliability_sidecars import run_bit_rot, run_foreign, run_restored  # noqa: E402
 from reliability_workload import (  # noqa: E402
@@ -204,6 +212,11 @@ def run_attacks(folder: Path, trials: int, seed: int) -> dict[str, Any]:
         "foreign search aids copied beside a base": run_foreign,
         "search aids made after a backup, then restored": run_restored,
         "damaged search aids (bit rot, truncation, bad header)": run_bit_rot,
+        "negative, NaN and infinite spend amounts": attack_spend,
+        "secrets.env values with shell injections, sourced by bash": attack_secrets_env,
+        "hostile query vectors (zero, NaN, strings, shapes)": attack_vectors,
+        "credentials in URLs and loose AWS secret keys": attack_secret_text,
+        "special-purpose address ranges in every spelling": attack_ssrf_ranges,
     }
     return {
         name: run(folder / f"attack-{i}", trials, seed + i).as_dict()
