@@ -29,6 +29,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "reliability"))
 
 from _common import markdown_table, write_results  # noqa: E402
+from reliability_attacks import (  # noqa: E402
+    attack_secret_text,
+    attack_secrets_env,
+    attack_spend,
+    attack_ssrf_ranges,
+    attack_vectors,
+)
 from reliability_crash import SCENARIOS, prepare, run_trials  # noqa: E402
 from reliability_fuzz import (  # noqa: E402
     Tally,
@@ -48,13 +55,6 @@ from reliability_harness import (  # noqa: E402
     memory_problems,
     open_memory,
     read_acks,
-)
-from reliability_attacks import (  # noqa: E402
-    attack_secret_text,
-    attack_secrets_env,
-    attack_spend,
-    attack_ssrf_ranges,
-    attack_vectors,
 )
 from reliability_sidecars import run_bit_rot, run_foreign, run_restored  # noqa: E402
 from reliability_workload import (  # noqa: E402
