@@ -309,11 +309,15 @@ class SetupWizard:
 
     # -- the flow -----------------------------------------------------------
 
-    def run(self, mode: str | None = None) -> SetupResult:
-        """Ask everything, then write both files; returns what was configured."""
+    def run(self, mode: str | None = None, *, llm: bool = True) -> SetupResult:
+        """Ask everything, then write both files; returns what was configured.
+
+        ``mode`` answers the first question; ``llm=False`` skips the LLM questions
+        (answers stay extractive). Nothing is written until every answer is in.
+        """
         config = _read_yaml(self.config_path)
         secrets = read_secrets(self.secrets_path)
-        self.say(f"memo setup: writing {self.config_path} and {self.secrets_path}")
+        self.say(f"memo setup: the answers go to {self.config_path} and {self.secrets_path}")
         while mode not in ("local", "cloud"):
             mode = self.ask("Mode, local (no key, nothing leaves this machine) or cloud", "local")
             if mode not in ("local", "cloud"):
@@ -326,7 +330,10 @@ class SetupWizard:
         else:
             memobase["embedder"] = {"provider": "local"}
             memobase.pop("rerank", None)
-        self._llm(memobase, secrets, result, mode)
+        if llm:
+            self._llm(memobase, secrets, result, mode)
+        else:
+            self._drop_llm(memobase, secrets, result)
         if mode == "cloud":
             self._whisper(secrets, result)
         config["memobase"] = memobase
@@ -407,9 +414,7 @@ class SetupWizard:
 
         accepted = self._until_accepted("LLM", attempt)
         if accepted is None:
-            secrets.pop(LLM_KEY_ENV, None)
-            memobase.pop("llm", None)
-            result.skipped.append("answers: extractive (verified sentences, no LLM)")
+            self._drop_llm(memobase, secrets, result)
             return
         base, model, key = accepted
         llm: dict[str, Any] = {"base_url": base, "model": model}
@@ -420,6 +425,12 @@ class SetupWizard:
             secrets.pop(LLM_KEY_ENV, None)
         memobase["llm"] = llm
         result.configured.append(f"llm {model} at {base}" + (f" ({mask(key)})" if key else ""))
+
+    @staticmethod
+    def _drop_llm(memobase: dict[str, Any], secrets: dict[str, str], result: SetupResult) -> None:
+        secrets.pop(LLM_KEY_ENV, None)
+        memobase.pop("llm", None)
+        result.skipped.append("answers: extractive (verified sentences, no LLM)")
 
     def _whisper(self, secrets: dict[str, str], result: SetupResult) -> None:
         self.say("Hosted Whisper transcription (Groq or OpenAI)")

@@ -227,6 +227,7 @@ def test_setup_command_reads_piped_answers(
             "local",
             "--llm-url",
             f"{fake_api.base}/v1",
+            "--stdin",
         ]
     )
     assert code == 0
@@ -262,3 +263,21 @@ def test_write_secrets_refuses_what_it_could_not_read_back(
     with pytest.raises(ConfigError):
         write_secrets(tmp_path / "s.env", values)
     assert not (tmp_path / "s.env").exists()
+
+
+def test_setup_without_a_terminal_refuses_unless_options_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "cfg"
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # like `memo setup < /dev/null`
+    code = main(["setup", "--config-dir", str(folder)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "--stdin" in err and "--mode" in err
+    assert not folder.exists()  # no configuration nobody chose
+    code = main(["setup", "--config-dir", str(folder), "--mode", "local"])
+    assert code == 2 and "LLM base URL" in capsys.readouterr().err and not folder.exists()
+    code = main(["setup", "--config-dir", str(folder), "--mode", "local", "--no-llm"])
+    assert code == 0, capsys.readouterr().err
+    config = yaml.safe_load((folder / "config.yaml").read_text())
+    assert config["memobase"]["embedder"]["provider"] == "local"
+    assert "llm" not in config["memobase"]
