@@ -1,7 +1,8 @@
 """The second round of attacks (issue 16), shared by tests/reliability and bench/stress.py.
 
 Each ``attack_*`` function runs ``trials`` hostile attempts of one family and
-returns an :class:`AttackTally`:
+returns an ``AttackTally`` (the one reliability_sidecars defines for the bench);
+all take ``(folder, trials, seed)``, ``folder`` being scratch space:
 
 * ``survived``: the defence held (a typed one-line error, a refused address, a
   cut connection, a redacted secret, a value sourced literally...);
@@ -23,9 +24,11 @@ import random
 import string
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from reliability_harness import DIMS, embedder
+from reliability_sidecars import AttackTally
 
 from memo_core.errors import InvalidInputError, MemoError
 from memo_core.kb import MemoBase
@@ -33,38 +36,21 @@ from memo_core.ledger import SpendLedger
 from memo_core.setup_wizard import write_secrets
 
 
-@dataclass
-class AttackTally:
-    """Outcomes of one attack family: what the bench reports and a test asserts on."""
+def record(
+    tally: AttackTally, *, survived: bool, lost: bool = False, leaked: bool = False, why: str = ""
+) -> None:
+    """Count one trial; a trial that did not survive keeps its reason in ``errors``."""
+    tally.trials += 1
+    tally.survived += survived
+    tally.lost += lost
+    tally.leaked += leaked
+    if lost or leaked or not survived:
+        tally.errors.append(why[:300])
 
-    trials: int = 0
-    survived: int = 0
-    lost: int = 0
-    leaked: int = 0
-    failures: list[str] = field(default_factory=list)
 
-    def record(
-        self, *, survived: bool, lost: bool = False, leaked: bool = False, why: str = ""
-    ) -> None:
-        self.trials += 1
-        self.survived += survived
-        self.lost += lost
-        self.leaked += leaked
-        if (lost or leaked or not survived) and len(self.failures) < 5:
-            self.failures.append(why[:300])
-
-    @property
-    def held(self) -> bool:
-        return self.trials > 0 and self.survived == self.trials and not (self.lost or self.leaked)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "trials": self.trials,
-            "survived": self.survived,
-            "lost": self.lost,
-            "leaked": self.leaked,
-            "first_failures": self.failures,
-        }
+def held(tally: AttackTally) -> bool:
+    """Every trial survived, nothing lost, nothing leaked (and there were trials)."""
+    return tally.trials > 0 and tally.survived == tally.trials and not (tally.lost or tally.leaked)
 
 
 def one_line_typed(call: Callable[[], object], expected: type[MemoError] = MemoError) -> str:
@@ -99,14 +85,15 @@ def hostile_amounts(rng: random.Random) -> list[object]:
     ]
 
 
-def attack_spend(path: Path, rng: random.Random, trials: int) -> AttackTally:
+def attack_spend(folder: Path, trials: int, seed: int) -> AttackTally:
     """Charge hostile costs and units; survived = typed error and the spend unchanged.
 
     A real charge after every attempt must still be recorded and still be
     refused at the ceiling (``lost`` when the ledger stopped working).
     """
-    tally = AttackTally()
-    ledger = SpendLedger(path, ceilings={"cohere": 1000.0})
+    rng, tally = random.Random(seed), AttackTally()
+    folder.mkdir(parents=True, exist_ok=True)
+    ledger = SpendLedger(folder / "spend.db", ceilings={"cohere": 1000.0})
     try:
         amounts = hostile_amounts(rng)
         for i in range(trials):
@@ -125,7 +112,8 @@ def attack_spend(path: Path, rng: random.Random, trials: int) -> AttackTally:
             after = ledger.month_spend("cohere")
             ledger.charge("cohere", "rerank", 1, cost_usd=0.001)
             recorded = math.isclose(ledger.month_spend("cohere"), after + 0.001, abs_tol=1e-9)
-            tally.record(
+            record(
+                tally,
                 survived=not problem and after == before,
                 leaked=after != before,
                 lost=not recorded,
@@ -183,7 +171,7 @@ def source_with_bash(path: Path, names: list[str], cwd: Path) -> list[str]:
     return done.stdout.decode("utf-8").split("\0")[:-1]
 
 
-def attack_secrets_env(folder: Path, rng: random.Random, trials: int) -> AttackTally:
+def attack_secrets_env(folder: Path, trials: int, seed: int) -> AttackTally:
     """Write hostile values with ``write_secrets`` and source the file with bash.
 
     leaked = an injected command ran (its marker file exists); lost = bash or
@@ -191,7 +179,7 @@ def attack_secrets_env(folder: Path, rng: random.Random, trials: int) -> AttackT
     """
     from memo_core.config import read_secrets
 
-    tally = AttackTally()
+    rng, tally = random.Random(seed), AttackTally()
     folder.mkdir(parents=True, exist_ok=True)
     for i in range(trials):
         marker = folder / f"pwned-{i}"
@@ -204,7 +192,8 @@ def attack_secrets_env(folder: Path, rng: random.Random, trials: int) -> AttackT
             sourced = [str(exc)]
         ran = marker.exists()
         exact = sourced == list(values.values()) and read_secrets(path) == values
-        tally.record(
+        record(
+            tally,
             survived=exact and not ran,
             leaked=ran,
             lost=not exact,
@@ -244,13 +233,23 @@ def hostile_vectors(dims: int, rng: random.Random) -> list[object]:
     ]
 
 
-def attack_vectors(kb: MemoBase, dims: int, rng: random.Random, trials: int) -> AttackTally:
+def attack_vectors(folder: Path, trials: int, seed: int) -> AttackTally:
     """``search_by_vector`` with hostile vectors: survived = a typed one-line MemoError.
 
     Extreme but meaningful vectors (1e300, 1e-300 components) must still answer:
     lost = such a search failed or returned nothing; leaked = a raw exception escaped.
     """
-    tally = AttackTally()
+    rng, tally = random.Random(seed), AttackTally()
+    folder.mkdir(parents=True, exist_ok=True)
+    with MemoBase(folder / "vectors.db", embedder=embedder()) as kb:
+        kb.add_texts([f"Harbour lantern note {i} about the meadow." for i in range(12)])
+        _vector_trials(kb, DIMS, rng, trials, tally)
+    return tally
+
+
+def _vector_trials(
+    kb: MemoBase, dims: int, rng: random.Random, trials: int, tally: AttackTally
+) -> None:
     vectors = hostile_vectors(dims, rng)
     for i in range(trials):
         if i % 5 == 4:  # a direction with extreme magnitudes: a valid query
@@ -261,13 +260,160 @@ def attack_vectors(kb: MemoBase, dims: int, rng: random.Random, trials: int) -> 
                 ok, why = bool(hits), "no hits"
             except Exception as exc:
                 ok, why = False, f"{type(exc).__name__}: {exc}"
-            tally.record(survived=ok, lost=not ok, why=f"scale {scale}: {why}")
+            record(tally, survived=ok, lost=not ok, why=f"scale {scale}: {why}")
             continue
         vector = vectors[i % len(vectors)]
         problem = one_line_typed(lambda vector=vector: kb.search_by_vector(vector, k=3))  # type: ignore[arg-type]
-        tally.record(
+        record(
+            tally,
             survived=not problem,
             leaked=problem.startswith("raw") or problem == "accepted",
             why=f"{str(vector)[:60]}: {problem}",
         )
+
+
+# -- secrets inside URLs and AWS keys away from their assignment line --------------------
+
+_SCHEMES = ("postgres", "postgresql", "mysql", "mariadb", "redis", "rediss", "amqp", "amqps")
+_SCHEMES += ("mongodb", "mongodb+srv", "https", "http", "ftp", "smtp", "ldap", "mssql")
+_B64 = string.ascii_letters + string.digits + "/+"
+
+
+def _password(rng: random.Random) -> str:
+    alphabet = string.ascii_letters + string.digits + "!$%^*()-_=~.,@"
+    return "".join(rng.choice(alphabet) for _ in range(rng.randint(6, 24)))
+
+
+def _aws_secret(rng: random.Random) -> str:
+    while True:  # random base64 of 30 bytes, as AWS issues them
+        value = "".join(rng.choice(_B64) for _ in range(40))
+        if any(c.islower() for c in value) and any(c.isupper() for c in value):
+            return value
+
+
+def _aws_key_id(rng: random.Random) -> str:
+    return (
+        rng.choice(["AK", "AS"])
+        + "IA"
+        + "".join(rng.choice(string.ascii_uppercase + string.digits) for _ in range(16))
+    )
+
+
+def secret_samples(rng: random.Random) -> tuple[str, list[str]]:
+    """A sentence holding one or two credentials, and the credential values."""
+    shape = rng.randrange(6)
+    if shape == 0:
+        pw = _password(rng)
+        user = rng.choice(["app", "admin", "", "svc_reader", "u.ser"])
+        url = f"{rng.choice(_SCHEMES)}://{user}:{pw}@db-{rng.randint(1, 99)}.internal:5432/main"
+        return f"The service connects with {url} at start-up.", [pw]
+    if shape == 1:
+        pw = _password(rng).replace("@", "")
+        return f"DATABASE_URL={rng.choice(_SCHEMES)}://worker:{pw}@10.0.0.5/app", [pw]
+    if shape == 2:
+        key_id, secret = _aws_key_id(rng), _aws_secret(rng)
+        gap = rng.choice([" ", "\n", "\n\nThe matching one is ", ", "])
+        return f"Access key {key_id}{gap}{secret}", [key_id, secret]
+    if shape == 3:
+        secret = _aws_secret(rng)
+        label = rng.choice(["aws secret", "Secret:", "the secret access key is", "| secret |"])
+        return f"Rotate soon. {label} {secret} (expires in June)", [secret]
+    if shape == 4:
+        key_id, secret = _aws_key_id(rng), _aws_secret(rng)
+        return f"Access key ID,Secret access key\n{key_id},{secret}\n", [key_id, secret]
+    pw = _password(rng).replace("&", "").replace(";", "").replace("#", "")
+    return f"jdbc:postgresql://db/app?user=app&password={pw}&ssl=true", [pw]
+
+
+#: Look-alikes that hold no secret: redacting any of them is ``lost`` text.
+BENIGN = (
+    "See http://example.com:8080/path@v2 for the tag.",
+    "Clone https://github.com/org/repo.git and run make.",
+    "Write to team@example.org or call +1 555 0100.",
+    "Commit 3f786850e387550fdab836ed7e6dc881de23001b fixed the build.",
+    "The config names postgres://${DB_USER}:${DB_PASSWORD}@db/app as a template.",
+    "A heading: Asia and Akiak are places; akia is not a key.",
+    "The secret of a good bread is time and a hot oven, says the baker.",
+)
+
+
+def attack_secret_text(folder: Path, trials: int, seed: int) -> AttackTally:
+    """``redact_text`` over credentials in URLs and loose AWS keys, and over look-alikes.
+
+    leaked = a credential value is still in the redacted text; lost = a benign
+    look-alike was changed.
+    """
+    from memo_core.ingest import redact_text
+
+    rng, tally = random.Random(seed), AttackTally()
+    for i in range(trials):
+        if i % 4 == 3:
+            text = BENIGN[(i // 4) % len(BENIGN)]
+            changed = redact_text(text).text != text
+            record(tally, survived=not changed, lost=changed, why=f"benign changed: {text}")
+            continue
+        text, values = secret_samples(rng)
+        safe = redact_text(text).text
+        left = [v for v in values if v in safe]
+        record(tally, survived=not left, leaked=bool(left), why=f"{text!r} -> {safe!r}")
+    return tally
+
+
+# -- the SSRF guard and special-purpose address ranges ------------------------------------
+
+#: Blocks a fetch must never reach, whatever Python's own tables say (IANA special-purpose).
+SPECIAL_PURPOSE = (
+    "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
+    "172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16",
+    "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
+    "::/128", "::1/128", "64:ff9b:1::/48", "100::/64", "2001::/23", "2001:db8::/32",
+    "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
+)  # fmt: skip
+
+
+def _spellings(address: Any) -> list[str]:
+    """``address`` as a URL host, plus its IPv6 disguises when it is IPv4."""
+    import ipaddress
+
+    if address.version == 6:
+        return [f"[{address}]"]
+    v4 = int(address)
+    return [
+        str(address),
+        f"[::ffff:{address}]",  # IPv4-mapped
+        f"[{ipaddress.IPv6Address((0x2002 << 112) | (v4 << 80))}]",  # 6to4
+        f"[{ipaddress.IPv6Address((0x64FF9B << 96) | v4)}]",  # well-known NAT64
+    ]
+
+
+def attack_ssrf_ranges(folder: Path, trials: int, seed: int) -> AttackTally:
+    """A random address of every special-purpose block, in every spelling, through ``check_url``.
+
+    leaked = the guard let it through; lost = a public address was refused
+    (one in five trials is a public control address).
+    """
+    import ipaddress
+
+    from memo_core.errors import UnsafeURLError
+    from memo_core.ingest import IngestPolicy, check_url
+
+    policy = IngestPolicy(allowed_roots=[])
+    public = ("93.184.216.34", "2606:4700::1111", "8.8.8.8", "2001:4860:4860::8888")
+    rng, tally = random.Random(seed), AttackTally()
+    for i in range(trials):
+        if i % 5 == 4:
+            host = public[(i // 5) % len(public)]
+            host = f"[{host}]" if ":" in host else host
+            try:
+                check_url(f"http://{host}/", policy)
+                record(tally, survived=True)
+            except MemoError as exc:
+                record(tally, survived=False, lost=True, why=f"public {host} refused: {exc}")
+            continue
+        block = ipaddress.ip_network(SPECIAL_PURPOSE[i % len(SPECIAL_PURPOSE)])
+        address = block[rng.randrange(block.num_addresses)]
+        for host in _spellings(address):
+            url = f"http://{host}:{rng.choice([80, 8080, 443])}/latest/meta-data/"
+            problem = one_line_typed(lambda url=url: check_url(url, policy), UnsafeURLError)
+            record(tally, survived=not problem, leaked=bool(problem), why=f"{url}: {problem}")
     return tally
