@@ -418,7 +418,7 @@ def nb02() -> list[Cell]:
 
             The weekly 1:1 moves from Tuesday to Wednesday, then to Thursday. Each change
             **supersedes** the previous version (it gets `valid_to` and `superseded_by`); nothing
-            is overwritten. `history(fact_id)` lists every version.
+            is overwritten. `history(fact_id, namespace=...)` lists every version.
             """
         ),
         code(
@@ -434,7 +434,7 @@ def nb02() -> list[Cell]:
                       "superseded:", [f.version for f in r.superseded])
 
             current = r.added[0]
-            versions = memory.history(current.id)
+            versions = memory.history(current.id, namespace=USER)
             print()
             for v in versions:
                 until = v.valid_to.date() if v.valid_to else "now"

@@ -107,7 +107,7 @@ def _memory_demo(workdir: Path) -> None:
         recall = memory.recall("When is the Hollis report due?", namespace=user, at=t)
         for fact in recall.facts:
             print(f"current: {fact.statement}")
-            for version in memory.history(fact.id):
+            for version in memory.history(fact.id, namespace=user):
                 until = f"until {version.valid_to:%Y-%m-%d}" if version.valid_to else "current"
                 print(
                     f"   version from {version.valid_from:%Y-%m-%d} ({until}): {version.statement}"

@@ -127,13 +127,18 @@ class HoodBase:
             raise NotFoundError(f"no fact with id {fact_id!r}")
         return FactRow(row)
 
-    def _check_owner(self, row: FactRow, namespace: NamespaceLike | None) -> None:
-        """A fact is visible to its namespace and that namespace's ancestors."""
-        if namespace is None:
-            return
+    def _owned_row(self, fact_id: str, namespace: NamespaceLike | None) -> FactRow:
+        """The row ``fact_id`` if ``namespace`` (or an ancestor of its owner) may see it.
+
+        Fails closed: no namespace raises ``NamespaceRequiredError`` before any read; a
+        fact stored under another namespace raises the same ``NotFoundError`` as an
+        unknown id, so an id reveals nothing across owners.
+        """
         _, enc = self._ns(namespace)
+        row = self._row(fact_id)
         if not row.ns.startswith(enc):
-            raise NotFoundError(f"no fact with id {row.id!r} in this namespace")
+            raise NotFoundError(f"no fact with id {fact_id!r} in this namespace")
+        return row
 
     # -- fact writes ------------------------------------------------------------------
 

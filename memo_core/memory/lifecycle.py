@@ -25,19 +25,26 @@ class LifecycleMixin(HoodBase):
     """``get``, ``history``, ``list_facts``, ``pin``/``unpin``, ``forget``, ``consolidate``."""
 
     def get(
-        self, fact_id: str, *, namespace: NamespaceLike | None = None, at: datetime | None = None
+        self, fact_id: str, *, namespace: NamespaceLike | None, at: datetime | None = None
     ) -> Fact:
-        """One fact version by id (NotFoundError if absent or outside ``namespace``)."""
-        row = self._row(fact_id)
-        self._check_owner(row, namespace)
+        """One fact version by id, owned by ``namespace`` or a descendant of it.
+
+        The namespace is required (``None`` raises
+        :class:`~memo_core.errors.NamespaceRequiredError`); an id stored under another
+        namespace raises :class:`~memo_core.errors.NotFoundError`, exactly like an
+        unknown id, so ids reveal nothing across owners.
+        """
+        row = self._owned_row(fact_id, namespace)
         return self._fact(row, at)
 
     def history(
-        self, fact_id: str, *, namespace: NamespaceLike | None = None, at: datetime | None = None
+        self, fact_id: str, *, namespace: NamespaceLike | None, at: datetime | None = None
     ) -> list[Fact]:
-        """Every version of the fact ``fact_id`` belongs to, oldest first, with dates."""
-        row = self._row(fact_id)
-        self._check_owner(row, namespace)
+        """Every version of the fact ``fact_id`` belongs to, oldest first, with dates.
+
+        Ownership is checked as in :meth:`get` (the namespace is required).
+        """
+        row = self._owned_row(fact_id, namespace)
         return [self._fact(r, at) for r in self._store.chain(row.chain_id)]
 
     def list_facts(
@@ -64,13 +71,13 @@ class LifecycleMixin(HoodBase):
         return facts
 
     def pin(
-        self, fact_id: str, *, namespace: NamespaceLike | None = None, at: datetime | None = None
+        self, fact_id: str, *, namespace: NamespaceLike | None, at: datetime | None = None
     ) -> Fact:
         """Pin the current version of the fact: it never decays or archives."""
         return self._set_pin(fact_id, True, namespace, at)
 
     def unpin(
-        self, fact_id: str, *, namespace: NamespaceLike | None = None, at: datetime | None = None
+        self, fact_id: str, *, namespace: NamespaceLike | None, at: datetime | None = None
     ) -> Fact:
         """Unpin: decay starts from full strength at ``at`` (default now)."""
         return self._set_pin(fact_id, False, namespace, at)
@@ -78,8 +85,7 @@ class LifecycleMixin(HoodBase):
     def _set_pin(
         self, fact_id: str, pinned: bool, namespace: NamespaceLike | None, at: datetime | None
     ) -> Fact:
-        row = self._row(fact_id)
-        self._check_owner(row, namespace)
+        row = self._owned_row(fact_id, namespace)
         when = as_utc(at)
         with self.db.transaction():  # the current version cannot change under us
             current = next(
@@ -113,8 +119,7 @@ class LifecycleMixin(HoodBase):
         chain_ids: set[str] = set()
         turn_ids: set[str] = set()
         if fact_id is not None:
-            row = self._row(fact_id)
-            self._check_owner(row, namespace)
+            row = self._owned_row(fact_id, namespace)
             chain_ids.add(row.chain_id)
         if query and query.strip():
             info = analyse_query(query)

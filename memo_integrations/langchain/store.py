@@ -10,6 +10,11 @@ that ``capture`` learned from conversation turns show up as items too.
 
 Namespaces fail closed: an empty namespace (LangGraph's "everything") is refused
 with :class:`~memo_core.errors.NamespaceRequiredError`, as everywhere in memo.
+
+``list_namespaces()`` lists the namespaces of **every** user of the file, as
+LangGraph's own stores do; pass its ``prefix=`` to narrow it, or open the store with
+``namespace_prefix=("users", user_id)`` so that every operation (get, put, search,
+list) is confined to that subtree and a namespace outside it is refused.
 """
 
 from __future__ import annotations
@@ -20,24 +25,30 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.runnables.config import run_in_executor
-from langgraph.store.base import (
-    BaseStore,
-    GetOp,
-    Item,
-    ListNamespacesOp,
-    Op,
-    PutOp,
-    Result,
-    SearchItem,
-    SearchOp,
-    get_text_at_path,
-)
+
+try:
+    from langgraph.store.base import (
+        BaseStore,
+        GetOp,
+        Item,
+        ListNamespacesOp,
+        Op,
+        PutOp,
+        Result,
+        SearchItem,
+        SearchOp,
+        get_text_at_path,
+    )
+except ImportError as exc:  # pragma: no cover - exercised only without langgraph
+    from memo_core.errors import MissingDependencyError
+
+    raise MissingDependencyError("langgraph", "langchain", "MemoHoodStore") from exc
 
 from memo_core.embedders.base import Embedder
 from memo_core.errors import InvalidInputError, NotFoundError
 from memo_core.llm.base import LLM
 from memo_core.memory import MemoHood, MemoryConfig, RecallGate
-from memo_core.memory.namespace import NamespaceLike
+from memo_core.memory.namespace import NamespaceLike, normalize_namespace
 from memo_core.memory.types import Fact
 
 __all__ = ["MemoHoodStore", "remember_and_recall"]
@@ -75,7 +86,12 @@ class MemoHoodStore(BaseStore):
     """A LangGraph ``BaseStore`` backed by a MemoHood memory file.
 
     ``memory``: an open :class:`~memo_core.memory.MemoHood`, or a path to open one with
-    ``embedder`` (vector recall), ``llm``, ``gate`` and ``config``. The store is
+    ``embedder`` (vector recall), ``llm``, ``gate`` and ``config``.
+
+    ``namespace_prefix`` scopes the store to one subtree (one tenant): reads and writes
+    outside it raise :class:`~memo_core.errors.InvalidInputError`, and searches and
+    ``list_namespaces`` never see past it. Without it the store sees the whole file:
+    ``list_namespaces()`` then lists every user's namespaces. The store is
     thread-safe (one connection behind a lock), so ``abatch`` runs the same code in
     an executor. TTLs are not supported (memo decays facts by age instead).
     """
@@ -90,7 +106,11 @@ class MemoHoodStore(BaseStore):
         llm: LLM | None = None,
         gate: RecallGate | None = None,
         config: MemoryConfig | None = None,
+        namespace_prefix: Sequence[str] | None = None,
     ) -> None:
+        self.scope: tuple[str, ...] = (
+            normalize_namespace(namespace_prefix) if namespace_prefix is not None else ()
+        )
         self.memory = _open(memory, embedder=embedder, llm=llm, gate=gate, config=config)
 
     def close(self) -> None:
@@ -103,7 +123,7 @@ class MemoHoodStore(BaseStore):
         if fact.version <= 1:
             return fact.valid_from
         try:
-            return self.memory.history(fact.id)[0].valid_from
+            return self.memory.history(fact.id, namespace=fact.namespace)[0].valid_from
         except NotFoundError:  # deleted between the read and this call
             return fact.valid_from
 
@@ -126,26 +146,46 @@ class MemoHoodStore(BaseStore):
             score=fact.score,
         )
 
+    # -- scope --------------------------------------------------------------
+
+    def _overlaps_scope(self, namespace: Sequence[str]) -> bool:
+        """``namespace`` is inside the scope, or a wider prefix of it."""
+        n = min(len(namespace), len(self.scope))
+        return tuple(namespace[:n]) == self.scope[:n]
+
+    def _inside(self, namespace: tuple[str, ...]) -> tuple[str, ...]:
+        """``namespace`` if it lies inside the scope, else refused (fail closed)."""
+        if tuple(namespace[: len(self.scope)]) != self.scope:
+            raise InvalidInputError(f"namespace {namespace!r} is outside this store's scope")
+        return namespace
+
+    def _narrowed(self, prefix: tuple[str, ...]) -> tuple[str, ...]:
+        """A search prefix: a wider prefix of the scope reads only the scope."""
+        if self.scope and len(prefix) < len(self.scope) and self._overlaps_scope(prefix):
+            return self.scope
+        return self._inside(prefix)
+
     # -- operations ---------------------------------------------------------
 
     def _run(self, op: Op) -> Result:
         if isinstance(op, GetOp):
-            fact = self.memory.get_item(op.namespace, op.key)
+            fact = self.memory.get_item(self._inside(op.namespace), op.key)
             return None if fact is None else self._item(fact)
         if isinstance(op, PutOp):
             if op.ttl is not None:
                 raise NotImplementedError("MemoHoodStore does not support TTLs")
+            namespace = self._inside(op.namespace)
             if op.value is None:
-                self.memory.delete_item(op.namespace, op.key)
+                self.memory.delete_item(namespace, op.key)
             else:
                 value = dict(op.value)
                 self.memory.put_item(
-                    op.namespace, op.key, value, index_text=_index_text(value, op.index)
+                    namespace, op.key, value, index_text=_index_text(value, op.index)
                 )
             return None
         if isinstance(op, SearchOp):
             facts = self.memory.search_items(
-                op.namespace_prefix,
+                self._narrowed(op.namespace_prefix),
                 query=op.query,
                 filter=op.filter,
                 limit=op.limit,
@@ -168,13 +208,23 @@ class MemoHoodStore(BaseStore):
                 raise InvalidInputError(
                     f"at most one prefix and one suffix condition (got {cond.match_type!r} twice)"
                 )
-        return self.memory.list_namespaces(
-            prefix=prefix,
-            suffix=suffix,
-            max_depth=op.max_depth,
-            limit=op.limit,
-            offset=op.offset,
+        if not self.scope:
+            return self.memory.list_namespaces(
+                prefix=prefix,
+                suffix=suffix,
+                max_depth=op.max_depth,
+                limit=op.limit,
+                offset=op.offset,
+            )
+        if prefix is None or ("*" not in prefix and self._overlaps_scope(prefix)):
+            prefix = self._narrowed(tuple(prefix or ()))
+        found = self.memory.list_namespaces(
+            prefix=prefix, suffix=suffix, max_depth=op.max_depth, limit=1_000_000
         )
+        # Wildcard prefixes are matched first, then confined; max_depth may cut a
+        # namespace to a prefix of the scope, which reveals nothing outside it.
+        inside = [ns for ns in found if self._overlaps_scope(ns)]
+        return inside[op.offset : op.offset + op.limit]
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Run the operations in order (a put is visible to a later get in the batch)."""

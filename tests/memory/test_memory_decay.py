@@ -99,7 +99,7 @@ def test_recall_refreshes_last_use_so_used_facts_do_not_fade(memory: MemoHood) -
     report = memory.consolidate(day(60))
     assert idle.id in report.archived
     assert used.id not in report.archived
-    assert memory.get(used.id).last_used == day(56)
+    assert memory.get(used.id, namespace="u1").last_used == day(56)
 
 
 def test_pin_and_unpin(memory: MemoHood) -> None:

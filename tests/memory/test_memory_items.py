@@ -20,7 +20,7 @@ def test_put_get_and_supersede_keeps_history(memory: MemoHood) -> None:
     second = memory.put_item(ns, "food", {"text": "likes ramen", "score": 4}, at=day(2))
     assert second.chain_id == first.chain_id and second.version == 2
     assert memory.get_item(ns, "food").item_value["text"] == "likes ramen"
-    assert [v.item_value["text"] for v in memory.history(second.id)] == [
+    assert [v.item_value["text"] for v in memory.history(second.id, namespace=ns)] == [
         "likes sushi",
         "likes ramen",
     ]

@@ -84,7 +84,7 @@ def _snapshot(memory: MemoHood) -> dict[str, object]:
             for f in facts
         ],
         "strengths": [(f.id, f.strength, f.archived) for f in facts],
-        "history": [[v.id for v in memory.history(f.id)] for f in facts],
+        "history": [[v.id for v in memory.history(f.id, namespace=f.namespace)] for f in facts],
         "recall": recalls,
         "as_of": [f.statement for f in then.facts],
         "items": [(f.key, f.item_value) for f in memory.search_items("u1", "theme")],
@@ -136,7 +136,7 @@ def test_copy_keeps_rows_chains_vectors_and_recall(
         assert counting.documents == 0  # nothing was (re-)embedded
         after = _snapshot(copied)
         new = copied.remember("I started learning Go.", namespace="u1", at=day(21))
-        assert copied.get(new.id).statement == "I started learning Go."  # rowids move on
+        assert copied.get(new.id, namespace="u1").statement == "I started learning Go."  # rowids move on
     with MemoHood(src, embedder=HashEmbedder(), gate=RecallGate()) as original:
         before = _snapshot(original)
     assert after == before

@@ -28,7 +28,7 @@ def _chain_of_three(memory: MemoHood) -> list[str]:
 
 def test_a_chain_of_three_changes_keeps_every_version_in_order(memory: MemoHood) -> None:
     ids = _chain_of_three(memory)
-    versions = memory.history(ids[1])
+    versions = memory.history(ids[1], namespace="u1")
     assert [v.id for v in versions] == ids
     assert [v.version for v in versions] == [1, 2, 3]
     assert versions[0].valid_to == versions[1].valid_from == day(14)
@@ -82,7 +82,7 @@ def test_remember_with_a_key_supersedes(memory: MemoHood) -> None:
     first = memory.remember("Preferred editor: Vim", namespace="u1", key="editor", at=MONDAY)
     second = memory.remember("Preferred editor: Helix", namespace="u1", key="editor", at=day(2))
     assert second.chain_id == first.chain_id and second.version == 2
-    assert memory.get(first.id).valid_to == day(2)
+    assert memory.get(first.id, namespace="u1").valid_to == day(2)
     same = memory.remember("Preferred editor: Helix", namespace="u1", key="editor", at=day(3))
     assert same.id == second.id and same.reinforcements == 1
     with pytest.raises(InvalidInputError):
@@ -112,7 +112,7 @@ def test_russian_chain_with_transfers(memory: MemoHood) -> None:
     last = memory.capture(
         "Опять перенесли! Окончательный срок теперь 29 мая.", namespace="u1", at=day(50)
     )
-    versions = memory.history(last.added[0].id)
+    versions = memory.history(last.added[0].id, namespace="u1")
     assert [
         ("15 мая" in v.statement, "22 мая" in v.statement, "29 мая" in v.statement)
         for v in versions
@@ -146,9 +146,9 @@ def test_match_fact_rules_are_pure() -> None:
 
 def test_unknown_ids_raise_not_found(memory: MemoHood) -> None:
     with pytest.raises(NotFoundError):
-        memory.get("fact_missing")
+        memory.get("fact_missing", namespace="u1")
     with pytest.raises(NotFoundError):
-        memory.history("fact_missing")
+        memory.history("fact_missing", namespace="u1")
 
 
 def test_shared_clock_digits_do_not_make_a_correction_target(memory: MemoHood) -> None:

@@ -296,3 +296,36 @@ def isolation_memory_run(memory: MemoHood, rng: random.Random, queries: int) -> 
         tally.answered += bool(items)
         tally.leaks += sum(item.namespace not in visible for item in items)
     return tally
+
+
+def foreign_id_attack(memory: MemoHood, rng: random.Random, trials: int) -> Tally:
+    """By-id reads and writes (get, history, pin, unpin) with a fact id of another user.
+
+    Each trial takes a fact of one namespace and calls a by-id method with no
+    namespace, a sibling, a descendant or another root. Every call must raise a
+    typed error; a returned fact is a leak, and so is a pin flag that changed.
+    """
+    tally = Tally()
+    spaces = isolation_namespaces()
+    facts = [f for ns in spaces for f in memory.list_facts(ns)]
+    calls: list[Callable[[str, Any], Any]] = [
+        lambda fid, ns: memory.get(fid, namespace=ns),
+        lambda fid, ns: memory.history(fid, namespace=ns),
+        lambda fid, ns: memory.pin(fid, namespace=ns),
+        lambda fid, ns: memory.unpin(fid, namespace=ns),
+    ]
+    for _ in range(trials):
+        fact = rng.choice(facts)
+        visible = set(ancestors(fact.namespace))
+        caller = rng.choice([None, *(ns for ns in spaces if ns not in visible)])
+        before = memory.get(fact.id, namespace=fact.namespace).pinned
+        tally.tried += 1
+        try:
+            result = rng.choice(calls)(fact.id, caller)
+        except MemoError:
+            tally.typed_errors += 1
+        else:
+            tally.leaks += 1
+            tally.answered += bool(result)
+        tally.changed += memory.get(fact.id, namespace=fact.namespace).pinned != before
+    return tally

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from reliability_fuzz import (
+    foreign_id_attack,
     isolation_kb,
     isolation_kb_run,
     isolation_memory,
@@ -101,6 +102,19 @@ def test_memory_reads_by_id_and_prefix_stay_inside_the_namespace(memory: MemoHoo
         assert {f.namespace[0] for f in memory.list_facts(ns, prefix=True)} == {"u1"}
     assert memory.forget(namespace="u2", query=fact.statement) >= 0
     assert memory.get(fact.id, namespace="u1").id == fact.id  # u2's forget cannot touch u1
+
+
+def test_by_id_calls_with_a_foreign_or_missing_namespace_fail_closed(memory: MemoHood) -> None:
+    """Another user's fact id, or no namespace at all: no read, no pin change."""
+    tally = foreign_id_attack(memory, random.Random(7), 400)
+    assert tally.tried == 400 and tally.typed_errors == 400
+    assert tally.leaks == 0 and tally.changed == 0
+    fact = memory.list_facts("u1")[0]
+    for call in (memory.get, memory.history, memory.pin, memory.unpin):
+        with pytest.raises(NamespaceRequiredError):
+            call(fact.id, namespace=None)
+        with pytest.raises(NotFoundError):
+            call(fact.id, namespace="u2")
 
 
 # -- interleaving: another user's write before every statement ---------------------------

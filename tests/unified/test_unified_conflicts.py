@@ -154,7 +154,8 @@ def test_two_memory_facts_conflict_but_versions_of_one_do_not(memory: MemoHood) 
     assert [v for _, v in conflict.sides] == ["March 27", "March 30"]
     tell_hollis(memory, namespace=("bob",))
     versions = memory.history(
-        next(f for f in memory.list_facts(("bob",)) if "Hollis" in f.statement).id
+        next(f for f in memory.list_facts(("bob",)) if "Hollis" in f.statement).id,
+        namespace=("bob",),
     )
     assert len({v.chain_id for v in versions}) == 1 and len(versions) == 3
     assert detect_conflicts([fact_item(v, i) for i, v in enumerate(versions, start=1)]) == []

@@ -75,7 +75,7 @@ def test_put_supersedes_and_search_sees_current_versions_only(store: MemoHoodSto
     # The old value is kept as history, not overwritten...
     fact = store.memory.get_item(("u1",), "city")
     assert fact is not None
-    assert [v.statement for v in store.memory.history(fact.id)] == [
+    assert [v.statement for v in store.memory.history(fact.id, namespace=("u1",))] == [
         "lives in Lisbon",
         "lives in Berlin",
     ]
@@ -217,3 +217,29 @@ def test_store_over_an_open_memory_persists(tmp_path: Path) -> None:
     with MemoHood(path) as memory:
         item = MemoHoodStore(memory).get(("u1",), "k")
         assert item is not None and item.value == {"text": "kept"}
+
+
+def test_a_scoped_store_sees_and_touches_only_its_subtree(store: MemoHoodStore) -> None:
+    """Unscoped, list_namespaces() lists every user; ``namespace_prefix`` confines all ops."""
+    for user in ("alice", "bob"):
+        store.put(("users", user, "prefs"), "tea", {"text": f"{user} drinks green tea"})
+    assert store.list_namespaces() == [("users", "alice", "prefs"), ("users", "bob", "prefs")]
+    alice = MemoHoodStore(store.memory, namespace_prefix=("users", "alice"))
+    assert alice.list_namespaces() == [("users", "alice", "prefs")]
+    assert alice.list_namespaces(prefix=("users",)) == [("users", "alice", "prefs")]
+    assert alice.list_namespaces(prefix=("users", "*", "prefs")) == [("users", "alice", "prefs")]
+    assert alice.list_namespaces(prefix=("users", "bob")) == []
+    assert alice.list_namespaces(max_depth=2) == [("users", "alice")]
+    hits = alice.search(("users",), query="green tea")
+    assert [h.namespace for h in hits] == [("users", "alice", "prefs")]
+    assert alice.get(("users", "alice", "prefs"), "tea") is not None
+    for call in (
+        lambda: alice.get(("users", "bob", "prefs"), "tea"),
+        lambda: alice.put(("users", "bob", "prefs"), "tea", {"text": "overwritten"}),
+        lambda: alice.delete(("users", "bob", "prefs"), "tea"),
+        lambda: alice.search(("users", "bob")),
+        lambda: alice.put(("users",), "tea", {"text": "above the scope"}),
+    ):
+        with pytest.raises(InvalidInputError):
+            call()
+    assert store.get(("users", "bob", "prefs"), "tea").value == {"text": "bob drinks green tea"}
