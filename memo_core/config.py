@@ -27,6 +27,7 @@ knowledge base and memory file of that user draws on.
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -92,11 +93,27 @@ def read_secrets(path: str | Path) -> dict[str, str]:
         if not line or line.startswith("#") or "=" not in line:
             continue
         key, _, value = line.partition("=")
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-            value = value[1:-1]
-        values[key.strip().removeprefix("export ").strip()] = value
+        values[key.strip().removeprefix("export ").strip()] = _shell_value(value.strip())
     return values
+
+
+def _shell_value(value: str) -> str:
+    """The value a POSIX shell would assign, for the quoting ``memo setup`` writes.
+
+    ``shlex`` undoes any mix of single and double quotes and backslashes, as
+    ``write_secrets``' :func:`shlex.quote` output needs; a value it cannot read as
+    one word (unbalanced quotes, unquoted spaces in a hand-written file) is kept
+    as written, minus one pair of surrounding quotes.
+    """
+    try:
+        words = shlex.split(value, posix=True)
+    except ValueError:
+        words = None
+    if words is not None and len(words) <= 1:
+        return words[0] if words else ""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
 
 
 def _default_config_paths() -> list[Path]:

@@ -18,7 +18,8 @@ A refusal to answer is *not* an error: it is a value (``Refusal``).
     ├── StorageError                    the database failed
     │   ├── DatabaseLockedError         still locked after bounded retries
     │   ├── CorruptDatabaseError        not a database, or integrity check failed
-    │   └── SchemaError                 schema newer than this code, or migration failed
+    │   ├── SchemaError                 schema newer than this code, or migration failed
+    │   └── IngestAbortedError          an ingest run stopped at its first storage error
     ├── EmbedderMismatchError           the file was indexed with another embedder
     ├── NotFoundError                   an id that does not exist
     ├── IngestError                     a source could not be ingested
@@ -43,6 +44,7 @@ __all__ = [
     "DimensionMismatchError",
     "EmbedderMismatchError",
     "ExtractionError",
+    "IngestAbortedError",
     "IngestError",
     "InvalidInputError",
     "MemoError",
@@ -103,6 +105,16 @@ class CorruptDatabaseError(StorageError):
 
 class SchemaError(StorageError):
     """The schema is newer than this code, or a migration failed."""
+
+
+class IngestAbortedError(StorageError):
+    """An ingest run stopped at its first storage error (a full disk, a locked or corrupt
+    base): the sources after it were neither read nor embedded. ``report`` holds what
+    was stored before it; ``__cause__`` is the storage error itself."""
+
+    def __init__(self, message: str, report: object = None) -> None:
+        super().__init__(message)
+        self.report = report
 
 
 class EmbedderMismatchError(MemoError):

@@ -11,6 +11,7 @@ clear error) when the ceiling is reached.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -114,11 +115,16 @@ class SpendLedger:
         path: str | Path | SQLDatabase,
         ceilings: Mapping[str, float] | None = None,
     ) -> None:
+        # Checked before the file is opened: a NaN ceiling would never be reached.
+        self.ceilings = {
+            provider: _amount(f"the ceiling for {provider}", value)
+            for provider, value in (ceilings or {}).items()
+            if value is not None
+        }
         self.db = (
             open_database(path, load_vec=False) if isinstance(path, (str, os.PathLike)) else path
         )
         ledger_schema.apply(self.db)
-        self.ceilings = dict(ceilings or {})
 
     @staticmethod
     def _month(at: datetime) -> str:
@@ -152,10 +158,18 @@ class SpendLedger:
         note: str = "",
         at: datetime | None = None,
     ) -> SpendRecord:
-        """Record a paid call, or raise BudgetExceededError if it would pass the ceiling."""
-        if units < 0:
-            raise InvalidInputError("units must be non-negative")
-        cost = estimate_cost(provider, kind, units) if cost_usd is None else cost_usd
+        """Record a paid call, or raise BudgetExceededError if it would pass the ceiling.
+
+        ``units`` and ``cost_usd`` must be finite and non-negative (InvalidInputError
+        otherwise): a negative or NaN cost would lower the month's spend or make every
+        later ceiling comparison false, silently lifting the ceiling.
+        """
+        units = _amount("units", units)
+        cost = (
+            estimate_cost(provider, kind, units)
+            if cost_usd is None
+            else _amount("cost_usd", cost_usd)
+        )
         when = at or datetime.now(UTC)
         month = self._month(when)
         with self.db.transaction():
@@ -178,3 +192,13 @@ class SpendLedger:
                 [when.isoformat(timespec="seconds"), month, provider, kind, units, cost, note],
             )
         return SpendRecord(provider, kind, units, cost)
+
+
+def _amount(name: str, value: object) -> float:
+    """``value`` as a finite, non-negative float, or InvalidInputError."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidInputError(f"{name} must be a number, not {type(value).__name__}")
+    number = float(value)
+    if not math.isfinite(number) or number < 0:
+        raise InvalidInputError(f"{name} must be a finite, non-negative number, not {value!r}")
+    return number

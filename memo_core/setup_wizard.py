@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import getpass
 import os
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,18 +88,23 @@ def mask(secret: str) -> str:
 
 
 def write_secrets(path: Path, values: Mapping[str, str]) -> None:
-    """Write ``KEY=value`` lines to ``path`` with mode 0600, atomically.
+    r"""Write ``KEY=value`` lines to ``path`` with mode 0600, atomically.
 
     The temp file is *created* 0600 (``os.open`` with ``O_EXCL``), so the keys are
     never readable by others, not even for an instant; it then replaces ``path``.
-    Values are single-quoted, so :func:`~memo_core.config.read_secrets` gives back
-    exactly what was written (and a shell can ``source`` the file).
+    Values are quoted with :func:`shlex.quote`, so a POSIX shell that ``source``\ s
+    the file assigns each value literally (a ``'``, ``$(...)`` or backquote in a
+    key runs nothing), and :func:`~memo_core.config.read_secrets` gives back exactly
+    what was written. A value that no shell variable can hold (a line break, NUL)
+    is refused.
     """
     for key, value in values.items():
         if not key or any(c in key for c in "= \t\r\n#'\"") or key.startswith("export"):
             raise ConfigError(f"not a usable variable name for a secret: {key!r}")
         if "\n" in value or "\r" in value:
             raise ConfigError(f"the value of {key} spans several lines")
+        if "\x00" in value:
+            raise ConfigError(f"the value of {key} holds a NUL character")
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with contextlib.suppress(FileNotFoundError):
@@ -107,7 +113,7 @@ def write_secrets(path: Path, values: Mapping[str, str]) -> None:
     try:
         os.fchmod(fd, 0o600)  # whatever the umask said
         body = "# memo secrets (written by `memo setup`); keep this file private\n"
-        body += "".join(f"{key}='{value}'\n" for key, value in sorted(values.items()))
+        body += "".join(f"{key}={shlex.quote(value)}\n" for key, value in sorted(values.items()))
         os.write(fd, body.encode("utf-8"))
         os.fsync(fd)
     finally:
@@ -303,11 +309,15 @@ class SetupWizard:
 
     # -- the flow -----------------------------------------------------------
 
-    def run(self, mode: str | None = None) -> SetupResult:
-        """Ask everything, then write both files; returns what was configured."""
+    def run(self, mode: str | None = None, *, llm: bool = True) -> SetupResult:
+        """Ask everything, then write both files; returns what was configured.
+
+        ``mode`` answers the first question; ``llm=False`` skips the LLM questions
+        (answers stay extractive). Nothing is written until every answer is in.
+        """
         config = _read_yaml(self.config_path)
         secrets = read_secrets(self.secrets_path)
-        self.say(f"memo setup: writing {self.config_path} and {self.secrets_path}")
+        self.say(f"memo setup: the answers go to {self.config_path} and {self.secrets_path}")
         while mode not in ("local", "cloud"):
             mode = self.ask("Mode, local (no key, nothing leaves this machine) or cloud", "local")
             if mode not in ("local", "cloud"):
@@ -320,7 +330,10 @@ class SetupWizard:
         else:
             memobase["embedder"] = {"provider": "local"}
             memobase.pop("rerank", None)
-        self._llm(memobase, secrets, result, mode)
+        if llm:
+            self._llm(memobase, secrets, result, mode)
+        else:
+            self._drop_llm(memobase, secrets, result)
         if mode == "cloud":
             self._whisper(secrets, result)
         config["memobase"] = memobase
@@ -401,9 +414,7 @@ class SetupWizard:
 
         accepted = self._until_accepted("LLM", attempt)
         if accepted is None:
-            secrets.pop(LLM_KEY_ENV, None)
-            memobase.pop("llm", None)
-            result.skipped.append("answers: extractive (verified sentences, no LLM)")
+            self._drop_llm(memobase, secrets, result)
             return
         base, model, key = accepted
         llm: dict[str, Any] = {"base_url": base, "model": model}
@@ -414,6 +425,12 @@ class SetupWizard:
             secrets.pop(LLM_KEY_ENV, None)
         memobase["llm"] = llm
         result.configured.append(f"llm {model} at {base}" + (f" ({mask(key)})" if key else ""))
+
+    @staticmethod
+    def _drop_llm(memobase: dict[str, Any], secrets: dict[str, str], result: SetupResult) -> None:
+        secrets.pop(LLM_KEY_ENV, None)
+        memobase.pop("llm", None)
+        result.skipped.append("answers: extractive (verified sentences, no LLM)")
 
     def _whisper(self, secrets: dict[str, str], result: SetupResult) -> None:
         self.say("Hosted Whisper transcription (Groq or OpenAI)")

@@ -119,15 +119,8 @@ def gate_features(
 ) -> dict[str, Any]:
     """The gate's raw evidence for ``question`` given the ranked ``hits``."""
     terms = _content_terms(question)
-    total = frequencies.total()
-    idf = {t: math.log((total + 1) / (frequencies.df(t) + 0.5)) for t in terms}
-    weight = sum(idf.values())
-    coverage = 0.0
-    if hits and weight > 0:
-        top = hits[0]
-        lang = detect_language(top.text)
-        present = {stem_token(t, lang) for t in tokenize(top.text)}
-        coverage = sum(v for t, v in idf.items() if t in present) / weight
+    idf = _idf(terms, frequencies)
+    coverage = _coverage(idf, hits[0]) if hits else 0.0
     similarity = hits[0].vector_similarity if hits else None
     return {
         "coverage": coverage,
@@ -136,6 +129,21 @@ def gate_features(
         "hits": len(hits),
         "rerank_score": hits[0].rerank_score if hits else None,
     }
+
+
+def _idf(terms: Sequence[str], frequencies: _DocumentFrequencies) -> dict[str, float]:
+    total = frequencies.total()
+    return {t: math.log((total + 1) / (frequencies.df(t) + 0.5)) for t in terms}
+
+
+def _coverage(idf: Mapping[str, float], hit: Hit) -> float:
+    """The IDF-weighted share of the question's content terms present in ``hit``."""
+    weight = sum(idf.values())
+    if weight <= 0:
+        return 0.0
+    lang = detect_language(hit.text)
+    present = {stem_token(t, lang) for t in tokenize(hit.text)}
+    return sum(v for t, v in idf.items() if t in present) / weight
 
 
 class SufficiencyGate:
@@ -178,3 +186,29 @@ class SufficiencyGate:
             threshold=threshold,
             signals={**signals, "calibration": calibration.embedder},
         )
+
+    def relevant_hits(self, question: str, hits: Sequence[Hit], store: KnowledgeStore) -> list[Hit]:
+        """The ``hits`` that clear the base's relevance floor, in their order.
+
+        Each hit is scored as the gate scores the best one (its own coverage of the
+        question's terms, its own cosine) against the same calibrated threshold, so a
+        chunk that would not be enough to answer from is not offered as context
+        either: a search always returns neighbours, relevant or not.
+        """
+        if not hits:
+            return []
+        fp = store.fingerprint
+        calibration = self.calibration_for(fp.model if fp else None)
+        threshold = (
+            calibration.threshold if self.threshold_override is None else self.threshold_override
+        )
+        idf = _idf(_content_terms(question), _DocumentFrequencies(store))
+        use_vectors = calibration.embedder != KEYWORD_ONLY
+        return [
+            hit
+            for hit in hits
+            if calibration.score(
+                _coverage(idf, hit), hit.vector_similarity if use_vectors else None
+            )
+            >= threshold
+        ]

@@ -1,8 +1,12 @@
 """The ``memo`` command line.
 
 Each command group lives in its own module exposing ``register(subparsers)``;
-a handler is stored as ``func`` on its parser and returns an exit code. Errors
-from memo's tree become a one-line reason on stderr and a non-zero exit code.
+a handler is stored as ``func`` on its parser and returns an exit code.
+
+The contract every command keeps: an error (memo's tree, or the operating
+system's: a missing or unreadable file, a full disk) is one line on stderr and
+exit code 2; a partly failed ingest is a summary and exit code 1; output piped
+into a reader that stops early (``| head``) ends quietly, as Unix tools do.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -61,13 +66,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_ERROR
     try:
-        return int(func(args) or 0)
-    except MemoError as exc:
-        print(f"memo: error: {exc}", file=sys.stderr)
+        code = int(func(args) or 0)
+        sys.stdout.flush()  # inside the try: a closed pipe surfaces here, not at exit
+        return code
+    except BrokenPipeError:
+        return _reader_went_away()
+    except (MemoError, OSError) as exc:
+        print(f"memo: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("memo: interrupted", file=sys.stderr)
         return 130
+
+
+#: Exit code when the reader of stdout went away (128 + SIGPIPE, like any Unix tool).
+EXIT_PIPE = 141
+
+
+def _one_line(exc: BaseException) -> str:
+    """The reason on one line: a message with a newline (a file name, a driver's
+    multi-line text) must not spill more lines onto stderr."""
+    text = str(exc) or type(exc).__name__
+    return " ".join(text.split())
+
+
+def _reader_went_away() -> int:
+    # Python would print "Exception ignored ... BrokenPipeError" when it flushes
+    # stdout at exit; point stdout at /dev/null so there is nothing left to flush.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_PIPE
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -22,6 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from memo_core.cli.bases import require_existing
 from memo_core.config import (
     EmbedderSpec,
     Settings,
@@ -99,6 +100,9 @@ def _exists(target: str) -> bool:
 
 
 def open_kb(args: argparse.Namespace, embedder: Embedder | str | None = "config") -> MemoBase:
+    """The base ``--db`` names; only a command that writes (``may_create``) may create it."""
+    if not getattr(args, "may_create", False):
+        require_existing(args.db, "knowledge base")
     chosen = _embedder_for(args) if embedder == "config" else embedder
     settings = load_settings(args.config)
     reranker = _reranker(settings) if embedder == "config" else None
@@ -186,12 +190,22 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         f"{len(report.unchanged)}, failed {len(report.failed)}; {report.chunks} chunks in "
         f"{report.seconds:.1f} s"
     )
-    for failure in report.failed:
-        human += f"\n  skipped {failure['source']}: {failure['error']}"
     if report.secrets:
         human += f"\n  secrets found and {args.secrets}ed: {len(report.secrets)}"
     _print(args, report.to_dict(), human)
-    return 1 if report.failed and not (report.added or report.updated or report.unchanged) else 0
+    if not args.json:  # the failures, once each, where errors go (--json has them)
+        for failure in report.failed:
+            print(f"memo: failed: {_naming(failure['source'], failure['error'])}", file=sys.stderr)
+    return EXIT_PARTIAL if report.failed else 0
+
+
+#: Exit code of an ingest where some sources failed (the others went in).
+EXIT_PARTIAL = 1
+
+
+def _naming(source: str, reason: str) -> str:
+    """``reason``, naming ``source`` once (most reasons name their file already)."""
+    return reason if source in reason else f"{source}: {reason}"
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -347,6 +361,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     if not args.embedder:
         print("memo: error: --embedder is required for reindex", file=sys.stderr)
         return 2
+    require_existing(args.db, "knowledge base")
     target = build_embedder(EmbedderSpec(provider=args.embedder), load_settings(args.config))
     if target is None:
         print("memo: error: reindex needs an embedder (not none)", file=sys.stderr)
@@ -363,6 +378,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 
 def cmd_prepare(args: argparse.Namespace) -> int:
+    require_existing(args.db, "knowledge base")
     settings = load_settings(args.config)
     search = build_search_settings(settings)
     overrides = {"vector_index": args.vector_index, "keyword_index": args.keyword_index}
@@ -387,7 +403,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--root", action="append", help="allowed root folder (repeatable; default: cwd)")
     p.add_argument("--secrets", choices=("block", "redact", "allow"), default="redact")
     _common(p)
-    p.set_defaults(func=cmd_ingest)
+    p.set_defaults(func=cmd_ingest, may_create=True)
 
     p = sub.add_parser("search", help="hybrid search")
     p.add_argument("query")

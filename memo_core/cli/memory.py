@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from memo_core.cli.bases import require_existing
 from memo_core.config import EmbedderSpec, build_embedder, load_settings
 from memo_core.embedders.base import Embedder, EmbedderFingerprint
 from memo_core.errors import ConfigError, InvalidInputError, MemoError, SchemaError
@@ -88,6 +89,9 @@ def make_embedder(
 
 
 def _open(args: argparse.Namespace) -> MemoHood:
+    """The memory ``--db`` names; only a command that writes (``may_create``) may create it."""
+    if not getattr(args, "may_create", False):
+        require_existing(args.db, "memory base")
     settings = load_settings(getattr(args, "config", None))
     gate_model = getattr(args, "gate_model", None) or settings.memory.get("gate_model")
     gate = RecallGate.default(gate_model) if gate_model else None
@@ -237,6 +241,15 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_pin(args: argparse.Namespace) -> int:
+    with _open(args) as memory:
+        change = memory.pin if args.memory_command == "pin" else memory.unpin
+        fact = change(args.fact_id, namespace=(args.user,), at=_when(args.at))
+    state = "pinned" if fact.pinned else "unpinned"
+    _emit(args, fact.to_dict(), f"{state} {fact.id}: {fact.statement}")
+    return 0
+
+
 def _cmd_forget(args: argparse.Namespace) -> int:
     if not args.fact_id and not args.query:
         raise InvalidInputError("give a FACT_ID or --query")
@@ -341,7 +354,7 @@ def register(subparsers: Any) -> None:
     p = sub.add_parser("replay", help="replay eval scenarios and print what each probe recalls")
     p.add_argument("scenarios", help="scenarios JSON Lines (eval/memory schema)")
     _common(p, user=False)
-    p.set_defaults(memory_func=_cmd_replay)
+    p.set_defaults(memory_func=_cmd_replay, may_create=True)
 
     p = sub.add_parser("capture", help="capture one conversation turn")
     p.add_argument("text")
@@ -349,7 +362,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--role", default="user", choices=("user", "assistant", "system"))
     p.add_argument("--at", help="when it was said (ISO 8601; default now)")
     p.add_argument("--session", help="session id")
-    p.set_defaults(memory_func=_cmd_capture)
+    p.set_defaults(memory_func=_cmd_capture, may_create=True)
 
     p = sub.add_parser("recall", help="what memory recalls for a message")
     p.add_argument("message")
@@ -370,6 +383,16 @@ def register(subparsers: Any) -> None:
     p.add_argument("--all", action="store_true", help="include superseded and archived")
     p.set_defaults(memory_func=_cmd_list)
 
+    for action, what in (
+        ("pin", "pin a fact: it never decays or archives"),
+        ("unpin", "unpin a fact: it decays from full strength again"),
+    ):
+        p = sub.add_parser(action, help=what)
+        p.add_argument("fact_id")
+        _common(p)
+        p.add_argument("--at", help="when (ISO 8601; default now)")
+        p.set_defaults(memory_func=_cmd_pin)
+
     p = sub.add_parser("forget", help="delete a fact (all versions) or facts matching --query")
     p.add_argument("fact_id", nargs="?")
     _common(p)
@@ -389,12 +412,12 @@ def register(subparsers: Any) -> None:
     p = sub.add_parser("import", help="import an export (records of --user only)")
     p.add_argument("file")
     _common(p)
-    p.set_defaults(memory_func=_cmd_import)
+    p.set_defaults(memory_func=_cmd_import, may_create=True)
 
     p = sub.add_parser("backfill", help="capture an existing chat history (JSONL, timestamps)")
     p.add_argument("file")
     _common(p)
-    p.set_defaults(memory_func=_cmd_backfill)
+    p.set_defaults(memory_func=_cmd_backfill, may_create=True)
 
     def dispatch(args: argparse.Namespace) -> int:
         handler = getattr(args, "memory_func", None)

@@ -66,12 +66,28 @@ def cmd_setup(args: argparse.Namespace) -> int:
         llm_default=args.llm_url or defaults.llm_default,
         local_llm_default=args.llm_url or defaults.local_llm_default,
     )
-    if not sys.stdin.isatty():  # piped answers: read keys from stdin too, not the tty
-        wizard = SetupWizard(args.config_dir, endpoints=endpoints, ask_secret=input)
-    else:
+    if sys.stdin.isatty():
         wizard = SetupWizard(args.config_dir, endpoints=endpoints)
-    wizard.run(args.mode)
+    elif args.stdin:  # a script pipes the answers, keys included, one a line
+        wizard = SetupWizard(args.config_dir, endpoints=endpoints, ask=input, ask_secret=input)
+    else:  # no terminal and no answers: only the options may answer, else refuse
+        wizard = SetupWizard(
+            args.config_dir, endpoints=endpoints, ask=_no_terminal, ask_secret=_no_terminal
+        )
+    wizard.run(args.mode, llm=not args.no_llm)
     return 0
+
+
+def _no_terminal(prompt: str) -> str:
+    """Without a terminal, a question no option answered is an error, not a default:
+    ``memo setup < /dev/null`` must not write a configuration nobody chose."""
+    from memo_core.errors import ConfigError
+
+    question = prompt.strip().rstrip(":").strip()
+    raise ConfigError(
+        f"memo setup needs a terminal to ask {question!r}; answer with options "
+        "(--mode local --no-llm) or pipe the answers one a line with --stdin"
+    )
 
 
 def register(subparsers: Any) -> None:
@@ -99,4 +115,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--cohere-url", help="Cohere API base (default: https://api.cohere.com)")
     p.add_argument("--whisper-url", help="transcription API base (default: ask)")
     p.add_argument("--llm-url", help="suggested LLM base URL")
+    p.add_argument("--no-llm", action="store_true", help="no LLM: extractive answers")
+    p.add_argument(
+        "--stdin",
+        action="store_true",
+        help="read the answers (keys too) from standard input, one a line, for scripts",
+    )
     p.set_defaults(func=cmd_setup)

@@ -19,30 +19,19 @@ from __future__ import annotations
 import argparse
 import json
 from contextlib import ExitStack
-from pathlib import Path
 from typing import Any
 
-from memo_core.errors import InvalidInputError, NotFoundError
-from memo_core.storage import is_postgres_url, sqlite_path
+from memo_core.cli.bases import require_existing
+from memo_core.errors import InvalidInputError
 
 __all__ = ["register"]
-
-
-def _existing(path: str, what: str) -> str:
-    """A base that must already exist: a SQLite file is checked, a PostgreSQL URL is opened."""
-    if is_postgres_url(path):
-        return path
-    file = sqlite_path(path)
-    if not Path(file).is_file():
-        raise NotFoundError(f"no {what} file at {file}")
-    return path
 
 
 def _open_memory(args: argparse.Namespace) -> Any:
     from memo_core.cli.memory import make_embedder
     from memo_core.memory import MemoHood, RecallGate
 
-    path = _existing(args.memory, "memory")
+    path = require_existing(args.memory, "memory base")
     gate = RecallGate.default(args.gate_model) if args.gate_model else None
     return MemoHood(path, embedder=make_embedder(args.memory_embedder, path), gate=gate)
 
@@ -50,7 +39,7 @@ def _open_memory(args: argparse.Namespace) -> Any:
 def _open_kb(args: argparse.Namespace) -> Any:
     from memo_core.cli.kb import open_kb
 
-    path = _existing(args.kb, "knowledge-base")
+    path = require_existing(args.kb, "knowledge base")
     kb_args = argparse.Namespace(
         db=path, owner=args.owner, config=args.config, embedder=args.kb_embedder
     )

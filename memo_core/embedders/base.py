@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+import numbers
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Protocol, runtime_checkable
 
-from memo_core.errors import DimensionMismatchError, ProviderError
+from memo_core.errors import DimensionMismatchError, InvalidInputError, ProviderError
 
-__all__ = ["Embedder", "EmbedderFingerprint", "batched", "normalize_vector"]
+__all__ = ["Embedder", "EmbedderFingerprint", "batched", "checked_unit_vector", "normalize_vector"]
 
 
 @dataclass(frozen=True)
@@ -83,3 +84,45 @@ def normalize_vector(
     if norm == 0.0:
         raise ProviderError(f"the {source} returned a zero vector")
     return [v / norm for v in values]
+
+
+def checked_unit_vector(vector: object, dims: int, *, what: str = "vector") -> list[float]:
+    """A caller's vector, checked and scaled to unit length, or one typed error.
+
+    Every vector that reaches storage or a similarity search (written or asked
+    for) passes here. Similarity is cosine everywhere, so scaling changes no
+    result, while it keeps values that float32 would turn into infinity (1e39)
+    or zero (1e-46) from becoming NaN distances. Refused with
+    :class:`~memo_core.errors.InvalidInputError` (one line): something that is
+    not a flat sequence of real numbers (a string, bytes, a mapping, a scalar, a
+    nested list, a 2-D array, booleans), NaN or infinity, and the zero vector,
+    which has no direction; a wrong length is a
+    :class:`~memo_core.errors.DimensionMismatchError`.
+    """
+    if hasattr(vector, "tolist") and not isinstance(vector, str | bytes):
+        vector = vector.tolist()  # numpy arrays and scalars become plain Python values
+    if isinstance(vector, str | bytes | bytearray | Mapping) or not isinstance(vector, Sequence):
+        raise InvalidInputError(
+            f"the {what} must be a sequence of {dims} numbers, not {type(vector).__name__}"
+        )
+    for value in vector:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise InvalidInputError(
+                f"the {what} must hold numbers only, not {type(value).__name__}"
+            )
+    if len(vector) != dims:
+        raise DimensionMismatchError(
+            f"the {what} has {len(vector)} dimensions, the base uses {dims}"
+        )
+    try:
+        values = [float(v) for v in vector]
+    except OverflowError:  # an int beyond float range
+        raise InvalidInputError(f"the {what} holds a number too large for a float") from None
+    if not all(math.isfinite(v) for v in values):
+        raise InvalidInputError(f"the {what} contains NaN or infinity")
+    largest = max((abs(v) for v in values), default=0.0)
+    if largest == 0.0:
+        raise InvalidInputError(f"the {what} is all zeros: a zero vector has no direction")
+    scaled = [v / largest for v in values]  # no overflow or underflow in the norm
+    norm = math.sqrt(math.fsum(v * v for v in scaled))
+    return [v / norm for v in scaled]

@@ -365,16 +365,29 @@ class MemoBase:
         return self.store.list_documents(self._owner(owner), collection, limit=limit, offset=offset)
 
     def status(self) -> dict[str, Any]:
-        """Counts, the embedder fingerprint and the driver, for ``memo kb status``."""
+        """Counts, the embedder fingerprint, the driver and whether the *base* can be
+        searched by vector (for ``memo kb status``): it holds a vector table made by a
+        known embedder and this Python's driver loads sqlite-vec. It does not depend on
+        the embedder this handle was opened with (``embedder=None`` opens it cheaply)."""
         fp = self.store.fingerprint
-        return {
+        out: dict[str, Any] = {
             "path": self.path,
             **self.store.counts(),
             "embedder": fp.describe() if fp else None,
-            "vector_search": self.searcher.vectors_available,
+            "vector_search": False,
             "backend": self.db.dialect,
             "driver": getattr(getattr(self.db, "driver", None), "name", "psycopg"),
         }
+        if not self.db.has_vec:
+            out["vector_search_off"] = (
+                "this Python's sqlite3 cannot load sqlite-vec; pip install 'memo[local]' "
+                "(sqlean-py) to search by vector"
+            )
+        elif fp is None or self.store.search_state().vector_table is None:
+            out["vector_search_off"] = "the base was built without an embedder (keyword-only)"
+        else:
+            out["vector_search"] = True
+        return out
 
     # -- maintenance --------------------------------------------------------
 

@@ -4,7 +4,11 @@ Each document is written in one transaction (old or new, never half) and an
 unchanged document costs no embedding call, so a bulk ingest that is interrupted
 and run again resumes where it stopped, without duplicates. A source that fails
 (corrupt PDF, path outside the roots, private URL...) is reported and skipped;
-the others still go in.
+the others still go in. A failure of the base itself (a full disk, a base still
+locked after the retries, a corrupt file, another embedder) stops the run at
+once with :class:`~memo_core.errors.IngestAbortedError`: every later source would
+be read and embedded only to fail the same way (and a paid embedder would be
+paid for it).
 
 Paid transcription is charged to the spend ledger *before* each audio piece is
 sent (:class:`MeteredTranscriber`), like every other paid call: over the
@@ -21,7 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memo_core.errors import BudgetExceededError, MemoError
+from memo_core.errors import (
+    BudgetExceededError,
+    EmbedderMismatchError,
+    IngestAbortedError,
+    MemoError,
+    StorageError,
+)
 from memo_core.kb.base import embed_seconds
 from memo_core.kb.store import ChunkInput
 
@@ -202,8 +212,16 @@ def ingest_sources(
                     report.chunks += n
                     for finding in doc.metadata.get("secrets", []):
                         report.secrets.append({"source": doc.source, **finding})
+            except (StorageError, EmbedderMismatchError) as exc:
+                stored = len(report.added) + len(report.updated) + len(report.unchanged)
+                raise IngestAbortedError(
+                    f"ingest stopped at {source}: {exc} ({stored} stored before it; "
+                    f"{len(expanded) - done} not read)",
+                    report,
+                ) from exc
             except MemoError as exc:
-                log.warning("skipped %s: %s", source, exc)
+                # Reported once, by the caller (the CLI prints the report's failures).
+                log.info("skipped %s: %s", source, exc)
                 report.failed.append(
                     {"source": str(source), "error": str(exc), "type": type(exc).__name__}
                 )

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from memo_core.answer.gate import SufficiencyGate
 from memo_core.errors import InvalidInputError
 from memo_core.memory.types import GateDecision, Recall
 from memo_core.search.rrf import DEFAULT_RRF_K, rrf
@@ -193,6 +194,7 @@ def recall_all(
     use_gate: bool = True,
     collection: str | Sequence[str] | None = None,
     filter: Mapping[str, Any] | None = None,
+    kb_floor: bool = True,
 ) -> UnifiedRecall:
     """Ask memory and the knowledge base for ``message``; one ranked, labelled context.
 
@@ -207,6 +209,11 @@ def recall_all(
       missed recall is worse than an extra one, but only its *keyword* matches are
       kept then: the vector leg always returns neighbours, and the neighbours of
       "ok thanks" are noise. ``use_gate=False`` always recalls memory.
+    * **the relevance floor** (``kb_floor``, on by default): a chunk is kept only
+      when it clears the knowledge base's sufficiency gate on its own
+      (:meth:`~memo_core.answer.gate.SufficiencyGate.relevant_hits`), so a base that
+      holds nothing on the subject adds nothing rather than filling the budget with
+      its nearest neighbours.
     * **fusion**: :func:`fuse_sources` (RRF with per-source ``weights``, ranks
       from 1 within each source; a weight of 0 leaves that source out, unasked).
       ``k`` items are asked of each source and at most ``k`` are kept in total.
@@ -246,6 +253,8 @@ def recall_all(
         hits = kb.search(message, k=k, owner=owner, collection=collection, filter=filter)
         if gate is not None and not gate.recall:
             hits = [h for h in hits if h.keyword_rank is not None]
+        if kb_floor:
+            hits = SufficiencyGate().relevant_hits(message, hits, kb.store)
         kb_items = _kb_items(hits)
 
     ranked = fuse_sources(memory_items, kb_items, chosen, rrf_k=rrf_k)[:k]

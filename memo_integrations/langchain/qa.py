@@ -23,13 +23,14 @@ from memo_core.kb.base import MemoBase
 from memo_core.llm.base import LLM
 from memo_integrations.langchain.llm import LangChainLLM
 
-__all__ = ["GuardedQA"]
+__all__ = ["GuardedQA", "as_memo_llm"]
 
 QAInput = str | Mapping[str, Any]
 _OPTIONS = ("k", "collection", "filter")
 
 
-def _as_llm(llm: BaseChatModel | Runnable[Any, Any] | LLM | None) -> LLM | None:
+def as_memo_llm(llm: BaseChatModel | Runnable[Any, Any] | LLM | None) -> LLM | None:
+    """A memo ``LLM`` for a LangChain chat model (a memo ``LLM`` or ``None`` as is)."""
     if llm is None or (isinstance(llm, LLM) and not isinstance(llm, Runnable)):
         return llm
     return LangChainLLM(llm)
@@ -55,7 +56,7 @@ class GuardedQA(Runnable[QAInput, dict[str, Any]]):
     ) -> None:
         if answerer is not None and llm is not None:
             raise InvalidInputError("pass llm or a ready answerer, not both")
-        self.answerer = answerer or GuardedAnswerer(kb, _as_llm(llm))
+        self.answerer = answerer or GuardedAnswerer(kb, as_memo_llm(llm))
         self.kb = kb
         self.k = k
         self.collection = collection

@@ -25,18 +25,24 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.runnables.config import run_in_executor
-from langgraph.store.base import (
-    BaseStore,
-    GetOp,
-    Item,
-    ListNamespacesOp,
-    Op,
-    PutOp,
-    Result,
-    SearchItem,
-    SearchOp,
-    get_text_at_path,
-)
+
+try:
+    from langgraph.store.base import (
+        BaseStore,
+        GetOp,
+        Item,
+        ListNamespacesOp,
+        Op,
+        PutOp,
+        Result,
+        SearchItem,
+        SearchOp,
+        get_text_at_path,
+    )
+except ImportError as exc:  # pragma: no cover - exercised only without langgraph
+    from memo_core.errors import MissingDependencyError
+
+    raise MissingDependencyError("langgraph", "langchain", "MemoHoodStore") from exc
 
 from memo_core.embedders.base import Embedder
 from memo_core.errors import InvalidInputError, NotFoundError

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import shlex
 import stat
 from pathlib import Path
 
@@ -93,7 +94,7 @@ def test_cloud_flow_checks_each_key_and_stores_them_privately(
         "MEMO_WHISPER_API_KEY": GOOD,
         "MEMO_WHISPER_API_BASE": f"{fake_api.base}/openai/v1",
     }
-    assert f"CLOUDFLARE_API_TOKEN='{GOOD}'" in body.splitlines()
+    assert f"CLOUDFLARE_API_TOKEN={shlex.quote(GOOD)}" in body.splitlines()
     assert GOOD not in (folder / "config.yaml").read_text()
     assert not any(GOOD in line for line in out)  # only masked keys reach the screen
     assert any(mask(GOOD) in line for line in out)
@@ -207,7 +208,7 @@ def test_write_secrets_never_exposes_the_file(tmp_path: Path) -> None:
     finally:
         os.umask(old)
     assert _mode(path) == 0o600
-    assert path.read_text().splitlines()[1:] == ["A='1'", "B='2'"]
+    assert path.read_text().splitlines()[1:] == ["A=1", "B=2"]
     assert [p.name for p in path.parent.iterdir()] == ["secrets.env"]
 
 
@@ -226,6 +227,7 @@ def test_setup_command_reads_piped_answers(
             "local",
             "--llm-url",
             f"{fake_api.base}/v1",
+            "--stdin",
         ]
     )
     assert code == 0
@@ -236,7 +238,7 @@ def test_setup_command_reads_piped_answers(
 
 
 _VALUES = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r"),
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r\x00"),
     max_size=40,
 )
 _KEYS = st.from_regex(r"[A-Z][A-Z0-9_]{0,20}", fullmatch=True)
@@ -253,7 +255,7 @@ def test_secrets_round_trip_exactly(tmp_path: Path, values: dict[str, str]) -> N
 
 
 @pytest.mark.parametrize(
-    "values", [{"BAD KEY": "x"}, {"A=B": "x"}, {"": "x"}, {"KEY": "two\nlines"}]
+    "values", [{"BAD KEY": "x"}, {"A=B": "x"}, {"": "x"}, {"KEY": "two\nlines"}, {"KEY": "nul\x00"}]
 )
 def test_write_secrets_refuses_what_it_could_not_read_back(
     tmp_path: Path, values: dict[str, str]
@@ -261,3 +263,21 @@ def test_write_secrets_refuses_what_it_could_not_read_back(
     with pytest.raises(ConfigError):
         write_secrets(tmp_path / "s.env", values)
     assert not (tmp_path / "s.env").exists()
+
+
+def test_setup_without_a_terminal_refuses_unless_options_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "cfg"
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # like `memo setup < /dev/null`
+    code = main(["setup", "--config-dir", str(folder)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "--stdin" in err and "--mode" in err
+    assert not folder.exists()  # no configuration nobody chose
+    code = main(["setup", "--config-dir", str(folder), "--mode", "local"])
+    assert code == 2 and "LLM base URL" in capsys.readouterr().err and not folder.exists()
+    code = main(["setup", "--config-dir", str(folder), "--mode", "local", "--no-llm"])
+    assert code == 0, capsys.readouterr().err
+    config = yaml.safe_load((folder / "config.yaml").read_text())
+    assert config["memobase"]["embedder"]["provider"] == "local"
+    assert "llm" not in config["memobase"]

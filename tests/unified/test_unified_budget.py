@@ -34,6 +34,7 @@ def _ranked(memory: MemoHood, kb: MemoBase) -> list[UnifiedItem]:
         k=12,
         token_budget=100_000,
         at=day(7),
+        kb_floor=False,  # the archive notes are padding for the budget, relevant or not
     )
     assert len(result.items) >= 6 and not result.dropped
     return list(result.items)
@@ -82,6 +83,7 @@ def test_recall_all_reports_tokens_and_drops(memory: MemoHood, kb: MemoBase) -> 
         k=12,
         token_budget=250,
         at=day(7),
+        kb_floor=False,
     )
     assert small.tokens == estimate_tokens(small.render()) <= 250
     assert 0 < len(small.items) < len(ranked)

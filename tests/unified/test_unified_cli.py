@@ -91,4 +91,4 @@ def test_errors_fail_closed(
     assert code == 2 and "--kb" in err
     missing = str(tmp_path / "nope.db")
     code, _, err = run(capsys, "recall", QUESTION, "--kb", missing)
-    assert code == 2 and "no knowledge-base file" in err and not Path(missing).exists()
+    assert code == 2 and "no knowledge base at" in err and not Path(missing).exists()

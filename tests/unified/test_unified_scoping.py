@@ -60,9 +60,29 @@ def test_small_talk_skips_memory_and_keeps_only_keyword_matches(
     assert skipped.memory_facts == ()
     assert [h.title for h in skipped.hits] == ["Thanks"]  # asked anyway; keyword match only
     assert all(h.keyword_rank is not None for h in skipped.hits)
-    forced = recall_all("thanks!", memory=memory, kb=kb, namespace=USER, at=day(7), use_gate=False)
+    forced = recall_all(
+        "thanks!", memory=memory, kb=kb, namespace=USER, at=day(7), use_gate=False, kb_floor=False
+    )
     assert forced.gate is not None and forced.gate.action == "recall"
     assert len(forced.hits) == 2  # the vector leg's neighbour comes back when not gated
+
+
+def test_documents_below_the_relevance_floor_are_left_out(memory: MemoHood, kb: MemoBase) -> None:
+    add_grant(kb)  # about a grant report, nothing about bicycles
+    kb.add_document(
+        "The bicycle shed opens at seven and the tyre pump hangs by the door.",
+        source="shed.md",
+        title="Shed",
+    )
+    question = "Where does the tyre pump for the bicycle hang?"
+    unfloored = recall_all(question, memory=None, kb=kb, namespace=None, kb_floor=False)
+    assert {h.title for h in unfloored.hits} == {"Shed", "Grant schedule"}  # a neighbour
+    floored = recall_all(question, memory=None, kb=kb, namespace=None)
+    assert [h.title for h in floored.hits] == ["Shed"]
+    nothing = recall_all(
+        "What colour is the lighthouse keeper's cat?", memory=None, kb=kb, namespace=None
+    )
+    assert nothing.hits == () and nothing.items == ()
 
 
 def test_kb_only_and_memory_only(memory: MemoHood, kb: MemoBase) -> None:

@@ -16,9 +16,12 @@ EXPECTED = [
     "MemoBaseVectorStore",
     "MemoEmbeddings",
     "MemoHoodChatMessageHistory",
+    "MemoHoodMiddleware",
     "MemoHoodStore",
     "MemoUnifiedRetriever",
+    "ScriptedChatModel",
     "hit_to_document",
+    "knowledge_base_tools",
     "remember_and_recall",
 ]
 

@@ -1,0 +1,121 @@
+"""The committed memory dev data: rebuilt exactly by its script, the shape the classifier and the
+benchmark rely on, and a held-out split that shares no template with training."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).resolve().parents[2] / "bench" / "data" / "memory"
+SHARED = DATA.parents[3] / "shared" / "eval" / "memory" / "scenarios.jsonl"
+
+
+@pytest.fixture(scope="module")
+def labels() -> list[dict[str, object]]:
+    sys.path.insert(0, str(DATA))
+    try:
+        import make_capture_labels
+    finally:
+        sys.path.remove(str(DATA))
+    rows = make_capture_labels.build()
+    committed = (DATA / "capture_labels.jsonl").read_text(encoding="utf-8")
+    assert make_capture_labels.dumps(rows) == committed, "capture_labels.jsonl is stale"
+    return rows
+
+
+def test_size_languages_and_labels(labels: list[dict[str, object]]) -> None:
+    assert len(labels) >= 3000
+    langs = Counter(r["lang"] for r in labels)
+    assert set(langs) == {"en", "ru"}
+    assert 0.4 < langs["en"] / len(labels) < 0.6
+    for lang in ("en", "ru"):
+        for split in ("train", "test"):
+            got = Counter(r["label"] for r in labels if r["lang"] == lang and r["split"] == split)
+            assert got["keep"] > 0 and got["drop"] > 0, (lang, split, got)
+    assert len({r["id"] for r in labels}) == len(labels)
+    assert len({" ".join(str(r["text"]).casefold().split()) for r in labels}) == len(labels)
+
+
+def test_keeps_have_a_category_and_drops_none(labels: list[dict[str, object]]) -> None:
+    categories = {
+        "health", "food", "family", "home", "work", "travel", "schedule", "money", "vehicle",
+        "pet", "preference", "identity", "other",
+    }  # fmt: skip
+    keeps = [r for r in labels if r["label"] == "keep"]
+    assert {r["category"] for r in keeps} == categories
+    assert {r["category"] for r in keeps if r["split"] == "test"} == categories
+    assert all(r["category"] is None for r in labels if r["label"] == "drop")
+    assert "{" not in "".join(str(r["text"]) for r in labels)  # every slot was filled
+
+
+def test_held_out_split_shares_no_template(labels: list[dict[str, object]]) -> None:
+    def used(split: str) -> set[str]:
+        return {t for r in labels if r["split"] == split for t in str(r["template"]).split("+")}
+
+    train, test = used("train"), used("test")
+    assert train and test
+    assert not train & test
+    assert 0.1 < len(test) / (len(train) + len(test)) < 0.3
+
+
+@pytest.mark.skipif(not SHARED.exists(), reason="../shared/eval/memory is absent")
+def test_no_turn_is_taken_from_the_evaluation(labels: list[dict[str, object]]) -> None:
+    def norm(text: str) -> str:
+        return " ".join(text.casefold().split())
+
+    theirs = set()
+    for line in SHARED.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            scenario = json.loads(line)
+            theirs |= {norm(t["text"]) for t in scenario["turns"]}
+            theirs |= {norm(p["text"]) for p in scenario["probes"]}
+    ours = {norm(str(r["text"])) for r in labels}
+    assert not ours & theirs
+    for line in (DATA / "dev_scenarios.jsonl").read_text(encoding="utf-8").splitlines():
+        scenario = json.loads(line)
+        said = {norm(t["text"]) for t in scenario["turns"] if t["role"] == "user"}
+        said |= {norm(p["text"]) for p in scenario["probes"]}
+        assert not said & theirs, scenario["id"]
+
+
+def _scenarios_module():  # type: ignore[no-untyped-def]
+    sys.path.insert(0, str(DATA))
+    try:
+        import make_dev_scenarios
+    finally:
+        sys.path.remove(str(DATA))
+    return make_dev_scenarios
+
+
+def test_dev_scenarios_are_rebuilt_and_cover_every_category() -> None:
+    mod = _scenarios_module()
+    rows = mod.build((DATA / "dev_scenarios.txt").read_text(encoding="utf-8"))
+    assert mod.dumps(rows) == (DATA / "dev_scenarios.jsonl").read_text(encoding="utf-8")
+    assert len(rows) >= 200
+    assert {(r["category"], r["lang"]) for r in rows} == {
+        (c, lang) for c in mod.CATEGORIES for lang in ("en", "ru")
+    }
+    assert len({r["user"] for r in rows}) >= 10
+    assert any("as_of" in p for r in rows for p in r["probes"])
+    ids = {r["id"] for r in rows}
+    assert all(r["isolation_of"] in ids for r in rows if "isolation_of" in r)
+
+
+_SOURCE = """@user en-t1
+== single_session
+u: My daughter Wilhelmina plays the oboe.
+? {probe} || Wilhelmina || ||
+"""
+
+
+def test_the_paraphrase_check_refuses_a_shared_stem() -> None:
+    mod = _scenarios_module()
+    assert mod.build(_SOURCE.format(probe="What is my kid called?"))
+    with pytest.raises(mod.ScenarioError, match="shares stem"):
+        mod.build(_SOURCE.format(probe="What instrument do my daughters play?"))
+    with pytest.raises(mod.ScenarioError, match="no user turn"):
+        mod.build(_SOURCE.replace("|| Wilhelmina ||", "|| Ottoline ||").format(probe="Who?"))

@@ -1,0 +1,419 @@
+"""The second round of attacks (issue 16), shared by tests/reliability and bench/stress.py.
+
+Each ``attack_*`` function runs ``trials`` hostile attempts of one family and
+returns an ``AttackTally`` (the one reliability_sidecars defines for the bench);
+all take ``(folder, trials, seed)``, ``folder`` being scratch space:
+
+* ``survived``: the defence held (a typed one-line error, a refused address, a
+  cut connection, a redacted secret, a value sourced literally...);
+* ``leaked``: the attack got through (a command ran, a secret stayed readable, a
+  private address passed the guard, a raw exception escaped, a document was
+  embedded twice, a raw control character reached the output);
+* ``lost``: something legitimate was harmed (a value read back differently, a
+  stored record changed or went missing).
+
+Tests call these with CI-sized counts and assert ``leaked == lost == 0`` and
+``survived == trials``; the bench runs them bigger and reports the counts.
+Child processes import this module by name, so it must stay importable without pytest.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import string
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from reliability_harness import DIMS, embedder
+from reliability_sidecars import AttackTally
+
+from memo_core.errors import InvalidInputError, MemoError
+from memo_core.kb import MemoBase
+from memo_core.ledger import SpendLedger
+from memo_core.setup_wizard import write_secrets
+
+
+def record(
+    tally: AttackTally, *, survived: bool, lost: bool = False, leaked: bool = False, why: str = ""
+) -> None:
+    """Count one trial; a trial that did not survive keeps its reason in ``errors``."""
+    tally.trials += 1
+    tally.survived += survived
+    tally.lost += lost
+    tally.leaked += leaked
+    if lost or leaked or not survived:
+        tally.errors.append(why[:300])
+
+
+def held(tally: AttackTally) -> bool:
+    """Every trial survived, nothing lost, nothing leaked (and there were trials)."""
+    return tally.trials > 0 and tally.survived == tally.trials and not (tally.lost or tally.leaked)
+
+
+def one_line_typed(call: Callable[[], object], expected: type[MemoError] = MemoError) -> str:
+    """``""`` when ``call`` raises ``expected`` with a one-line message, else what went wrong."""
+    try:
+        call()
+    except expected as exc:
+        message = str(exc)
+        return "" if message and "\n" not in message else f"unclear message {message!r}"
+    except Exception as exc:  # the defect this exists to find
+        return f"raw {type(exc).__name__}: {exc}"
+    return "accepted"
+
+
+# -- spend: a negative, NaN or infinite cost must not lower the month's spend ------------
+
+
+def hostile_amounts(rng: random.Random) -> list[object]:
+    return [
+        -100.0,
+        -1e-9,
+        -0.0001 * rng.randint(1, 10_000),
+        math.nan,
+        -math.nan,
+        math.inf,
+        -math.inf,
+        float("1e400"),
+        "0.5",
+        True,
+        [1.0],
+        -(2**70),
+    ]
+
+
+def attack_spend(folder: Path, trials: int, seed: int) -> AttackTally:
+    """Charge hostile costs and units; survived = typed error and the spend unchanged.
+
+    A real charge after every attempt must still be recorded and still be
+    refused at the ceiling (``lost`` when the ledger stopped working).
+    """
+    rng, tally = random.Random(seed), AttackTally()
+    folder.mkdir(parents=True, exist_ok=True)
+    ledger = SpendLedger(folder / "spend.db", ceilings={"cohere": 1000.0})
+    try:
+        amounts = hostile_amounts(rng)
+        for i in range(trials):
+            bad = amounts[i % len(amounts)]
+            before = ledger.month_spend("cohere")
+            as_cost = i % 2 == 0
+            problem = one_line_typed(
+                lambda bad=bad, as_cost=as_cost: ledger.charge(
+                    "cohere",
+                    "rerank",
+                    1 if as_cost else bad,
+                    cost_usd=bad if as_cost else 0.01,  # type: ignore[arg-type]
+                ),
+                InvalidInputError,
+            )
+            after = ledger.month_spend("cohere")
+            ledger.charge("cohere", "rerank", 1, cost_usd=0.001)
+            recorded = math.isclose(ledger.month_spend("cohere"), after + 0.001, abs_tol=1e-9)
+            record(
+                tally,
+                survived=not problem and after == before,
+                leaked=after != before,
+                lost=not recorded,
+                why=f"{'cost' if as_cost else 'units'}={bad!r}: {problem or 'spend changed'}",
+            )
+    finally:
+        ledger.db.close()
+    return tally
+
+
+# -- secrets.env: what a shell sourcing the file sees ------------------------------------
+
+#: Values a hostile or unlucky key could hold; ``{marker}`` is a file an injection would create.
+INJECTIONS = (
+    "abc'; touch {marker}; echo '",
+    "$(touch {marker})",
+    "`touch {marker}`",
+    "x' $(touch {marker}) 'y",
+    '"; touch {marker}; "',
+    "a\\'; touch {marker} #",
+    "${{IFS}}$(touch${{IFS}}{marker})",
+    "'\"'\"'; touch {marker}; '",
+    "; touch {marker}",
+    "&& touch {marker} &&",
+    "|touch {marker}",
+    "$HOME ~ * ? [a] {{a,b}} !! %s \\n \\",
+    "",
+    "  leading and trailing  ",
+    "tab\there",
+)
+
+
+def _random_value(rng: random.Random, marker: Path) -> str:
+    if rng.random() < 0.6:
+        return rng.choice(INJECTIONS).format(marker=marker)
+    alphabet = (
+        string.printable.replace("\n", "").replace("\r", "").replace("\x0b", "").replace("\x0c", "")
+    )
+    alphabet += "é€😀\u00a0"
+    return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+
+
+def source_with_bash(path: Path, names: list[str], cwd: Path) -> list[str]:
+    """The values bash assigns to ``names`` after ``. path`` (NUL-separated, exact)."""
+    script = f'. "{path}" && printf "%s\\0" ' + " ".join(f'"${{{n}}}"' for n in names)
+    done = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-c", script],
+        cwd=cwd,
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"bash failed: {done.stderr.decode(errors='replace')[:200]}")
+    return done.stdout.decode("utf-8").split("\0")[:-1]
+
+
+def attack_secrets_env(folder: Path, trials: int, seed: int) -> AttackTally:
+    """Write hostile values with ``write_secrets`` and source the file with bash.
+
+    leaked = an injected command ran (its marker file exists); lost = bash or
+    ``read_secrets`` read a value back differently; survived = neither.
+    """
+    from memo_core.config import read_secrets
+
+    rng, tally = random.Random(seed), AttackTally()
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(trials):
+        marker = folder / f"pwned-{i}"
+        values = {f"KEY_{j}": _random_value(rng, marker) for j in range(3)}
+        path = folder / f"secrets-{i}.env"
+        write_secrets(path, values)
+        try:
+            sourced = source_with_bash(path, list(values), folder)
+        except RuntimeError as exc:
+            sourced = [str(exc)]
+        ran = marker.exists()
+        exact = sourced == list(values.values()) and read_secrets(path) == values
+        record(
+            tally,
+            survived=exact and not ran,
+            leaked=ran,
+            lost=not exact,
+            why=f"{values!r} -> {sourced!r}",
+        )
+    return tally
+
+
+# -- vectors: hostile query vectors get one typed line ----------------------------------
+
+
+def hostile_vectors(dims: int, rng: random.Random) -> list[object]:
+    def some(value: object) -> list[object]:
+        return [value] * dims
+
+    return [
+        some(0.0),
+        some(-0.0),
+        some(math.inf),
+        some(math.nan),
+        [math.inf] + [0.0] * (dims - 1),
+        [rng.random() for _ in range(dims - 1)] + [math.nan],
+        some("0.5"),
+        "0.1 " * dims,
+        b"\x00" * (dims * 4),
+        None,
+        3.5,
+        {"a": 1.0},
+        [[0.1] * dims],
+        [rng.random() for _ in range(rng.randint(0, dims - 1))],
+        [rng.random() for _ in range(dims + rng.randint(1, 9))],
+        some(True),
+        some(None),
+        [2**2000] + [0] * (dims - 1),
+        [0.1] * (dims - 1) + [[0.1]],
+        some(complex(1, 1)),
+    ]
+
+
+def attack_vectors(folder: Path, trials: int, seed: int) -> AttackTally:
+    """``search_by_vector`` with hostile vectors: survived = a typed one-line MemoError.
+
+    Extreme but meaningful vectors (1e300, 1e-300 components) must still answer:
+    lost = such a search failed or returned nothing; leaked = a raw exception escaped.
+    """
+    rng, tally = random.Random(seed), AttackTally()
+    folder.mkdir(parents=True, exist_ok=True)
+    with MemoBase(folder / "vectors.db", embedder=embedder()) as kb:
+        kb.add_texts([f"Harbour lantern note {i} about the meadow." for i in range(12)])
+        _vector_trials(kb, DIMS, rng, trials, tally)
+    return tally
+
+
+def _vector_trials(
+    kb: MemoBase, dims: int, rng: random.Random, trials: int, tally: AttackTally
+) -> None:
+    vectors = hostile_vectors(dims, rng)
+    for i in range(trials):
+        if i % 5 == 4:  # a direction with extreme magnitudes: a valid query
+            scale = rng.choice([1e300, 1e-300, 1e39, 1e-45])
+            query = [scale * (rng.random() - 0.5) for _ in range(dims)]
+            try:
+                hits = kb.search_by_vector(query, k=3)
+                ok, why = bool(hits), "no hits"
+            except Exception as exc:
+                ok, why = False, f"{type(exc).__name__}: {exc}"
+            record(tally, survived=ok, lost=not ok, why=f"scale {scale}: {why}")
+            continue
+        vector = vectors[i % len(vectors)]
+        problem = one_line_typed(lambda vector=vector: kb.search_by_vector(vector, k=3))  # type: ignore[arg-type]
+        record(
+            tally,
+            survived=not problem,
+            leaked=problem.startswith("raw") or problem == "accepted",
+            why=f"{str(vector)[:60]}: {problem}",
+        )
+
+
+# -- secrets inside URLs and AWS keys away from their assignment line --------------------
+
+_SCHEMES = ("postgres", "postgresql", "mysql", "mariadb", "redis", "rediss", "amqp", "amqps")
+_SCHEMES += ("mongodb", "mongodb+srv", "https", "http", "ftp", "smtp", "ldap", "mssql")
+_B64 = string.ascii_letters + string.digits + "/+"
+
+
+def _password(rng: random.Random) -> str:
+    alphabet = string.ascii_letters + string.digits + "!$%^*()-_=~.,@"
+    return "".join(rng.choice(alphabet) for _ in range(rng.randint(6, 24)))
+
+
+def _aws_secret(rng: random.Random) -> str:
+    while True:  # random base64 of 30 bytes, as AWS issues them
+        value = "".join(rng.choice(_B64) for _ in range(40))
+        if any(c.islower() for c in value) and any(c.isupper() for c in value):
+            return value
+
+
+def _aws_key_id(rng: random.Random) -> str:
+    return (
+        rng.choice(["AK", "AS"])
+        + "IA"
+        + "".join(rng.choice(string.ascii_uppercase + string.digits) for _ in range(16))
+    )
+
+
+def secret_samples(rng: random.Random) -> tuple[str, list[str]]:
+    """A sentence holding one or two credentials, and the credential values."""
+    shape = rng.randrange(6)
+    if shape == 0:
+        pw = _password(rng)
+        user = rng.choice(["app", "admin", "", "svc_reader", "u.ser"])
+        url = f"{rng.choice(_SCHEMES)}://{user}:{pw}@db-{rng.randint(1, 99)}.internal:5432/main"
+        return f"The service connects with {url} at start-up.", [pw]
+    if shape == 1:
+        pw = _password(rng).replace("@", "")
+        return f"DATABASE_URL={rng.choice(_SCHEMES)}://worker:{pw}@10.0.0.5/app", [pw]
+    if shape == 2:
+        key_id, secret = _aws_key_id(rng), _aws_secret(rng)
+        gap = rng.choice([" ", "\n", "\n\nThe matching one is ", ", "])
+        return f"Access key {key_id}{gap}{secret}", [key_id, secret]
+    if shape == 3:
+        secret = _aws_secret(rng)
+        label = rng.choice(["aws secret", "Secret:", "the secret access key is", "| secret |"])
+        return f"Rotate soon. {label} {secret} (expires in June)", [secret]
+    if shape == 4:
+        key_id, secret = _aws_key_id(rng), _aws_secret(rng)
+        return f"Access key ID,Secret access key\n{key_id},{secret}\n", [key_id, secret]
+    pw = _password(rng).replace("&", "").replace(";", "").replace("#", "")
+    return f"jdbc:postgresql://db/app?user=app&password={pw}&ssl=true", [pw]
+
+
+#: Look-alikes that hold no secret: redacting any of them is ``lost`` text.
+BENIGN = (
+    "See http://example.com:8080/path@v2 for the tag.",
+    "Clone https://github.com/org/repo.git and run make.",
+    "Write to team@example.org or call +1 555 0100.",
+    "Commit 3f786850e387550fdab836ed7e6dc881de23001b fixed the build.",
+    "The config names postgres://${DB_USER}:${DB_PASSWORD}@db/app as a template.",
+    "A heading: Asia and Akiak are places; akia is not a key.",
+    "The secret of a good bread is time and a hot oven, says the baker.",
+)
+
+
+def attack_secret_text(folder: Path, trials: int, seed: int) -> AttackTally:
+    """``redact_text`` over credentials in URLs and loose AWS keys, and over look-alikes.
+
+    leaked = a credential value is still in the redacted text; lost = a benign
+    look-alike was changed.
+    """
+    from memo_core.ingest import redact_text
+
+    rng, tally = random.Random(seed), AttackTally()
+    for i in range(trials):
+        if i % 4 == 3:
+            text = BENIGN[(i // 4) % len(BENIGN)]
+            changed = redact_text(text).text != text
+            record(tally, survived=not changed, lost=changed, why=f"benign changed: {text}")
+            continue
+        text, values = secret_samples(rng)
+        safe = redact_text(text).text
+        left = [v for v in values if v in safe]
+        record(tally, survived=not left, leaked=bool(left), why=f"{text!r} -> {safe!r}")
+    return tally
+
+
+# -- the SSRF guard and special-purpose address ranges ------------------------------------
+
+#: Blocks a fetch must never reach, whatever Python's own tables say (IANA special-purpose).
+SPECIAL_PURPOSE = (
+    "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
+    "172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16",
+    "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
+    "::/128", "::1/128", "64:ff9b:1::/48", "100::/64", "2001::/23", "2001:db8::/32",
+    "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
+)  # fmt: skip
+
+
+def _spellings(address: Any) -> list[str]:
+    """``address`` as a URL host, plus its IPv6 disguises when it is IPv4."""
+    import ipaddress
+
+    if address.version == 6:
+        return [f"[{address}]"]
+    v4 = int(address)
+    return [
+        str(address),
+        f"[::ffff:{address}]",  # IPv4-mapped
+        f"[{ipaddress.IPv6Address((0x2002 << 112) | (v4 << 80))}]",  # 6to4
+        f"[{ipaddress.IPv6Address((0x64FF9B << 96) | v4)}]",  # well-known NAT64
+    ]
+
+
+def attack_ssrf_ranges(folder: Path, trials: int, seed: int) -> AttackTally:
+    """A random address of every special-purpose block, in every spelling, through ``check_url``.
+
+    leaked = the guard let it through; lost = a public address was refused
+    (one in five trials is a public control address).
+    """
+    import ipaddress
+
+    from memo_core.errors import UnsafeURLError
+    from memo_core.ingest import IngestPolicy, check_url
+
+    policy = IngestPolicy(allowed_roots=[])
+    public = ("93.184.216.34", "2606:4700::1111", "8.8.8.8", "2001:4860:4860::8888")
+    rng, tally = random.Random(seed), AttackTally()
+    for i in range(trials):
+        if i % 5 == 4:
+            host = public[(i // 5) % len(public)]
+            host = f"[{host}]" if ":" in host else host
+            try:
+                check_url(f"http://{host}/", policy)
+                record(tally, survived=True)
+            except MemoError as exc:
+                record(tally, survived=False, lost=True, why=f"public {host} refused: {exc}")
+            continue
+        block = ipaddress.ip_network(SPECIAL_PURPOSE[i % len(SPECIAL_PURPOSE)])
+        address = block[rng.randrange(block.num_addresses)]
+        for host in _spellings(address):
+            url = f"http://{host}:{rng.choice([80, 8080, 443])}/latest/meta-data/"
+            problem = one_line_typed(lambda url=url: check_url(url, policy), UnsafeURLError)
+            record(tally, survived=not problem, leaked=bool(problem), why=f"{url}: {problem}")
+    return tally
