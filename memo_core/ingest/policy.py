@@ -35,6 +35,12 @@ SecretsMode = Literal["block", "redact", "allow"]
 
 MB = 1024 * 1024
 
+#: Where each caller lifts the root restriction (named in every refusal).
+ALLOW_ROOT_HINT = (
+    "--root FOLDER (memo kb ingest), roots=[...] (MemoBase.ingest, IngestPolicy.allowed_roots) "
+    "or memobase: roots: in config.yaml (agents, MCP)"
+)
+
 
 def _cwd_only() -> tuple[Path, ...]:
     return (Path.cwd(),)
@@ -124,7 +130,8 @@ def check_path(path: str | Path, policy: IngestPolicy) -> Path:
     if not policy.is_allowed(resolved):
         roots = ", ".join(str(r) for r in policy.allowed_roots) or "none"
         raise PathNotAllowedError(
-            f"{given} resolves to {resolved}, outside the allowed folders ({roots})"
+            f"{given} resolves to {resolved}, outside the allowed folders ({roots}); "
+            f"allow its folder with {ALLOW_ROOT_HINT}"
         )
     return resolved
 

@@ -57,6 +57,8 @@ class IngestReport:
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     failed: list[dict[str, str]] = field(default_factory=list)
+    #: What was left out on purpose, and why: ``{path, reason}`` (hidden, binary, empty...).
+    skipped: list[dict[str, str]] = field(default_factory=list)
     secrets: list[dict[str, Any]] = field(default_factory=list)
     chunks: int = 0
     seconds: float = 0.0
@@ -196,9 +198,13 @@ def ingest_sources(
     embed_clock = embed_seconds()
     try:
         expanded: list[str | Path] = []
+
+        def skipped(path: str, reason: str) -> None:
+            report.skipped.append({"path": path, "reason": reason})
+
         for item in sources:
             try:
-                expanded.extend(iter_sources([item], policy))
+                expanded.extend(iter_sources([item], policy, on_skip=skipped))
             except MemoError as exc:
                 report.failed.append(
                     {"source": str(item), "error": str(exc), "type": type(exc).__name__}
