@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from reliability_harness import DIMS, embedder
+from reliability_harness import DIMS, WORDS, doc_text, embedder
 from reliability_sidecars import AttackTally
 
 from memo_core.errors import InvalidInputError, MemoError
@@ -416,4 +416,106 @@ def attack_ssrf_ranges(folder: Path, trials: int, seed: int) -> AttackTally:
             url = f"http://{host}:{rng.choice([80, 8080, 443])}/latest/meta-data/"
             problem = one_line_typed(lambda url=url: check_url(url, policy), UnsafeURLError)
             record(tally, survived=not problem, leaked=bool(problem), why=f"{url}: {problem}")
+    return tally
+
+
+# -- documents that expand within the zip limits ------------------------------------------
+
+
+class CountingEmbedder:
+    """The reliability hash embedder, counting the texts it is asked to embed."""
+
+    def __init__(self) -> None:
+        self.inner = embedder()
+        self.texts = 0
+        self.dimensions = self.inner.dimensions
+        self.fingerprint = self.inner.fingerprint
+
+    def embed_documents(self, texts: Any) -> list[list[float]]:
+        self.texts += len(texts)
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.inner.embed_query(text)
+
+
+def expanding_docx(text_chars: int, rng: random.Random) -> bytes:
+    """A real DOCX whose body holds about ``text_chars`` characters of run text.
+
+    The words repeat enough to compress 20-60x (inside the zip-bomb ratio limit),
+    like the attack: a small file whose XML is tens of megabytes.
+    """
+    import io
+    import zipfile
+
+    import docx
+
+    document = docx.Document()
+    document.add_paragraph("Quarterly harbour report", style="Heading 1")
+    buffer = io.BytesIO()
+    document.save(buffer)
+    phrase = " ".join(rng.choice(WORDS) for _ in range(12)) + ". "
+    run = f"<w:p><w:r><w:t>{phrase * 8}</w:t></w:r></w:p>"
+    body = run * (text_chars // (len(phrase) * 8) + 1)
+    source = zipfile.ZipFile(io.BytesIO(buffer.getvalue()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "word/document.xml":
+                xml = data.decode("utf-8")
+                cut = xml.rindex("<w:sectPr")
+                data = (xml[:cut] + body + xml[cut:]).encode("utf-8")
+            target.writestr(item.filename, data)
+    return out.getvalue()
+
+
+def _many_headings(sections: int, rng: random.Random) -> str:
+    return "\n\n".join(f"# Part {i}\n\n{rng.choice(WORDS)} {i}." for i in range(sections))
+
+
+def attack_expanding_documents(folder: Path, trials: int, seed: int) -> AttackTally:
+    """Documents past the text or chunk bound, through ``ingest_sources`` with a counting embedder.
+
+    Each trial is a DOCX expanding to 3-12x the text bound, a Markdown file of
+    more headings than the chunk bound, or a plain text file past the text
+    bound. survived = refused with SourceTooLargeError and nothing embedded;
+    leaked = any text embedded for it; lost = a document within the bounds,
+    ingested beside it, missing.
+    """
+    from memo_core.errors import SourceTooLargeError
+    from memo_core.ingest import IngestPolicy
+    from memo_core.kb.ingest import ingest_sources
+
+    rng, tally = random.Random(seed), AttackTally()
+    folder.mkdir(parents=True, exist_ok=True)
+    policy = IngestPolicy.for_roots([folder], max_text_chars=60_000, max_chunks_per_document=300)
+    for i in range(trials):
+        shape = i % 3
+        if shape == 0:
+            path = folder / f"expanding-{i}.docx"
+            path.write_bytes(expanding_docx(policy.max_text_chars * rng.randint(3, 12), rng))
+        elif shape == 1:
+            path = folder / f"headings-{i}.md"
+            path.write_text(_many_headings(policy.max_chunks_per_document + 50, rng))
+        else:
+            path = folder / f"long-{i}.txt"
+            path.write_text(doc_text(f"t{i}", 1, paragraphs=400, seed=i))
+        control = folder / f"control-{i}.md"
+        control.write_text(f"# Note {i}\n\nThe {rng.choice(WORDS)} shipment arrives on Monday.")
+        counting = CountingEmbedder()
+        with MemoBase(folder / f"kb-{i}.db", embedder=counting) as kb:  # type: ignore[arg-type]
+            report = ingest_sources(kb, [path, control], policy=policy)
+            embedded_for_control = 1
+            types = {f["source"]: f["type"] for f in report.failed}
+            refused = types.get(str(path)) == SourceTooLargeError.__name__
+            kept = str(control) in report.added
+        leaked = counting.texts > embedded_for_control or str(path) in report.added
+        record(
+            tally,
+            survived=refused and not leaked and kept,
+            leaked=leaked,
+            lost=not kept,
+            why=f"{path.name}: failed={report.failed} embedded={counting.texts}",
+        )
     return tally
