@@ -20,7 +20,6 @@ from memo_core.errors import InvalidInputError
 from memo_core.memory import lexicon as lx
 from memo_core.memory.base import HoodBase, new_id
 from memo_core.memory.config import CATEGORIES, PINNED_BY_DEFAULT
-from memo_core.memory.dates import find_date_range, has_time_value
 from memo_core.memory.extract import CandidateFact, Party, analyze_turn, content_stems
 from memo_core.memory.judge import JudgedFact, judge_turn, judge_update
 from memo_core.memory.namespace import NamespaceLike
@@ -28,6 +27,13 @@ from memo_core.memory.records import FactRow
 from memo_core.memory.timeutil import as_utc, days_between, from_iso, to_iso
 from memo_core.memory.types import CaptureResult, Decision, Fact
 from memo_core.memory.versions import Existing, NewFact, match_fact
+from memo_core.values import (
+    entity_words,
+    extract_values,
+    find_date_range,
+    has_time_value,
+    polarity,
+)
 
 __all__ = ["ROLES", "CaptureMixin"]
 
@@ -331,6 +337,9 @@ class CaptureMixin(HoodBase):
                 dated=r.event_start is not None or has_time_value(r.statement),
                 vector=stored_vectors.get(r.rowid),
                 age_days=days_between(from_iso(r.valid_from), when),
+                values=tuple(extract_values(r.statement, bare_numbers=True)),
+                polarity=polarity(r.statement),
+                entities=entity_words(r.statement),
             )
             for r in pool
         ]
@@ -344,6 +353,9 @@ class CaptureMixin(HoodBase):
             or find_date_range(cand.statement, when.date()) is not None,
             correction=cand.correction,
             vector=vector,
+            values=tuple(extract_values(cand.statement, bare_numbers=True)),
+            polarity=polarity(cand.statement),
+            entities=entity_words(cand.statement),
         )
         match = match_fact(new, existing, self.config)
         action: str = match.action

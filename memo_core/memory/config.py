@@ -96,6 +96,9 @@ class MemoryConfig:
     duplicate_cosine: float = 0.92
     #: Minimum match score for an explicit correction to supersede an older fact.
     correction_min_score: float = 0.3
+    #: A new value supersedes an old one without a change cue when this share of the
+    #: smaller side's topic words (content words that are not values) is shared.
+    value_change_min_share: float = 0.5
     #: Similarity band in which an LLM (when configured) decides "update or new fact".
     contradiction_band: tuple[float, float] = (0.35, 0.7)
     #: Minutes during which "she"/"он" in a new turn still refers to the last person named.
@@ -139,6 +142,8 @@ class MemoryConfig:
             raise ConfigError("archive_threshold must be in [0, 1)")
         if not 0.0 <= self.borderline_threshold <= self.keep_threshold <= 1.0:
             raise ConfigError("need 0 <= borderline_threshold <= keep_threshold <= 1")
+        if not 0.0 < self.value_change_min_share <= 1.0:
+            raise ConfigError("value_change_min_share must be in (0, 1]")
         low, high = self.contradiction_band
         if not 0.0 <= low <= high <= 1.0:
             raise ConfigError("contradiction_band must be (low, high) within [0, 1]")
