@@ -52,7 +52,7 @@ from memo_core.answer.lexicon import (
     word_frequency,
 )
 from memo_core.answer.normalize import NormalizedText, normalize_quote, normalize_text
-from memo_core.answer.sentences import split_sentences
+from memo_core.answer.sentences import sentence_around
 from memo_core.answer.types import QuoteCheck
 from memo_core.search.text import STOPWORDS, stem_token
 
@@ -223,22 +223,9 @@ def _content_words(text: str) -> int:
     return sum(1 for t in _WORD.findall(text.lower()) if t not in STOPWORDS)
 
 
-@functools.lru_cache(maxsize=256)
-def _sentence_spans(source: str) -> tuple[tuple[int, int], ...]:
-    return tuple(split_sentences(source))
-
-
-def _sentence_around(source: str, start: int, end: int) -> tuple[int, int]:
-    """Start of the sentence holding ``source[start]``, end of the one holding ``source[end-1]``."""
-    spans = _sentence_spans(source)
-    left = next((a for a, b in spans if start < b), start)
-    right = next((b for a, b in reversed(spans) if a < end), end)
-    return min(left, start), max(right, end)
-
-
 def _edge_failure(source: str, start: int, end: int, *, short: bool) -> str | None:
     """Why the quote ``source[start:end]`` is not whole in its sentence, or ``None``."""
-    a, b = _sentence_around(source, start, end)
+    a, b = sentence_around(source, start, end)
     before = _TOKEN.findall(source[a:start].lower())
     after = _TOKEN.findall(source[end:b].lower())
     if short and (before or after):

@@ -29,7 +29,12 @@ from memo_core.ingest.htmltext import extract_html
 from memo_core.ingest.markdown import extract_markdown, extract_plain_text
 from memo_core.ingest.obsidian import ObsidianVault, find_vault_root, is_vault
 from memo_core.ingest.pdf import extract_pdf
-from memo_core.ingest.policy import IngestPolicy, check_path, read_bytes_limited
+from memo_core.ingest.policy import (
+    IngestPolicy,
+    check_path,
+    check_text_length,
+    read_bytes_limited,
+)
 from memo_core.ingest.secretscan import (
     redact_secrets,
     redacted_findings,
@@ -100,8 +105,18 @@ def extract(
     """
     result = _extract(source, policy, transcriber, caption_fetcher, progress, http_transport)
     if isinstance(result, list):
-        return [apply_secret_policy(doc, policy) for doc in result]
-    return apply_secret_policy(result, policy)
+        return [apply_secret_policy(_bounded(doc, policy), policy) for doc in result]
+    return apply_secret_policy(_bounded(result, policy), policy)
+
+
+def _bounded(doc: ExtractedDocument, policy: IngestPolicy) -> ExtractedDocument:
+    """Every extractor's output passes the text bound here, before it is scanned or chunked.
+
+    (DOCX and PDF also stop reading once past it; the chunk bound is applied by
+    the chunker, which stops as soon as it passes it.)
+    """
+    check_text_length(doc.source, len(doc.text), policy)
+    return doc
 
 
 def _extract(
