@@ -16,7 +16,6 @@ The function is pure and deterministic.
 from __future__ import annotations
 
 import bisect
-
 import re
 from collections.abc import Iterator
 from typing import Any

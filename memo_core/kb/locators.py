@@ -34,8 +34,8 @@ def parse_timecode(value: Any) -> float | None:
     match = _TIMECODE.match(text)
     if match is None:
         return None
-    hours, minutes, seconds = match.groups()
-    return int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds)
+    hours, minutes, secs = match.groups()
+    return int(hours or 0) * 3600 + int(minutes) * 60 + float(secs)
 
 
 def _page(value: Any) -> Any:
