@@ -9,7 +9,8 @@ with larger ones. Writes bench/results/stress.json and stress.md and exits 1
 when a target is missed: items lost, cross-namespace leaks, locked errors,
 crashes on hostile input and overspend must all be 0. The attacks of issue 16
 (foreign, restored and damaged search aids; hostile spend amounts, secrets.env
-values and query vectors; credentials in URLs; special-purpose addresses; ...)
+values and query vectors; credentials in URLs; special-purpose addresses;
+expanding documents; slow-loris servers; control characters in file names)
 report trials, survived, lost and leaked, and every trial must survive.
 """
 
@@ -30,8 +31,11 @@ sys.path.insert(0, str(REPO / "tests" / "reliability"))
 
 from _common import markdown_table, write_results  # noqa: E402
 from reliability_attacks import (  # noqa: E402
+    attack_control_names,
+    attack_expanding_documents,
     attack_secret_text,
     attack_secrets_env,
+    attack_slow_loris,
     attack_spend,
     attack_ssrf_ranges,
     attack_vectors,
@@ -217,6 +221,9 @@ def run_attacks(folder: Path, trials: int, seed: int) -> dict[str, Any]:
         "hostile query vectors (zero, NaN, strings, shapes)": attack_vectors,
         "credentials in URLs and loose AWS secret keys": attack_secret_text,
         "special-purpose address ranges in every spelling": attack_ssrf_ranges,
+        "documents expanding past the text or chunk bound": attack_expanding_documents,
+        "slow-loris web servers (silent, status, headers, body, redirects)": attack_slow_loris,
+        "file names with newlines, escapes and bidi overrides": attack_control_names,
     }
     return {
         name: run(folder / f"attack-{i}", trials, seed + i).as_dict()
