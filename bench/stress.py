@@ -1,12 +1,17 @@
 """Stress: many processes on one file, SIGKILL trials, hostile input, isolation, spend ceilings.
 
     python bench/stress.py [--processes 8] [--operations 200] [--threads 8]
-                           [--kill-trials 50] [--hostile 2000] [--isolation 5000] [--seed 1]
+                           [--kill-trials 50] [--hostile 2000] [--isolation 5000]
+                           [--attack-trials 20] [--seed 1]
 
 The same workloads as tests/reliability (which run them with CI-sized counts),
 with larger ones. Writes bench/results/stress.json and stress.md and exits 1
 when a target is missed: items lost, cross-namespace leaks, locked errors,
-crashes on hostile input and overspend must all be 0.
+crashes on hostile input and overspend must all be 0. The attacks of issue 16
+(foreign, restored and damaged search aids; hostile spend amounts, secrets.env
+values and query vectors; credentials in URLs; special-purpose addresses;
+expanding documents; slow-loris servers; control characters in file names)
+report trials, survived, lost and leaked, and every trial must survive.
 """
 
 from __future__ import annotations
@@ -25,6 +30,16 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "reliability"))
 
 from _common import markdown_table, write_results  # noqa: E402
+from reliability_attacks import (  # noqa: E402
+    attack_control_names,
+    attack_expanding_documents,
+    attack_secret_text,
+    attack_secrets_env,
+    attack_slow_loris,
+    attack_spend,
+    attack_ssrf_ranges,
+    attack_vectors,
+)
 from reliability_crash import SCENARIOS, prepare, run_trials  # noqa: E402
 from reliability_fuzz import (  # noqa: E402
     Tally,
@@ -45,6 +60,7 @@ from reliability_harness import (  # noqa: E402
     open_memory,
     read_acks,
 )
+from reliability_sidecars import run_bit_rot, run_foreign, run_restored  # noqa: E402
 from reliability_workload import (  # noqa: E402
     WorkerResult,
     Workload,
@@ -194,6 +210,27 @@ def run_spend(folder: Path, processes: int, searches: int) -> dict[str, Any]:
     }
 
 
+def run_attacks(folder: Path, trials: int, seed: int) -> dict[str, Any]:
+    """Issue 16's attacks: each ``{trials, survived, lost, leaked, errors}``."""
+    attacks = {
+        "foreign search aids copied beside a base": run_foreign,
+        "search aids made after a backup, then restored": run_restored,
+        "damaged search aids (bit rot, truncation, bad header)": run_bit_rot,
+        "negative, NaN and infinite spend amounts": attack_spend,
+        "secrets.env values with shell injections, sourced by bash": attack_secrets_env,
+        "hostile query vectors (zero, NaN, strings, shapes)": attack_vectors,
+        "credentials in URLs and loose AWS secret keys": attack_secret_text,
+        "special-purpose address ranges in every spelling": attack_ssrf_ranges,
+        "documents expanding past the text or chunk bound": attack_expanding_documents,
+        "slow-loris web servers (silent, status, headers, body, redirects)": attack_slow_loris,
+        "file names with newlines, escapes and bidi overrides": attack_control_names,
+    }
+    return {
+        name: run(folder / f"attack-{i}", trials, seed + i).as_dict()
+        for i, (name, run) in enumerate(attacks.items())
+    }
+
+
 def _tally(t: Tally) -> dict[str, Any]:
     return {
         "tried": t.tried,
@@ -259,11 +296,20 @@ def _report(payload: dict[str, Any]) -> str:
             f"overspend ${spend['overspend_usd']:.4f}, answered {spend['searches_answered']}",
         ]
     )
+    for name, a in payload["attacks"].items():
+        rows.append(
+            [
+                f"attack: {name}",
+                f"{a['trials']} trials, {a['survived']} survived",
+                f"lost {a['lost']}, leaked {a['leaked']}, errors {a['errors']}",
+            ]
+        )
     table = markdown_table(["what", "held", "outcome"], rows)
     summary = (
         f"**Items lost: {totals['items_lost']}** (target 0) · "
         f"**cross-namespace leaks: {totals['leaks']}** (target 0) · "
         f"kills survived: {totals['kills_survived']} of {totals['kills']} · "
+        f"attacks survived: {totals['attacks_survived']} of {totals['attack_trials']} · "
         f"hostile inputs tried: {totals['hostile_tried']} · "
         f"processes and operations held: {proc['processes']} processes / "
         f"{proc['operations']} operations"
@@ -279,6 +325,7 @@ def main() -> int:
     parser.add_argument("--kill-trials", type=int, default=50, help="per scenario")
     parser.add_argument("--hostile", type=int, default=2000)
     parser.add_argument("--isolation", type=int, default=5000)
+    parser.add_argument("--attack-trials", type=int, default=20, help="per attack")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     started = time.perf_counter()
@@ -292,6 +339,7 @@ def main() -> int:
             ("hostile", lambda: run_hostile(root, args.hostile, args.seed)),
             ("isolation", lambda: run_isolation(root, args.isolation, args.seed)),
             ("spend", lambda: run_spend(root, args.processes, 10)),
+            ("attacks", lambda: run_attacks(root / "attacks", args.attack_trials, args.seed)),
         )  # fmt: skip
         for name, step in steps:
             t0 = time.perf_counter()
@@ -299,13 +347,16 @@ def main() -> int:
             print(f"{name}: done in {time.perf_counter() - t0:.0f} s", flush=True)
     proc, thr, kills = payload["processes"], payload["threads"], payload["kills"]
     hostile, iso, spend = payload["hostile"], payload["isolation"], payload["spend"]
+    attacks = payload["attacks"].values()
     lost = len(proc["lost"]) + len(thr["lost"]) + sum(k["problems"] for k in kills.values())
+    lost += sum(a["lost"] for a in attacks)
     payload["totals"] = {
         "items_lost": lost + len(proc["problems"]) + len(thr["problems"]),
         "leaks": proc["leaks"]
         + thr["leaks"]
         + sum(t["leaks"] for t in hostile.values())
-        + sum(t["leaks"] for t in iso.values()),
+        + sum(t["leaks"] for t in iso.values())
+        + sum(a["leaked"] for a in attacks),
         "locked_errors": proc["locked_errors"] + thr["locked_errors"],
         "errors": proc["errors"] + thr["errors"],
         "kills": sum(k["killed"] for k in kills.values()),
@@ -314,6 +365,8 @@ def main() -> int:
         "hostile_crashes": sum(t["crashes"] for t in hostile.values()),
         "base_changed": sum(t["base_changed"] for t in hostile.values()),
         "overspend_usd": spend["overspend_usd"],
+        "attack_trials": sum(a["trials"] for a in attacks),
+        "attacks_survived": sum(a["survived"] for a in attacks),
         "seconds": time.perf_counter() - started,
     }
     report = _report(payload)
@@ -325,6 +378,7 @@ def main() -> int:
     )
     failed = failed or totals["base_changed"] or totals["overspend_usd"] > 0
     failed = failed or totals["kills_survived"] != totals["kills"]
+    failed = failed or totals["attacks_survived"] != totals["attack_trials"]
     return 1 if failed else 0
 
 

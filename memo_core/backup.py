@@ -20,6 +20,10 @@ Why it is done this way:
   always names the old or the new file, never half of one). Stale ``-wal``/``-shm``
   files are removed only then, while the lock is held, so SQLite can never
   replay the old file's log onto the new one.
+* Search aids saved beside a knowledge base (``<db>.kwidx``, ``<db>.hnsw``) are
+  bound to its random base id. Every copy (a backup, and the file a restore puts
+  in place) gets a fresh one, and a restore deletes the aids beside the file it
+  replaced, so an aid never serves a file it was not made from.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from typing import Any
 from memo_core.errors import ConfigError, CorruptDatabaseError, NotFoundError, StorageError
 from memo_core.storage import is_postgres_url, sqlite_path
 from memo_core.storage.connection import pick_driver, translate_sqlite_error
+from memo_core.storage.identity import remove_sidecars, renew_base_id
 
 __all__ = [
     "DEFAULT_KEEP",
@@ -102,13 +107,21 @@ def _fsync(path: Path) -> None:
 
 
 def _copy_snapshot(source: Path, target: Path, *, read_only: bool) -> None:
-    """One-step online backup of ``source`` into a new self-contained file ``target``."""
+    """One-step online backup of ``source`` into a new self-contained file ``target``.
+
+    A knowledge base's copy gets a fresh base id: it starts a history of its own,
+    and search aids made from the original since must never be taken for its own
+    (``storage/identity.py``).
+    """
     with (
         _connection(source, read_only=read_only) as src,
         _connection(target) as dst,
     ):
         src.backup(dst, pages=-1)  # one step = one consistent snapshot
         dst.execute("PRAGMA journal_mode = DELETE")
+        with contextlib.suppress(pick_driver().module.DatabaseError):
+            # A file too damaged to write to fails its integrity check next, clearly.
+            renew_base_id(dst)
 
 
 def verify_memo_file(path: str | Path, *, label: str | Path | None = None) -> None:
@@ -239,6 +252,8 @@ def restore_database(path: str | Path, backup: str | Path) -> Path | None:
         if kept is None:
             os.replace(temp, target)
         _fsync(target.parent)
+        for stale in remove_sidecars(target):  # made from the file just replaced
+            log.info("removed %s", stale)
     finally:
         _remove_quietly(temp)
     return kept

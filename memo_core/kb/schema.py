@@ -3,7 +3,7 @@
 Tables (one SQLite file per base):
 
 * ``kb_meta`` — key/value facts about the file: embedding fingerprint, active
-  vector table.
+  vector table, the base's random id (``base_id``).
 * ``documents`` — one row per source, scoped by ``owner`` and ``collection``,
   holding the full normalised text (chunks point into it by character span).
 * ``chunks`` — the retrievable units: text, span, locator (page / heading /
@@ -16,6 +16,7 @@ Tables (one SQLite file per base):
 from __future__ import annotations
 
 from memo_core.storage.base import SQLDatabase
+from memo_core.storage.identity import BASE_ID_KEY, new_base_id
 from memo_core.storage.migrations import Migrations
 
 __all__ = ["kb_schema", "vec_table_ddl"]
@@ -111,4 +112,13 @@ def add_search_aids(db: SQLDatabase) -> None:
                 WHERE seq <= (SELECT max(seq) FROM kb_chunk_changes) - 100000;
         END;
         """
+    )
+
+
+@kb_schema
+def add_base_identity(db: SQLDatabase) -> None:
+    """A random id naming this base, so an index saved beside the file can tell
+    that it was made for this very base (``storage/identity.py``)."""
+    db.execute(
+        "INSERT OR IGNORE INTO kb_meta (key, value) VALUES (?, ?)", [BASE_ID_KEY, new_base_id()]
     )

@@ -41,6 +41,7 @@ from memo_core.search.text import (
     stem_text,
 )
 from memo_core.storage.base import SQLDatabase
+from memo_core.storage.identity import BASE_ID_KEY
 from memo_core.storage.migrations import Migrations
 from memo_core.types import Hit
 
@@ -85,6 +86,9 @@ class SearchState:
     key: tuple[int, ...]
     vector_table: str | None
     fingerprint: EmbedderFingerprint | None
+    #: The base's random id (``storage/identity.py``); None in a file opened before
+    #: its migration could run (read-only media).
+    base_id: str | None = None
     only_scope: dict[tuple[str, str | None], bool] = field(default_factory=dict)
 
 
@@ -493,6 +497,26 @@ class KnowledgeStore:
                 )
         return out
 
+    def visible_rowids(
+        self, owner: str, rowids: Sequence[int], collections: Sequence[str] | None = None
+    ) -> set[int]:
+        """The listed chunks that belong to ``owner`` (and one of ``collections``).
+
+        Ranking aids kept outside the tables (``search/keyword_index.py``,
+        ``search/ann_index.py``, ``search/ram_index.py``) scope by their own copy of
+        owners and collections; their answers pass through here, so a wrong copy can
+        never hand out another owner's chunk.
+        """
+        params: list[Any] = []
+        where = self._scope(owner, collections, None, params)
+        out: set[int] = set()
+        for start in range(0, len(rowids), 500):
+            part = [int(r) for r in rowids[start : start + 500]]
+            marks = ",".join("?" for _ in part)
+            sql = f"SELECT c.rowid FROM chunks c WHERE c.rowid IN ({marks}) AND {where}"
+            out.update(int(r[0]) for r in self.db.query(sql, [*part, *params]))
+        return out
+
     def chunk_rowids(self, owner: str, chunk_ids: Sequence[str]) -> dict[str, int]:
         require_owner(owner)
         out: dict[str, int] = {}
@@ -525,7 +549,7 @@ class KnowledgeStore:
         if state is None or state.key != key:
             fp = self.fingerprint
             table = self.vector_table if self.db.has_vec else None
-            state = SearchState(key, table if fp is not None else None, fp)
+            state = SearchState(key, table if fp is not None else None, fp, self.meta(BASE_ID_KEY))
             self._search_state = state
         return state
 

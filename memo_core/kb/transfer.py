@@ -32,6 +32,7 @@ from memo_core.kb.base import open_store
 from memo_core.kb.pg_store import PostgresKnowledgeStore
 from memo_core.kb.store import KnowledgeStore
 from memo_core.storage.base import SQLDatabase
+from memo_core.storage.identity import BASE_ID_KEY
 
 __all__ = ["copy_knowledge_base"]
 
@@ -57,7 +58,12 @@ def copy_knowledge_base(src: SQLDatabase, dst: SQLDatabase, *, batch: int = 500)
     for table in ("documents", "chunks"):
         if int(dst.query_one(f"SELECT count(*) FROM {table}")[0]):
             raise ConfigError(f"{dst.path} already holds {table}; copy into an empty base")
-    meta = [(str(k), str(v)) for k, v in src.query("SELECT key, value FROM kb_meta ORDER BY key")]
+    meta = [  # the destination keeps its own identity (storage/identity.py)
+        (str(k), str(v))
+        for k, v in src.query(
+            "SELECT key, value FROM kb_meta WHERE key <> ? ORDER BY key", [BASE_ID_KEY]
+        )
+    ]
     vector_table = _prepare_destination(source, target, meta)
     counts = {"kb_meta": len(meta)}
     counts["documents"] = _copy_documents(src, dst, batch)
@@ -98,7 +104,7 @@ def _prepare_destination(
         previous = target.meta("vector_table")
         for old in {previous, name} - {None}:
             target.db.execute(f"DROP TABLE IF EXISTS {old}")
-        target.db.execute("DELETE FROM kb_meta")
+        target.db.execute("DELETE FROM kb_meta WHERE key <> ?", [BASE_ID_KEY])
         for key, value in meta:
             target.set_meta(key, value)
         if name is not None:

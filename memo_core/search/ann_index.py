@@ -8,25 +8,29 @@ price of recall a little under 1 (measured in ``bench/scale.py``), RAM (float16:
 2 x dimensions bytes per chunk, plus the graph), and a one-time build.
 
 Persistence and staleness. The index is saved as ``<db>.hnsw`` with a JSON
-header ``<db>.hnsw.json`` naming the embedder fingerprint, the active vector
+header ``<db>.hnsw.json`` naming the base (its random id), the embedder fingerprint, the active vector
 table (it changes on re-index) and the last entry of the file's change log
 (``kb_chunk_changes``, filled by triggers on ``chunks``) that the index holds.
 On first use, and whenever the file changed, the index replays the log entries
 after that one (removing and re-adding those chunks' vectors), so a write costs
-its own vectors, not a rebuild; it rebuilds when the header does not match (other
-embedder, re-index, log pruned past it, a vector count that disagrees). It saves
-itself after a build and after enough replayed changes.
+its own vectors, not a rebuild; it rebuilds when the header does not match (another
+base or a restored one, other embedder, re-index, log pruned past it, a checksum
+or vector count that disagrees) or the file fails to load. It saves itself after
+a build and after enough replayed changes.
 
 Scoping. Every result is a chunk the caller may see: with other owners or
 collections in the file, or a metadata filter, the index is searched deeper in
 proportion to the scope's share of the file and the results are checked in SQL
 (post-filtering); a scope too small for that (or a deep search that still comes
-up short) answers ``None`` and the caller runs the exact search instead.
+up short) answers ``None`` and the caller runs the exact search instead. The
+caller still re-checks every chunk's owner and collection in the table
+(``HybridSearcher``), so even a wrong index cannot hand out another's chunk.
 Similarities are the index's own (float16 storage: within about 1e-3 of exact).
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import threading
@@ -48,6 +52,8 @@ if TYPE_CHECKING:
     from memo_core.kb.store import KnowledgeStore
 
 __all__ = ["AnnParameters", "AnnVectorIndex"]
+
+log = logging.getLogger(__name__)
 
 _FORMAT = 1
 
@@ -101,6 +107,7 @@ class AnnVectorIndex:
         )
         self._lock = threading.RLock()
         self._index: Any = None
+        self._distrusted = False  # the saved file proved wrong: build, do not load
         self._header: dict[str, Any] = {}
         self._key: object = None
         self._seq = 0
@@ -120,6 +127,7 @@ class AnnVectorIndex:
         p = self.parameters
         return {
             "format": _FORMAT,
+            "base": state.base_id,
             "fingerprint": state.fingerprint.to_json(),
             "vector_table": state.vector_table,
             "dimensions": state.fingerprint.dimensions,
@@ -168,25 +176,39 @@ class AnnVectorIndex:
         return int(self.store.db.query_one(f"SELECT count(*) FROM {table}")[0])
 
     def _load(self, want: dict[str, Any], low: int, high: int) -> bool:
-        if self.path is None:
+        """Take the saved index if it is this base's and sound; False (build) otherwise."""
+        if self.path is None or want["base"] is None or self._distrusted:
             return False
         header = read_header(self.path, want)
-        seq = int(header.get("seq", -1)) if header is not None else -1
-        if header is None or not snapshot_usable(seq, low, high):
+        if header is None or not snapshot_usable(header["seq"], low, high):
             return False
         try:
             index = self._index_cls.restore(str(self.path))
-        except (OSError, RuntimeError, ValueError):
+            sound = (
+                index is not None
+                and len(index) == header.get("count")
+                and int(index.ndim) == int(want["dimensions"])
+            )
+        except Exception as exc:
+            log.warning("%s: cannot be loaded (%s); rebuilding it", self.path, exc)
             return False
-        if index is None or len(index) != int(header.get("count", -1)):
+        if not sound:
+            log.warning("%s: does not match its header; rebuilding it", self.path)
             return False
         index.expansion_search = self.parameters.expansion_search
-        self._index, self._header, self._seq, self._unsaved = index, want, seq, 0
+        self._index, self._header, self._seq, self._unsaved = index, want, header["seq"], 0
         self.loads += 1
-        if seq == high and len(index) != self._vector_rows(want["vector_table"]):
+        if self._seq == high and len(index) != self._vector_rows(want["vector_table"]):
             self._index = None
             return False
         return True
+
+    def invalidate(self) -> None:
+        """Rebuild from the table on the next query, as ``RamKeywordIndex.invalidate``."""
+        with self._lock:
+            self._index = None
+            self._distrusted = True
+            self._key = None
 
     def _build(self, want: dict[str, Any], high: int) -> None:
         np = self._np
@@ -200,6 +222,7 @@ class AnnVectorIndex:
             matrix = np.frombuffer(b"".join(bytes(r[1]) for r in rows), dtype=np.float32)
             index.add(keys, matrix.reshape(len(rows), dims))
         self._index, self._header, self._seq = index, want, high
+        self._distrusted = False
         self.builds += 1
         self._save()
 
@@ -221,7 +244,7 @@ class AnnVectorIndex:
             self._save()
 
     def _save(self) -> None:
-        if self.path is None or self._index is None:
+        if self.path is None or self._index is None or self._header.get("base") is None:
             return
         index = self._index
         header = {"index": self._header, "seq": self._seq, "count": len(index)}

@@ -163,6 +163,7 @@ class HybridSearcher:
             if self._keywords is None:
                 self._keywords = RamKeywordIndex(self.store)
             found = self._keywords.candidates(owner, query, depth, collections=collections)
+            found = self._in_scope(self._keywords, found, owner, collections)
             if found is not None:
                 return found
         budget = self.settings.keyword_postings_budget
@@ -170,6 +171,35 @@ class HybridSearcher:
         return self.store.keyword_candidates(
             owner, query, depth, collections=collections, filter=filter, **extra
         )
+
+    def _in_scope(
+        self,
+        aid: RamKeywordIndex | AnnVectorIndex | RamVectorIndex,
+        found: list[tuple[int, float]] | None,
+        owner: str,
+        collections: Sequence[str] | None,
+    ) -> list[tuple[int, float]] | None:
+        """An aid's answer, once every chunk in it is confirmed in the table to be
+        ``owner``'s (and in ``collections``).
+
+        An aid scopes by its own copy of owners and collections; the table is the
+        authority. A chunk outside the scope means the copy is wrong (a damaged or
+        foreign file that slipped past its checks): the aid is dropped, to be rebuilt
+        from the table, and None sends this query to SQL.
+        """
+        if not found:
+            return found
+        visible = self.store.visible_rowids(owner, [rowid for rowid, _ in found], collections)
+        if len(visible) == len(found):
+            return found
+        log.warning(
+            "%s: the %s index answered chunks outside the caller's scope;"
+            " rebuilding it from the tables",
+            self.store.db.path,
+            type(aid).__name__,
+        )
+        aid.invalidate()
+        return None
 
     @property
     def vectors_available(self) -> bool:
@@ -191,12 +221,14 @@ class HybridSearcher:
             approximate = self._ann.candidates(
                 owner, qvec, depth, collections=collections, filter=filter
             )
+            approximate = self._in_scope(self._ann, approximate, owner, collections)
             if approximate is not None:
                 return approximate
         if self.settings.vector_index == "memory" and not filter:
             if self._ram is None:
                 self._ram = RamVectorIndex(self.store)
             found = self._ram.candidates(owner, qvec, depth, collections=collections)
+            found = self._in_scope(self._ram, found, owner, collections)
             if found is not None:
                 return found
         return self.store.vector_candidates(

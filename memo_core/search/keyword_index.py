@@ -24,16 +24,20 @@ keeps no positions; metadata filters (the caller's check); PostgreSQL (no
 change log to follow).
 
 Freshness and persistence, as for the HNSW index (``search/sidecar.py``): saved
-as ``<db>.kwidx`` (NumPy arrays) with a JSON header naming the change-log entry
-it holds; chunks changed since are replayed into a small in-RAM delta (deleted
-chunks masked out, added ones tokenized), and once the delta passes a tenth of
-the index it is folded in (a re-sort of the postings, no re-reading) and saved.
+as ``<db>.kwidx`` (NumPy arrays) with a JSON header naming the base (its random
+id) and the change-log entry it holds; another base's file, a restored base's or
+a damaged one (checksum, shapes) is rebuilt. Chunks changed since are replayed
+into a small in-RAM delta (deleted chunks masked out, added ones tokenized), and
+once the delta passes a tenth of the index it is folded in (a re-sort of the
+postings, no re-reading) and saved. Every hit is still re-checked against the
+table by the caller (``HybridSearcher``).
 RAM: about 6 bytes per distinct token per chunk and column, roughly 80 MB per
 100k chunks of a few sentences (bench/README.md, Scale).
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 import threading
@@ -58,6 +62,8 @@ if TYPE_CHECKING:
     from memo_core.kb.store import KnowledgeStore
 
 __all__ = ["RamKeywordIndex", "index_tokens"]
+
+log = logging.getLogger(__name__)
 
 _FORMAT = 1
 #: FTS5's BM25 constants and memo's column weights (``bm25(chunks_fts, 1.0, 0.6)``).
@@ -123,6 +129,7 @@ class RamKeywordIndex:
         self.compact_min = compact_min
         self._lock = threading.RLock()
         self._ready = False
+        self._distrusted = False  # the saved file proved wrong: build, do not load
         self._key: object = None
         self._seq = 0
         self._owner_codes: dict[str, int] = {}
@@ -145,7 +152,7 @@ class RamKeywordIndex:
             if self._ready and self._key == state.key:
                 return True
             low, high = log_range(self.store.db)
-            if not self._ready and not self._load(low, high):
+            if not self._ready and (self._distrusted or not self._load(low, high)):
                 self._build(high)
             if not snapshot_usable(self._seq, low, high):
                 self._build(high)
@@ -153,6 +160,15 @@ class RamKeywordIndex:
                 self._replay(high)
             self._key = state.key
             return True
+
+    def invalidate(self) -> None:
+        """Forget this index; the next query rebuilds it from the table (not from the
+        saved file, which is overwritten). For a caller that caught it answering
+        wrong."""
+        with self._lock:
+            self._ready = False
+            self._distrusted = True
+            self._key = None
 
     def _code(self, codes: dict[str, int], name: str | None) -> int:
         return -1 if name is None else codes.setdefault(name, len(codes))
@@ -196,6 +212,7 @@ class RamKeywordIndex:
         self._reset_delta()
         self._seq = high
         self._ready = True
+        self._distrusted = False
         self.builds += 1
         self._save()
 
@@ -301,11 +318,17 @@ class RamKeywordIndex:
 
     # -- saving and loading -------------------------------------------------------
 
-    def _want_header(self) -> dict[str, Any]:
-        return {"format": _FORMAT, "k1": _K1, "b": _B, "weights": list(_WEIGHTS)}
+    def _want_header(self) -> dict[str, Any] | None:
+        """What a saved index must have been made with; None: this base has no id
+        (opened read-only before its migration), so nothing is saved or trusted."""
+        base = self.store.search_state().base_id
+        if base is None:
+            return None
+        return {"format": _FORMAT, "base": base, "k1": _K1, "b": _B, "weights": list(_WEIGHTS)}
 
     def _save(self) -> None:
-        if self.path is None:
+        want = self._want_header()
+        if self.path is None or want is None:
             return
         np = self._np
         arrays = {
@@ -328,7 +351,7 @@ class RamKeywordIndex:
                 np.savez(out, **arrays)
 
         header = {
-            "index": self._want_header(),
+            "index": want,
             "seq": self._seq,
             "count": len(self._rowids),
             "owners": list(self._owner_codes),
@@ -337,46 +360,73 @@ class RamKeywordIndex:
         save_with_header(self.path, write, header)
 
     def _load(self, low: int, high: int) -> bool:
-        if self.path is None:
+        """Take the saved index if it is this base's and sound; False (build) otherwise."""
+        want = self._want_header()
+        if self.path is None or want is None:
             return False
-        header = read_header(self.path, self._want_header())
-        seq = int(header.get("seq", -1)) if header is not None else -1
-        if header is None or not snapshot_usable(seq, low, high):
-            return False
-        np = self._np
-        try:
-            with np.load(self.path, allow_pickle=False) as data:
-                arrays = {name: data[name] for name in data.files}
-        except (OSError, ValueError, KeyError):
+        header = read_header(self.path, want)
+        if header is None or not snapshot_usable(header["seq"], low, high):
             return False
         try:
-            self._rowids = arrays["rowids"]
-            self._lengths = arrays["lengths"]
-            self._owners = arrays["owners"]
-            self._collections = arrays["collections"]
-            self._ptr = [arrays["ptr0"], arrays["ptr1"]]
-            self._docs = [arrays["docs0"], arrays["docs1"]]
-            self._freqs = [arrays["freqs0"], arrays["freqs1"]]
-            vocab = []
-            for col in range(2):
-                text = arrays[f"vocab{col}"].tobytes().decode("utf-8")
-                tokens = text.split("\n") if text else []
-                vocab.append({t: i for i, t in enumerate(tokens)})
-            self._vocab = (vocab[0], vocab[1])
-        except KeyError:
+            loaded = self._read_arrays(self.path, header)
+        except Exception as exc:
+            log.warning("%s: cannot be loaded (%s); rebuilding it", self.path, exc)
             return False
-        if len(self._rowids) != int(header.get("count", -1)):
+        if loaded is None:
+            log.warning("%s: inconsistent arrays; rebuilding it", self.path)
             return False
-        self._owner_codes = {name: i for i, name in enumerate(header.get("owners", []))}
-        self._collection_codes = {name: i for i, name in enumerate(header.get("collections", []))}
+        (self._rowids, self._lengths, self._owners, self._collections) = loaded[:4]
+        self._ptr, self._docs, self._freqs, self._vocab = loaded[4:]
+        self._owner_codes = {name: i for i, name in enumerate(header["owners"])}
+        self._collection_codes = {name: i for i, name in enumerate(header["collections"])}
         self._reset_delta()
-        self._seq = seq
+        self._seq = header["seq"]
         self._ready = True
         self.loads += 1
-        if seq == high and len(self._rowids) != self._fts_rows():
+        if self._seq == high and len(self._rowids) != self._fts_rows():
             self._ready = False
             return False
         return True
+
+    def _read_arrays(self, path: Path, header: dict[str, Any]) -> tuple[Any, ...] | None:
+        """The arrays of a saved index, or None when their shapes disagree (a file
+        that passed its checksum but was written wrong, or by other code)."""
+        np = self._np
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {name: data[name] for name in data.files}
+        rowids, lengths = arrays["rowids"], arrays["lengths"]
+        owners, collections = arrays["owners"], arrays["collections"]
+        owner_names, collection_names = header.get("owners"), header.get("collections")
+        if not isinstance(owner_names, list) or not isinstance(collection_names, list):
+            return None
+        count = len(rowids)
+        columns = (rowids, lengths, owners, collections)
+        if header.get("count") != count or any(a.ndim != 1 or len(a) != count for a in columns):
+            return None
+        if count and (
+            owners.min() < -1
+            or owners.max() >= len(owner_names)
+            or collections.min() < -1
+            or collections.max() >= len(collection_names)
+            or (np.diff(rowids) <= 0).any()
+        ):
+            return None
+        ptr, docs, freqs, vocab = [], [], [], []
+        for col in range(2):
+            text = arrays[f"vocab{col}"].tobytes().decode("utf-8")
+            tokens = text.split("\n") if text else []
+            p, d, f = arrays[f"ptr{col}"], arrays[f"docs{col}"], arrays[f"freqs{col}"]
+            if p.ndim != 1 or len(p) != len(tokens) + 1 or d.shape != f.shape or d.ndim != 1:
+                return None
+            if p[0] != 0 or p[-1] != len(d) or (np.diff(p) < 0).any():
+                return None
+            if len(d) and (d.min() < 0 or d.max() >= count):
+                return None
+            ptr.append(p)
+            docs.append(d)
+            freqs.append(f)
+            vocab.append({t: i for i, t in enumerate(tokens)})
+        return (rowids, lengths, owners, collections, ptr, docs, freqs, (vocab[0], vocab[1]))
 
     def _fts_rows(self) -> int:
         return int(self.store.db.query_one("SELECT count(*) FROM chunks_fts")[0])

@@ -48,6 +48,10 @@ class RamVectorIndex:
         self._collection_codes: dict[str, int] = {}
         self.loads = 0
 
+    def invalidate(self) -> None:
+        """Forget the copy; the next query reloads it from the table."""
+        self._key = None
+
     def _refresh(self) -> bool:
         state = self.store.search_state()
         if state.vector_table is None or state.fingerprint is None:

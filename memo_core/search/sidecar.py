@@ -1,26 +1,41 @@
 """What the read-path indexes kept beside a SQLite file share: the change log and saving.
 
 An index kept beside ``<db>`` (HNSW vectors in ``ann_index.py``, keyword postings
-in ``keyword_index.py``) is a snapshot of the file as of one entry of its change
-log (``kb_chunk_changes``, filled by triggers on ``chunks``). It catches up by
-replaying the chunks changed after that entry, and it is saved as a data file plus
-a JSON header written after it, each replaced atomically, so a reader only ever
-trusts a header beside the very data file it describes (size and mtime match).
+in ``keyword_index.py``) is a snapshot of one base (named by its random id,
+``storage/identity.py``) as of one entry of its change log (``kb_chunk_changes``,
+filled by triggers on ``chunks``). It catches up by replaying the chunks changed
+after that entry, and it is saved as a data file plus a JSON header written after
+it, each replaced atomically, so a reader only ever trusts a header beside the
+very data file it describes: size, mtime and a CRC-32 of its bytes match (bit rot
+keeps the first two). An index whose header names another base, other
+parameters or another file is rebuilt, never read; so is one that fails to load
+for any reason: an aid never makes a search fail.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import threading
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from memo_core.storage.base import SQLDatabase
 
-__all__ = ["changed_rowids", "log_range", "read_header", "save_with_header", "snapshot_usable"]
+__all__ = [
+    "changed_rowids",
+    "file_checksum",
+    "log_range",
+    "read_header",
+    "save_with_header",
+    "snapshot_usable",
+]
+
+log = logging.getLogger(__name__)
 
 
 def log_range(db: SQLDatabase) -> tuple[int, int]:
@@ -53,8 +68,10 @@ def snapshot_usable(seq: int, low: int, high: int) -> bool:
 def read_header(data_path: Path, want: dict[str, Any]) -> dict[str, Any] | None:
     """The saved header of ``data_path`` if it describes an index like ``want``.
 
-    None when there is no header, it was written for other parameters, or the data
-    file beside it is not the one it was written after.
+    None when there is no header, it is malformed, it was written for other
+    parameters (``want`` names the base too), or the data file beside it is not the
+    one it was written after (size, mtime, CRC-32). A returned header's ``seq`` is
+    an integer.
     """
     try:
         header = json.loads(Path(str(data_path) + ".json").read_text(encoding="utf-8"))
@@ -65,13 +82,31 @@ def read_header(data_path: Path, want: dict[str, Any]) -> dict[str, Any] | None:
         return None
     if header.get("file") != [stat.st_size, stat.st_mtime_ns]:
         return None
+    if not all(type(header.get(k)) is int for k in ("seq", "crc32")):
+        return None
+    try:
+        if file_checksum(data_path) != header["crc32"]:
+            log.warning("%s: damaged (checksum differs); it will be rebuilt", data_path)
+            return None
+    except OSError:
+        return None
     return header
+
+
+def file_checksum(path: Path) -> int:
+    """CRC-32 of a file's bytes, read in 1 MiB blocks."""
+    crc = 0
+    with path.open("rb") as data:
+        while block := data.read(1 << 20):
+            crc = zlib.crc32(block, crc)
+    return crc
 
 
 def save_with_header(
     data_path: Path, write: Callable[[Path], None], header: dict[str, Any]
 ) -> bool:
-    """Write the data (``write(tmp)``), then ``header`` plus the data file's identity.
+    """Write the data (``write(tmp)``), then ``header`` plus the data file's identity
+    (size, mtime, CRC-32).
 
     False when the folder is not writable: the index then serves from RAM only.
     """
@@ -82,11 +117,10 @@ def save_with_header(
         # rename keeps it): if another process replaces the data before our header
         # lands, the header no longer matches and readers rebuild instead of pairing
         # our header with its data.
-        stat = tmp.stat()
+        stat, crc = tmp.stat(), file_checksum(tmp)
         os.replace(tmp, data_path)
-        tmp.write_text(
-            json.dumps({**header, "file": [stat.st_size, stat.st_mtime_ns]}), encoding="utf-8"
-        )
+        identity = {"file": [stat.st_size, stat.st_mtime_ns], "crc32": crc}
+        tmp.write_text(json.dumps({**header, **identity}), encoding="utf-8")
         os.replace(tmp, Path(str(data_path) + ".json"))
         return True
     except OSError:

@@ -75,3 +75,86 @@ def test_no_turn_is_taken_from_the_evaluation(labels: list[dict[str, object]]) -
             theirs |= {norm(p["text"]) for p in scenario["probes"]}
     ours = {norm(str(r["text"])) for r in labels}
     assert not ours & theirs
+    for line in (DATA / "dev_scenarios.jsonl").read_text(encoding="utf-8").splitlines():
+        scenario = json.loads(line)
+        said = {norm(t["text"]) for t in scenario["turns"] if t["role"] == "user"}
+        said |= {norm(p["text"]) for p in scenario["probes"]}
+        assert not said & theirs, scenario["id"]
+
+
+def _scenarios_module():  # type: ignore[no-untyped-def]
+    sys.path.insert(0, str(DATA))
+    try:
+        import make_dev_scenarios
+    finally:
+        sys.path.remove(str(DATA))
+    return make_dev_scenarios
+
+
+def test_dev_scenarios_are_rebuilt_and_cover_every_category() -> None:
+    mod = _scenarios_module()
+    rows = mod.build((DATA / "dev_scenarios.txt").read_text(encoding="utf-8"))
+    assert mod.dumps(rows) == (DATA / "dev_scenarios.jsonl").read_text(encoding="utf-8")
+    assert len(rows) >= 200
+    assert {(r["category"], r["lang"]) for r in rows} == {
+        (c, lang) for c in mod.CATEGORIES for lang in ("en", "ru")
+    }
+    assert len({r["user"] for r in rows}) >= 10
+    assert any("as_of" in p for r in rows for p in r["probes"])
+    ids = {r["id"] for r in rows}
+    assert all(r["isolation_of"] in ids for r in rows if "isolation_of" in r)
+
+
+_SOURCE = """@user en-t1
+== single_session
+u: My daughter Wilhelmina plays the oboe.
+? {probe} || Wilhelmina || ||
+"""
+
+
+def test_the_paraphrase_check_refuses_a_shared_stem() -> None:
+    mod = _scenarios_module()
+    assert mod.build(_SOURCE.format(probe="What is my kid called?"))
+    with pytest.raises(mod.ScenarioError, match="shares stem"):
+        mod.build(_SOURCE.format(probe="What instrument do my daughters play?"))
+    with pytest.raises(mod.ScenarioError, match="no user turn"):
+        mod.build(_SOURCE.replace("|| Wilhelmina ||", "|| Ottoline ||").format(probe="Who?"))
+
+
+class _Recorder:
+    """A stand-in memory that records what the benchmark's replay asks of it."""
+
+    def __init__(self) -> None:
+        self.recalls: list[dict[str, object]] = []
+
+    def capture(self, text: str, **kwargs: object) -> None:
+        return None
+
+    def recall(self, message: str, **kwargs: object) -> object:
+        from types import SimpleNamespace
+
+        self.recalls.append({"message": message, **kwargs})
+        facts = [SimpleNamespace(statement="the fact mentions Wilhelmina")]
+        return SimpleNamespace(gate=SimpleNamespace(action="recall"), facts=facts, history=[])
+
+
+def test_benchmark_replay_asks_temporal_probes_as_of_their_date(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.syspath_prepend(str(DATA.parents[1]))
+    import memory_eval
+
+    rows = _scenarios_module().build(
+        _SOURCE.format(probe="Who is my kid?")
+        + "? Who was my kid back then? || Wilhelmina || Ottoline || || asof=-2h\n! thanks\n"
+    )
+    memory = _Recorder()
+    replayed = list(memory_eval.replay(memory, rows))  # type: ignore[arg-type]
+    assert [r["as_of"] for r in memory.recalls] == [None, memory.recalls[1]["as_of"], None]
+    assert memory.recalls[1]["as_of"] is not None
+    assert memory.recalls[1]["as_of"] < memory.recalls[1]["at"]
+    result = memory_eval.score(rows, replayed)
+    assert set(result["by_category"]) == {"single_session", "smalltalk"}
+    assert result["by_category"]["smalltalk"]["smalltalk_skipped"] == 0.0  # it recalled
+    assert result["by_category"]["single_session"]["must_include_probe_share"] == 1.0
+    assert "| all |" in memory_eval.category_table(result)

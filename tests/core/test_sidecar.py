@@ -7,7 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from memo_core.embedders import HashEmbedder
+from memo_core.kb import MemoBase
+from memo_core.search.hybrid import SearchSettings
 from memo_core.search.sidecar import read_header, save_with_header, snapshot_usable
+from memo_core.storage.identity import BASE_ID_KEY
 
 
 def test_a_header_is_trusted_only_beside_its_own_data(tmp_path: Path) -> None:
@@ -73,3 +77,62 @@ def test_an_unwritable_folder_is_not_an_error(tmp_path: Path) -> None:
 )
 def test_when_a_snapshot_can_catch_up(seq: int, low: int, high: int, usable: bool) -> None:
     assert snapshot_usable(seq, low, high) is usable
+
+
+# -- binding to the base, and the table as the authority ------------------------------
+
+
+def _two_owner_base(path: Path, **settings: str) -> MemoBase:
+    kb = MemoBase(path, embedder=HashEmbedder(16), settings=SearchSettings(**settings))
+    for owner in ("bob", "alice"):
+        kb.add_texts(
+            [f"harbour lantern note {i} of {owner}" for i in range(6)],
+            [{"who": owner}] * 6,
+            owner=owner,
+        )
+    return kb
+
+
+def test_every_base_has_an_id_and_an_older_file_gets_one_on_open(tmp_path: Path) -> None:
+    first = _two_owner_base(tmp_path / "a.db")
+    other = _two_owner_base(tmp_path / "b.db")
+    ids = {first.store.meta(BASE_ID_KEY), other.store.meta(BASE_ID_KEY)}
+    assert len(ids) == 2 and None not in ids
+    # A file made before the migration: no id, and its migration not recorded yet.
+    first.db.execute("DELETE FROM kb_meta WHERE key = ?", [BASE_ID_KEY])
+    first.db.execute(
+        "DELETE FROM _memo_migrations WHERE schema = 'kb' AND name = 'add_base_identity'"
+    )
+    first.close()
+    other.close()
+    reopened = MemoBase(tmp_path / "a.db", embedder=HashEmbedder(16))
+    assert reopened.store.meta(BASE_ID_KEY) not in (None, *ids)
+    reopened.close()
+
+
+@pytest.mark.parametrize(
+    ("settings", "aid"),
+    [
+        ({"keyword_index": "memory"}, "_keywords"),
+        ({"vector_index": "memory"}, "_ram"),
+    ],
+)
+def test_a_wrong_aid_never_hands_out_another_owners_chunk(
+    tmp_path: Path, settings: dict[str, str], aid: str
+) -> None:
+    """An aid that slipped past its checks thinks bob's chunks are alice's: the
+    table says otherwise, the hit is dropped, and the aid is rebuilt from the table."""
+    kb = _two_owner_base(tmp_path / "kb.db", **settings)
+    mode = "keyword" if "keyword_index" in settings else "vector"
+    assert {
+        h.metadata["who"] for h in kb.search("harbour lantern", owner="alice", k=12, mode=mode)
+    } == {"alice"}
+    index = getattr(kb.searcher, aid)
+    index._owners[:] = index._owner_codes["alice"]  # every chunk "alice's"
+    hits = kb.search("harbour lantern note of bob", owner="alice", k=12, mode=mode)
+    assert hits and {h.metadata["who"] for h in hits} == {"alice"}
+    assert len(hits) == 6  # the SQL leg answered: nothing of alice's is missing
+    again = kb.search("harbour lantern note of bob", owner="alice", k=12, mode=mode)
+    assert {h.chunk_id for h in again} == {h.chunk_id for h in hits}
+    assert not (index._owners == index._owner_codes["alice"]).all()  # rebuilt from the table
+    kb.close()

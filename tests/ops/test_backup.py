@@ -20,6 +20,7 @@ from memo_core.embedders.hash import HashEmbedder
 from memo_core.errors import ConfigError, CorruptDatabaseError, NotFoundError, StorageError
 from memo_core.kb.base import MemoBase
 from memo_core.storage.connection import Database, pick_driver
+from memo_core.storage.identity import BASE_ID_KEY
 
 WORKERS = Path(__file__).with_name("ops_workers.py")
 
@@ -44,7 +45,8 @@ def _wait_for(predicate: Any, what: str, limit: float = 120.0) -> None:
 
 
 def _table_dump(path: Path) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of every ordinary table (virtual tables' shadow tables included)."""
+    """Every row of every ordinary table (virtual tables' shadow tables included),
+    but the base's id: every copy gets a fresh one on purpose (storage/identity.py)."""
     conn = pick_driver().module.connect(str(path))
     try:
         tables = [
@@ -54,7 +56,10 @@ def _table_dump(path: Path) -> dict[str, list[tuple[Any, ...]]]:
             )
             if not str(sql).upper().startswith("CREATE VIRTUAL")
         ]
-        return {t: conn.execute(f'SELECT * FROM "{t}" ORDER BY 1').fetchall() for t in tables}
+        dump = {t: conn.execute(f'SELECT * FROM "{t}" ORDER BY 1').fetchall() for t in tables}
+        if "kb_meta" in dump:
+            dump["kb_meta"] = [r for r in dump["kb_meta"] if r[0] != BASE_ID_KEY]
+        return dump
     finally:
         conn.close()
 

@@ -26,6 +26,7 @@ from typing import Any
 from memo_core.embedders.hash import HashEmbedder
 from memo_core.memory import MemoHood, RecallGate
 from memo_core.storage.connection import Database
+from memo_core.storage.identity import BASE_ID_KEY
 
 #: Dimensions of the hash embedder every reliability workload uses.
 DIMS = 32
@@ -240,7 +241,8 @@ def kb_documents(path: str | Path) -> dict[tuple[str, str], tuple[str, tuple[str
 
 
 def content_digest(path: str | Path) -> str:
-    """A digest of every row of every table (shadow tables included), order-independent."""
+    """A digest of every row of every table (shadow tables included), order-independent,
+    but the base's id: every copy gets a fresh one on purpose (storage/identity.py)."""
     digest = hashlib.sha256()
     with raw(path) as db:
         tables = db.query(
@@ -248,7 +250,10 @@ def content_digest(path: str | Path) -> str:
             " AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name"
         )
         for (name,) in tables:
-            rows = sorted(repr(tuple(r)) for r in db.query(f'SELECT * FROM "{name}"'))
+            found = db.query(f'SELECT * FROM "{name}"')
+            if name == "kb_meta":
+                found = [r for r in found if r[0] != BASE_ID_KEY]
+            rows = sorted(repr(tuple(r)) for r in found)
             digest.update(f"{name}:{len(rows)}".encode())
             for row in rows:
                 digest.update(row.encode("utf-8", "backslashreplace"))
