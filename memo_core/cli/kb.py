@@ -32,6 +32,7 @@ from memo_core.config import (
     build_search_settings,
     load_settings,
 )
+from memo_core.display import printable
 from memo_core.embedders.base import Embedder
 from memo_core.errors import BudgetExceededError
 from memo_core.kb.base import MemoBase
@@ -189,7 +190,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         f"{report.chunks} chunks in {report.seconds:.1f} s"
     )
     for skip in report.skipped:
-        human += f"\n  skipped {skip['path']}: {skip['reason']}"
+        human += f"\n  skipped {printable(skip['path'])}: {printable(skip['reason'])}"
     if report.secrets:
         human += f"\n  secrets found and {args.secrets}ed: {len(report.secrets)}"
     for flagged in report.flagged:  # never quoted as an answer; see memo_core/kb/flags.py
@@ -197,7 +198,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     _print(args, report.to_dict(), human)
     if not args.json:  # the failures, once each, where errors go (--json has them)
         for failure in report.failed:
-            print(f"memo: failed: {_naming(failure['source'], failure['error'])}", file=sys.stderr)
+            naming = _naming(failure["source"], failure["error"])
+            print(f"memo: failed: {printable(naming)}", file=sys.stderr)
     return EXIT_PARTIAL if report.failed else 0
 
 
@@ -242,7 +244,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     ]
     human = (
         "\n\n".join(
-            f"[{i}] {h.title or h.source} {_where(h.locator)} (score {h.score:.3f})\n    "
+            f"[{i}] {printable(h.title or h.source)} {_where(h.locator)} (score {h.score:.3f})\n    "
             + h.text[:300].replace("\n", " ")
             for i, h in enumerate(hits, start=1)
         )
@@ -259,6 +261,8 @@ def _where(locator: dict[str, Any]) -> str:
         return f"§ {locator['heading']}"
     if "start_time" in locator:
         return f"@ {float(locator['start_time']):.0f}s"
+    if "line_start" in locator:
+        return f"lines {locator['line_start']}-{locator['line_end']}"
     return ""
 
 
@@ -320,7 +324,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
             payload["answer"]
             + "\n"
             + "\n".join(
-                f'  [{i}] "{c["quote"]}" — {c["title"] or c["source"]} {_where(c["locator"])}'
+                f'  [{i}] "{c["quote"]}" — {printable(c["title"] or c["source"])} '
+                f"{_where(c['locator'])}"
                 for i, c in enumerate(payload["citations"], start=1)
             )
         )
@@ -339,7 +344,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         args,
         [d.to_dict() for d in docs],
         "\n".join(
-            f"{d.id}  {d.kind:8} {d.chunk_count:4} chunks  {d.title or d.source}" for d in docs
+            f"{d.id}  {d.kind:8} {d.chunk_count:4} chunks  {printable(d.title or d.source)}"
+            for d in docs
         )
         or "no documents",
     )

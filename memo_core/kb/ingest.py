@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memo_core.display import printable
 from memo_core.errors import (
     BudgetExceededError,
     EmbedderMismatchError,
@@ -242,7 +243,7 @@ def ingest_sources(
                 ) from exc
             except MemoError as exc:
                 # Reported once, by the caller (the CLI prints the report's failures).
-                log.info("skipped %s: %s", source, exc)
+                log.info("skipped %s: %s", printable(source), printable(exc))
                 report.failed.append(
                     {"source": str(source), "error": str(exc), "type": type(exc).__name__}
                 )

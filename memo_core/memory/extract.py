@@ -467,7 +467,12 @@ def analyze_turn(
     carried: set[str] = set()
     forget = False
     previous_kept = False
+    seen: set[str] = set()
     for raw in split_sentences(text):
+        said = " ".join(raw.casefold().split())
+        if said in seen:  # a repeated sentence is one fact, reinforced at most once
+            continue
+        seen.add(said)
         if lx.FORGET_REQUEST.search(raw):
             forget = True
             previous_kept = False

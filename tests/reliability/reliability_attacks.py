@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import math
 import random
+import re
 import string
 import subprocess
 from collections.abc import Callable
@@ -660,5 +661,97 @@ def attack_slow_loris(folder: Path, trials: int, seed: int) -> AttackTally:
             leaked=ran_on,
             lost=not fetched,
             why=f"{phase}: {problem or 'refused'}, sent {most} bytes in {server.hops} hops",
+        )
+    return tally
+
+
+# -- file names with control characters -------------------------------------------------
+
+#: What a hostile name holds to forge a line, clear the screen or reorder text.
+NAME_TRICKS = (
+    "\nmemo: error: FORGED",
+    "\r\x1b[2KFORGED",
+    "\x1b[2J\x1b[HFORGED",
+    "\u2028FORGED",
+    "\x85FORGED",
+    "\u202eFORGED",
+    "\x00FORGED"[1:] + "\x07\x08FORGED",
+    "\x0bFORGED\x0c",
+)
+#: Characters no output line may carry raw (the line break itself aside).
+RAW_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def forged_lines(output: str) -> list[str]:
+    """Lines that begin with a name's text, or raw control characters anywhere."""
+    bad = [line for line in output.split("\n") if line.lstrip().startswith("FORGED")]
+    return bad + RAW_CONTROL.findall(output)
+
+
+def hostile_names(folder: Path, rng: random.Random, tag: str) -> list[Path]:
+    """A readable note, a binary file with a text suffix and an empty file, all badly named."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files = []
+    for kind, suffix in (("note", ".md"), ("binary", ".txt"), ("empty", ".txt")):
+        name = f"{kind}-{tag}{rng.choice(NAME_TRICKS)}{suffix}"
+        path = folder / name.replace("/", "_")
+        if kind == "note":
+            path.write_text(f"The harbour lantern is lit at dusk on {tag}.")  # titled by its name
+        elif kind == "binary":
+            path.write_bytes(bytes(range(256)) * 4)
+        else:
+            path.write_bytes(b"")
+        files.append(path)
+    return files
+
+
+def run_cli(argv: list[str]) -> tuple[int, str]:
+    """``memo`` in this process, stdout and stderr (its log lines included) captured."""
+    import contextlib
+    import io
+    import logging
+
+    from memo_core.cli import PrintableFormatter, main
+
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(PrintableFormatter("%(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("memo_core")
+    logger.addHandler(handler)
+    old_level = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            code = main(argv)
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
+    return code, out.getvalue()
+
+
+def attack_control_names(folder: Path, trials: int, seed: int) -> AttackTally:
+    """``memo kb ingest``, ``list`` and ``search`` over files with hostile names.
+
+    leaked = an output or log line began with a name's text or carried a raw
+    control character; lost = the readable note did not go in.
+    """
+    rng, tally = random.Random(seed), AttackTally()
+    for i in range(trials):
+        here = folder / f"names-{i}"
+        files = hostile_names(here / "docs", rng, f"t{i}")
+        db = str(here / "kb.db")
+        common = ["--db", db, "--embedder", "hash"]
+        code, output = run_cli(["kb", "ingest", str(here / "docs"), *common])
+        _, listing = run_cli(["kb", "list", *common])
+        _, found = run_cli(["kb", "search", "lantern harbour", *common])
+        forged = forged_lines(output + "\n" + listing + "\n" + found)
+        with MemoBase(db, embedder=None) as kb:
+            kept = any(d.source == str(files[0]) for d in kb.list_documents())
+        record(
+            tally,
+            survived=code == 1 and not forged and kept,
+            leaked=bool(forged),
+            lost=not kept,
+            why=f"exit {code}, forged {forged[:3]!r}: {output[-300:]!r}",
         )
     return tally
