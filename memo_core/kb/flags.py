@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "INSTRUCTIONS",
-    "add_and_backfill_chunk_flags",
+    "backfill_chunk_flags",
     "chunk_flags",
     "decode_flags",
     "encode_flags",
@@ -84,9 +84,8 @@ def decode_flags(value: str | None) -> tuple[str, ...]:
     return tuple(f for f in (value or "").split(",") if f)
 
 
-def add_and_backfill_chunk_flags(db: SQLDatabase) -> None:
-    """The migration both backends run: add ``chunks.flags`` and flag what is stored."""
-    db.execute("ALTER TABLE chunks ADD COLUMN flags TEXT NOT NULL DEFAULT ''")
+def backfill_chunk_flags(db: SQLDatabase) -> None:
+    """Set the flags of every stored chunk (the ``add_chunk_flags`` migrations run it)."""
     last = 0
     while True:
         rows = db.query(

@@ -15,7 +15,7 @@ Tables (one SQLite file per base):
 
 from __future__ import annotations
 
-from memo_core.kb.flags import add_and_backfill_chunk_flags
+from memo_core.kb.flags import backfill_chunk_flags
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY, new_base_id
 from memo_core.storage.migrations import Migrations
@@ -128,4 +128,7 @@ def add_base_identity(db: SQLDatabase) -> None:
 @kb_schema
 def add_chunk_flags(db: SQLDatabase) -> None:
     """``chunks.flags``: ingest-time flags (``kb/flags.py``), set on the chunks already stored."""
-    add_and_backfill_chunk_flags(db)
+    columns = {row[1] for row in db.query("PRAGMA table_info(chunks)")}
+    if "flags" not in columns:
+        db.execute("ALTER TABLE chunks ADD COLUMN flags TEXT NOT NULL DEFAULT ''")
+    backfill_chunk_flags(db)
