@@ -15,7 +15,7 @@ else a private one started with ``pgserver``; each base is a fresh schema, dropp
    the gate passed and small talk it skipped; probes whose ``must_include`` strings are all in
    the recalled current facts, and the share of strings; probes where a ``must_not_include``
    string (a stale value, another user's, a stranger's or a hypothetical) leaked into them
-   (target 0); the share of ``history_must_include`` strings in the recalled facts' older
+   (target 0; for a ``credential`` probe, anywhere in the prompt block, past turns included); the share of ``history_must_include`` strings in the recalled facts' older
    versions; the median gate + recall time of the probes.
 2. Fills a fresh file with synthetic facts (one user, plus noise users) and
    times gate + recall for varied messages: the median and p95 in milliseconds.
@@ -108,6 +108,7 @@ def replay(memory: MemoHood, scenarios: list[dict[str, Any]]) -> Iterator[dict[s
                 "gate": result.gate.action,
                 "facts": [f.statement for f in result.facts],
                 "history": [f.statement for f in result.history],
+                "block": result.block,
                 "ms": ms,
             }
 
@@ -160,7 +161,11 @@ def _tally(pairs: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -
                         "facts": row["facts"],
                     }
                 )
-        leaked = [s for s in probe.get("must_not_include", []) if s.lower() in facts]
+        # A credential must not reach the prompt at all: not as a fact, not in a past turn.
+        where = facts
+        if probe_category(scenario, probe) == "credential":
+            where = row.get("block", facts).lower()
+        leaked = [s for s in probe.get("must_not_include", []) if s.lower() in where]
         if leaked:
             leaked_strings += len(leaked)
             leak_probes.append(

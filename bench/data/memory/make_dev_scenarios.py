@@ -10,7 +10,8 @@ turns, probes with expect_recall / must_include / must_not_include / history_mus
 - ``category`` on every scenario, in the categories of LongMemEval: single_session,
   multi_session, knowledge_update (chains included), temporal, abstention, preference,
   third_party (third parties, hypotheticals and assistant suggestions: never the user's facts),
-  isolation (another user asks the same questions) and smalltalk (probes the gate should skip);
+  isolation (another user asks the same questions), credential (a key or token said in chat must
+  not come back verbatim) and smalltalk (probes the gate should skip);
 - ``as_of`` on a probe (optional, ISO time): a temporal question, recalled with the versions that
   were current then (``MemoHood.recall(as_of=...)``); without it, recall is "now" at the probe.
 
@@ -71,6 +72,7 @@ CATEGORIES = (
     "preference",
     "third_party",
     "isolation",
+    "credential",
     "smalltalk",
 )
 
