@@ -27,6 +27,7 @@ is one dialect, and ``memo migrate`` finds a knowledge base by that name.
 from __future__ import annotations
 
 from memo_core.storage.base import SQLDatabase
+from memo_core.storage.identity import BASE_ID_KEY, new_base_id
 from memo_core.storage.migrations import Migrations
 
 __all__ = ["HNSW_MAX_DIMENSIONS", "pg_kb_schema", "pg_vector_index_ddl", "pg_vector_table_ddl"]
@@ -100,6 +101,15 @@ def create_core_tables(db: SQLDatabase) -> None:
         INSERT INTO chunks_fts_stats (id, nrows, ntokens) VALUES (1, 0, 0)
             ON CONFLICT (id) DO NOTHING;
         """
+    )
+
+
+@pg_kb_schema
+def add_base_identity(db: SQLDatabase) -> None:
+    """The base's random id, as in SQLite (``storage/identity.py``)."""
+    db.execute(
+        "INSERT INTO kb_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+        [BASE_ID_KEY, new_base_id()],
     )
 
 
