@@ -8,8 +8,10 @@ The same workloads as tests/reliability (which run them with CI-sized counts),
 with larger ones. Writes bench/results/stress.json and stress.md and exits 1
 when a target is missed: items lost, cross-namespace leaks, locked errors,
 crashes on hostile input and overspend must all be 0. The attacks of issue 16
-(foreign, restored and damaged search aids; ...) report trials, survived, lost
-and leaked, and every trial must survive.
+(foreign, restored and damaged search aids; hostile spend amounts, secrets.env
+values and query vectors; credentials in URLs; special-purpose addresses;
+expanding documents; slow-loris servers; control characters in file names)
+report trials, survived, lost and leaked, and every trial must survive.
 """
 
 from __future__ import annotations
@@ -28,6 +30,16 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "reliability"))
 
 from _common import markdown_table, write_results  # noqa: E402
+from reliability_attacks import (  # noqa: E402
+    attack_control_names,
+    attack_expanding_documents,
+    attack_secret_text,
+    attack_secrets_env,
+    attack_slow_loris,
+    attack_spend,
+    attack_ssrf_ranges,
+    attack_vectors,
+)
 from reliability_crash import SCENARIOS, prepare, run_trials  # noqa: E402
 from reliability_fuzz import (  # noqa: E402
     Tally,
@@ -221,6 +233,14 @@ def run_attacks(folder: Path, trials: int, seed: int) -> dict[str, Any]:
             ctx, f, max(1, n // 4), s
         ),
         "base damaged in the middle": run_corrupt,
+        "negative, NaN and infinite spend amounts": attack_spend,
+        "secrets.env values with shell injections, sourced by bash": attack_secrets_env,
+        "hostile query vectors (zero, NaN, strings, shapes)": attack_vectors,
+        "credentials in URLs and loose AWS secret keys": attack_secret_text,
+        "special-purpose address ranges in every spelling": attack_ssrf_ranges,
+        "documents expanding past the text or chunk bound": attack_expanding_documents,
+        "slow-loris web servers (silent, status, headers, body, redirects)": attack_slow_loris,
+        "file names with newlines, escapes and bidi overrides": attack_control_names,
     }
     if read_only_available(folder / "probe") is None:
         attacks["base on read-only media"] = lambda f, n, s: run_read_only(f, max(1, n // 4), s)

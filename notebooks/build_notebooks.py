@@ -122,15 +122,15 @@ def memo_llm(fake: str) -> str:
 
 
 INGEST_SAMPLES = """
-from memo_core.ingest import IngestPolicy
 from memo_core.kb import MemoBase
-from memo_core.kb.ingest import ingest_sources
 
 kb = MemoBase(WORK / "kb.db", embedder=embedder)
-# Ingestion may read only the folders the policy allows (here: the sample folder).
-report = ingest_sources(kb, [SAMPLES], policy=IngestPolicy.for_roots([SAMPLES]))
+# Ingestion reads only the folders in roots= (here: the sample folder), the same report
+# as `memo kb ingest`: added, updated, unchanged, failed and skipped (with reasons).
+report = kb.ingest(SAMPLES, roots=[SAMPLES])
 print(f"{len(report.added)} documents, {report.chunks} chunks in {report.seconds:.1f} s "
-      f"({report.embed_seconds:.1f} s embedding); failed: {report.failed}")
+      f"({report.embed_seconds:.1f} s embedding); failed: {report.failed}; "
+      f"skipped: {report.skipped}")
 """
 
 

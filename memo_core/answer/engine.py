@@ -27,6 +27,7 @@ from memo_core.answer.evidence import (
     with_memory_passages,
 )
 from memo_core.answer.extractive import extractive_answer
+from memo_core.answer.faithfulness import unfaithful
 from memo_core.answer.gate import SufficiencyGate
 from memo_core.answer.grounding import is_grounded
 from memo_core.answer.prompting import (
@@ -35,6 +36,8 @@ from memo_core.answer.prompting import (
     build_repair_messages,
     parse_answer,
 )
+from memo_core.answer.salience import missing_terms
+from memo_core.answer.sentences import sentence_around
 from memo_core.answer.types import (
     Answer,
     AnswerResult,
@@ -183,6 +186,15 @@ class GuardedAnswerer:
         all_cited = [c for claim in claims for c in claim.citations]
         citations = [c for c in all_cited if not c.is_memory]
         remembered = [c for c in all_cited if c.is_memory]
+        missing = _missing_terms(question, citations, hits)
+        if missing and not remembered:
+            # The passages quoted are about something else (another version, product,
+            # party): a true quote answering another question is still a false answer.
+            return Refusal(
+                f"{NOT_IN_BASE} (the passages found do not mention {', '.join(missing)})",
+                decision.score,
+                searched,
+            )
 
         def marker(c: Citation) -> str:
             return f"[m{_ref(remembered, c)}]" if c.is_memory else f"[{_ref(citations, c)}]"
@@ -264,8 +276,10 @@ class GuardedAnswerer:
             explanation.checks.append({"chunk_id": hit.chunk_id, "quote": quote, **check.to_dict()})
         if not check.verified or check.start is None or check.end is None:
             return None
+        a, b = sentence_around(hit.text, check.start, check.end)
         return Citation(
             quote=hit.text[check.start : check.end],
+            sentence=hit.text[a:b],
             chunk_id=hit.chunk_id,
             document_id=hit.document_id,
             source=hit.source,
@@ -313,12 +327,36 @@ class GuardedAnswerer:
                     citations.append(citation)
             if citations:  # a claim with no verified quote is dropped whole
                 text = _strip_markers(claim.text)
-                if not is_grounded(text, [c.quote for c in citations]):
-                    # The wording says more than its quotes (an obeyed injection, a
-                    # guess): what is verified is the quotes, so they are the claim.
-                    text = " ".join(c.quote for c in citations)
+                quotes = [c.quote for c in citations]
+                failure = (
+                    None if is_grounded(text, quotes) else "the claim says more than its quotes"
+                ) or unfaithful(text, quotes)
+                if failure:
+                    # The wording says more than its quotes, or something else (an obeyed
+                    # injection, a dropped "not", a swapped party): what is verified is
+                    # the quotes, so they are the claim (each citation carries its
+                    # whole source sentence for display).
+                    log.info("claim %r replaced by its quotes: %s", text, failure)
+                    if explanation is not None:
+                        explanation.checks.append(
+                            {"claim": text, "faithful": False, "reason": failure}
+                        )
+                    text = " ".join(dict.fromkeys(c.quote for c in citations))
                 claims.append(Claim(text, tuple(citations)))
         return claims
+
+
+def _missing_terms(question: str, citations: Sequence[Citation], hits: Sequence[Hit]) -> list[str]:
+    """The question's numbers and names absent from every cited passage and its title."""
+    if not citations:
+        return []
+    cited = {c.chunk_id for c in citations}
+    evidence = [
+        f"{h.title} {h.source} {' '.join(str(v) for v in h.locator.values())} {h.text}"
+        for h in hits
+        if h.chunk_id in cited
+    ]
+    return missing_terms(question, evidence)
 
 
 def _ref(citations: Sequence[Citation], citation: Citation) -> int:

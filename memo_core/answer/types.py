@@ -88,6 +88,8 @@ class Citation:
     at ``chunk_start`` in its document, so :attr:`document_start` and
     :attr:`document_end` locate it in the stored document text. ``locator``
     holds what a person needs to find it (``page``, ``heading``, ``timecode``...).
+    ``sentence`` is the whole source sentence that holds the quote: what a person
+    should read, so a quote cut short cannot hide what follows it.
     """
 
     quote: str
@@ -101,9 +103,12 @@ class Citation:
     chunk_start: int = 0
     method: MatchMethod = "exact"
     similarity: float = 1.0
+    sentence: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "locator", dict(self.locator))
+        if not self.sentence:
+            object.__setattr__(self, "sentence", self.quote)
         _method(self.method)
 
     @property
@@ -138,6 +143,7 @@ class Citation:
             "chunk_start": self.chunk_start,
             "method": self.method,
             "similarity": self.similarity,
+            "sentence": self.sentence,
         }
 
     @classmethod
@@ -155,6 +161,7 @@ class Citation:
             chunk_start=int(data.get("chunk_start", 0)),
             method=method or "exact",
             similarity=float(data.get("similarity", 1.0)),
+            sentence=str(data.get("sentence") or ""),
         )
 
 

@@ -20,7 +20,13 @@ from memo_core.ingest.dispatch import SUPPORTED_SUFFIXES, apply_secret_policy, e
 from memo_core.ingest.normalize import DocumentBuilder, normalize_text
 from memo_core.ingest.obsidian import ObsidianVault
 from memo_core.ingest.policy import IngestPolicy, check_path
-from memo_core.ingest.secretscan import SecretFinding, redact_secrets, scan_secrets
+from memo_core.ingest.secretscan import (
+    RedactedText,
+    SecretFinding,
+    redact_secrets,
+    redact_text,
+    scan_secrets,
+)
 from memo_core.ingest.transcribers import (
     HTTPWhisperTranscriber,
     LocalWhisperTranscriber,
@@ -55,6 +61,7 @@ __all__ = [
     "LocalWhisperTranscriber",
     "ObsidianVault",
     "ProgressCallback",
+    "RedactedText",
     "SavedCaptionFetcher",
     "SecretFinding",
     "Section",
@@ -73,6 +80,7 @@ __all__ = [
     "iter_sources",
     "normalize_text",
     "redact_secrets",
+    "redact_text",
     "scan_secrets",
     "select_transcriber",
     "transcriber_from_env",

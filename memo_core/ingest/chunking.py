@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from memo_core.errors import InvalidInputError
+from memo_core.errors import InvalidInputError, SourceTooLargeError
 from memo_core.ingest.types import ChunkDraft, ExtractedDocument, Section
 
 __all__ = ["chunk_document"]
@@ -33,6 +33,7 @@ def chunk_document(
     max_chars: int = 1200,
     overlap_chars: int = 150,
     min_chars: int = 200,
+    max_chunks: int | None = None,
 ) -> list[ChunkDraft]:
     """Split ``doc`` into chunks of at most ``max_chars`` characters.
 
@@ -40,7 +41,9 @@ def chunk_document(
     (it avoids slivers); a whole short section still makes one short chunk, because
     merging it with a neighbour would blur its locator. ``overlap_chars`` and
     ``min_chars`` are capped at half of ``max_chars``, so a small ``max_chars``
-    alone is a valid call.
+    alone is a valid call. With ``max_chunks``, a document that would give more
+    chunks raises :class:`~memo_core.errors.SourceTooLargeError` as soon as it
+    passes the bound (``IngestPolicy.max_chunks_per_document`` on the ingest path).
     """
     if max_chars < 1:
         raise InvalidInputError("max_chars must be positive")
@@ -60,6 +63,11 @@ def chunk_document(
                     locator=_locator(sections, span_start, span_end),
                 )
             )
+            if max_chunks is not None and len(chunks) > max_chunks:
+                raise SourceTooLargeError(
+                    f"{doc.source}: more than {max_chunks:,} chunks "
+                    "(IngestPolicy.max_chunks_per_document); refused before embedding"
+                )
     return chunks
 
 

@@ -5,8 +5,17 @@ Two families of patterns: tokens with a recognisable shape (``AKIA...``,
 keys without a shape (Cohere, Cloudflare, generic ``api_key = ...``), found only
 in an assignment, and for the generic case only when the value looks random
 (mixed character classes, high entropy), so "password: see the wiki" is left
-alone. A finding covers the secret value itself, so redaction keeps the name:
-``api_key = [REDACTED:generic_assignment]``.
+alone. Two more need context: a password inside a URL's userinfo
+(``postgres://user:pw@host``, ``redis://:pw@host``, ``https://user:pw@...``, any
+scheme), and an AWS secret access key (40 base64 characters) that is not on an
+``aws_secret_access_key =`` line but sits near an AWS access key id or after a
+secret-ish label on its line. A finding covers the secret value itself, so
+redaction keeps the name: ``api_key = [REDACTED:generic_assignment]``,
+``postgres://app:[REDACTED:url_password]@db``.
+
+:func:`redact_text` is the one call for text that is about to be stored outside
+the ingest pipeline (memory capture scans every turn with it); its signature is
+stable.
 """
 
 from __future__ import annotations
@@ -19,9 +28,11 @@ from dataclasses import dataclass
 
 __all__ = [
     "SECRET_PATTERNS",
+    "RedactedText",
     "SecretFinding",
     "SecretPattern",
     "redact_secrets",
+    "redact_text",
     "scan_secrets",
     "shift_offset",
 ]
@@ -81,6 +92,24 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
         r"(?:[\s\S]{0,16384}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
         r"|(?:\n[A-Za-z0-9+/=]+)*)",
         ("PRIVATE KEY",),
+    ),
+    _p(
+        "url_password",
+        # Anchored on "://" (a fast literal search), whatever the scheme; the user
+        # part may be empty (redis://:pw@host); the password runs to the last "@"
+        # of the authority, so an unescaped "@" inside it is still covered.
+        r"://[^\s:/@?#\[\]\"'<>]*:([^\s/?#\"'<>]+)@(?=[A-Za-z0-9\[_\-])",
+        ("://",),
+        group=1,
+    ),
+    _p(
+        "url_password",
+        # A credential in a connection URL's query (jdbc:...?user=app&password=pw).
+        r"(?i)[?&;](?:password|passwd|pwd|pass|secret|token|api_?key|access_?token)"
+        r"=([^&;\s#\"'<>]+)",
+        ("pass", "pwd", "secret", "token", "key"),
+        group=1,
+        anchor=r"[?&;](?:password|passwd|pwd|pass|secret|token|api_?key|access_?token)=",
     ),
     _p(
         "aws_access_key",
@@ -162,6 +191,65 @@ def _looks_random(value: str) -> bool:
     return classes >= 2 and any(c.isdigit() for c in value) and _entropy(value) >= 3.0
 
 
+#: Template syntax, not a password: ``${DB_PASS}``, ``<password>``, ``{{pw}}``, ``%s``, ``***``.
+_URL_TEMPLATE = re.compile(
+    r"^(?:\$[A-Z_][A-Z0-9_]*|\$\{[^{}]+\}|\$\(\w+\)|\{\{?[^{}]*\}\}?|<[^<>]*>"
+    r"|%s|%\(\w+\)s|\*+|[xX]+)$"
+)
+
+#: A candidate AWS secret access key: 40 base64 characters standing alone.
+_AWS_SECRET_SHAPE = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+#: A label that makes a key-shaped value on the same line a secret (lowercased text).
+_SECRET_LABEL = re.compile(r"secret|aws|credential|passw|private|access.?key")
+_LABEL_REACH = 80  # characters before the value, on its line
+_KEY_ID_REACH = 400  # characters either side of an access key id
+
+
+def _accepts(kind: str, value: str) -> bool:
+    if kind == "generic_assignment":
+        return _looks_random(value)
+    if kind == "url_password":
+        return not _URL_TEMPLATE.search(value)
+    return True
+
+
+def _looks_like_aws_secret(value: str, *, strong_context: bool) -> bool:
+    """Base64 of random bytes: both letter cases, high entropy (not hex, not a word).
+
+    In a weak context (a "password" or "private" label) a digit or ``/+`` is also
+    required, so a long CamelCase name is not taken for a key; beside an access
+    key id or after "aws"/"secret" it is not, since one secret in a few thousand
+    has none.
+    """
+    return (
+        any(c.islower() for c in value)
+        and any(c.isupper() for c in value)
+        and (strong_context or any(c.isdigit() or c in "/+" for c in value))
+        and _entropy(value) >= 3.5
+    )
+
+
+def _aws_secrets_in_context(
+    text: str, lowered: str, key_ids: list[SecretFinding]
+) -> Iterator[tuple[int, int]]:
+    """Spans of 40-character AWS secret keys near an access key id or after a label."""
+    if not key_ids and not _SECRET_LABEL.search(lowered):
+        return
+    for match in _AWS_SECRET_SHAPE.finditer(text):
+        start, end = match.span()
+        near_id = any(
+            start - _KEY_ID_REACH <= k.start and k.end <= end + _KEY_ID_REACH for k in key_ids
+        )
+        line_start = text.rfind("\n", 0, start) + 1
+        window = lowered[max(line_start, start - _LABEL_REACH) : start]
+        if len(lowered) != len(text):  # lower() changed lengths: offsets do not line up
+            window = ""
+        labels = set(_SECRET_LABEL.findall(window))
+        strong = near_id or bool(labels & {"aws", "secret"})
+        if (near_id or labels) and _looks_like_aws_secret(match.group(), strong_context=strong):
+            yield start, end
+
+
 def scan_secrets(text: str) -> list[SecretFinding]:
     """Every secret found in ``text``, sorted by position, never overlapping."""
     findings: list[SecretFinding] = []
@@ -176,13 +264,53 @@ def scan_secrets(text: str) -> list[SecretFinding]:
             start, end = match.span(group)
             if start < 0 or end <= start:
                 continue
-            if kind == "generic_assignment" and not _looks_random(match.group(group)):
+            if not _accepts(kind, match.group(group)):
                 continue
             if any(start < c_end and c_start < end for c_start, c_end in claimed):
                 continue
             claimed.append((start, end))
             findings.append(SecretFinding(kind, start, end))
+    key_ids = [f for f in findings if f.kind == "aws_access_key"]
+    for start, end in _aws_secrets_in_context(text, lowered, key_ids):
+        if not any(start < c_end and c_start < end for c_start, c_end in claimed):
+            claimed.append((start, end))
+            findings.append(SecretFinding("aws_secret_key", start, end))
     return sorted(findings, key=lambda f: f.start)
+
+
+@dataclass(frozen=True)
+class RedactedText:
+    """What :func:`redact_text` returns: the safe text and what was taken out of it.
+
+    ``findings`` are the ``[REDACTED:kind]`` markers' spans in ``text`` (never
+    the secret values); ``kinds`` their sorted distinct kinds.
+    """
+
+    text: str
+    findings: tuple[SecretFinding, ...]
+
+    @property
+    def found(self) -> bool:
+        return bool(self.findings)
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(sorted({f.kind for f in self.findings}))
+
+
+def redact_text(text: str) -> RedactedText:
+    """Scan ``text`` and replace every secret with ``[REDACTED:kind]``.
+
+    The one entry point for text stored outside the ingest pipeline, such as a
+    captured conversation turn; stable signature: ``str`` in, :class:`RedactedText`
+    out, no configuration (the ingest pipeline's block/redact/allow policy is
+    :func:`memo_core.ingest.apply_secret_policy`). Text without secrets comes back
+    unchanged (the same string), so callers can compare cheaply.
+    """
+    findings = scan_secrets(text)
+    if not findings:
+        return RedactedText(text, ())
+    return RedactedText(redact_secrets(text, findings), tuple(redacted_findings(findings)))
 
 
 def _matches(pattern: SecretPattern, text: str, lowered: str) -> Iterator[re.Match[str]]:

@@ -45,14 +45,42 @@ class CheckedURL:
         return host if self.port == default else f"{host}:{self.port}"
 
 
+#: Special-purpose blocks that Python's ``is_global`` still calls global, or that
+#: carry another address inside them. ``ipaddress`` knows the IANA registries'
+#: "globally reachable" column, which is right for almost everything; these are
+#: the exceptions a fetcher must not reach (IANA special-purpose registries).
+_NOT_PUBLIC = tuple(
+    ipaddress.ip_network(block)
+    for block in (
+        "192.0.0.0/24",  # IETF protocol assignments, whole block (192.0.0.9/.10 included)
+        "192.88.99.0/24",  # deprecated 6to4 relay anycast
+        "fec0::/10",  # deprecated site-local: routed inside a site, never on the internet
+        "64:ff9b:1::/48",  # local-use NAT64 (RFC 8215)
+        "100::/64",  # discard-only
+        "2001::/23",  # IETF protocol assignments (Teredo, ORCHID, benchmarking...)
+        "2001:db8::/32",  # documentation
+    )
+)
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
 def is_public_address(address: IPAddress) -> bool:
-    """True only for globally routable unicast addresses."""
+    """True only for globally routable unicast addresses.
+
+    Python's ``is_global`` (the IANA special-purpose registries) decides, minus
+    :data:`_NOT_PUBLIC`. An IPv6 address that embeds an IPv4 one (IPv4-mapped,
+    6to4, well-known NAT64) is judged by the IPv4 address it reaches.
+    """
     if isinstance(address, ipaddress.IPv6Address):
         embedded = address.ipv4_mapped or address.sixtofour
+        if embedded is None and address in _NAT64:
+            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
         if embedded is not None:
             return is_public_address(embedded)
         if address.teredo is not None:
             return False
+    if any(address in block for block in _NOT_PUBLIC if block.version == address.version):
+        return False
     return bool(
         address.is_global
         and not (

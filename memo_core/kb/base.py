@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memo_core.embedders.base import Embedder
 from memo_core.errors import EmbedderMismatchError, InvalidInputError, NotFoundError
@@ -27,6 +27,10 @@ from memo_core.search.text import DEFAULT_LANGUAGES
 from memo_core.storage import open_database
 from memo_core.storage.base import SQLDatabase, Tracer
 from memo_core.types import Hit, SearchMode
+
+if TYPE_CHECKING:
+    from memo_core.ingest import IngestPolicy
+    from memo_core.kb.ingest import IngestReport
 
 __all__ = ["DEFAULT_COLLECTION", "DEFAULT_OWNER", "MemoBase", "open_store"]
 
@@ -270,6 +274,52 @@ class MemoBase:
                 )
             out.append(info.id)
         return out
+
+    def ingest(
+        self,
+        paths: str | Path | Sequence[str | Path],
+        roots: Sequence[str | Path] | None = None,
+        *,
+        collection: str = DEFAULT_COLLECTION,
+        owner: str | None = None,
+        secrets: str = "redact",
+        policy: IngestPolicy | None = None,
+        progress: Callable[[int, int | None, str], None] | None = None,
+        **extract_options: Any,
+    ) -> IngestReport:
+        """Ingest files, folders, Obsidian vaults, URLs and YouTube ids; returns the report
+        ``memo kb ingest`` prints (added, updated, unchanged, failed, skipped, chunks).
+
+        Local paths must lie under ``roots`` (default: the current folder), the
+        guard for paths that arrive from code, agents or a model; folder walks
+        never leave them. ``policy`` gives every other limit (sizes, URLs, secrets)
+        and its own ``allowed_roots``; pass ``roots`` or ``policy``, not both. A
+        source that fails is reported and the others go in; a storage error stops
+        the run with :class:`~memo_core.errors.IngestAbortedError`.
+        ``extract_options`` reach the extractors (``transcriber``, ``ledger``,
+        ``caption_fetcher``, ``http_transport``).
+        """
+        from memo_core.ingest import IngestPolicy
+        from memo_core.kb.ingest import ingest_sources
+
+        if policy is not None and roots is not None:
+            raise InvalidInputError("pass roots= or policy= (with its allowed_roots), not both")
+        if policy is None:
+            policy = (
+                IngestPolicy(secrets=secrets)  # type: ignore[arg-type]
+                if roots is None
+                else IngestPolicy.for_roots(roots, secrets=secrets)
+            )
+        sources = [paths] if isinstance(paths, str | Path) else list(paths)
+        return ingest_sources(
+            self,
+            sources,
+            policy=policy,
+            collection=collection,
+            owner=owner,
+            progress=progress,
+            **extract_options,
+        )
 
     def delete(self, document_ids: Sequence[str], *, owner: str | None = None) -> int:
         """Delete documents with all their chunk, FTS and vector rows."""

@@ -96,8 +96,19 @@ class MemoryConfig:
     duplicate_cosine: float = 0.92
     #: Minimum match score for an explicit correction to supersede an older fact.
     correction_min_score: float = 0.3
+    #: A new value supersedes an old one without a change cue when this share of the
+    #: smaller side's topic words (content words that are not values) is shared.
+    value_change_min_share: float = 0.5
     #: Similarity band in which an LLM (when configured) decides "update or new fact".
     contradiction_band: tuple[float, float] = (0.35, 0.7)
+    #: A turn longer than this (characters) is stored and analysed truncated, with a note.
+    max_turn_chars: int = 20_000
+    #: At most this many facts are taken from one turn (a pasted document is no profile).
+    max_facts_per_turn: int = 25
+    #: Credentials in captured turns and remembered facts (the ingest scanner):
+    #: ``"redact"`` replaces them with ``[REDACTED:kind]``, ``"block"`` refuses the
+    #: turn with ``SecretFoundError``, ``"allow"`` stores them as said.
+    secrets: str = "redact"
     #: Minutes during which "she"/"он" in a new turn still refers to the last person named.
     pronoun_window_minutes: float = 60.0
 
@@ -139,9 +150,15 @@ class MemoryConfig:
             raise ConfigError("archive_threshold must be in [0, 1)")
         if not 0.0 <= self.borderline_threshold <= self.keep_threshold <= 1.0:
             raise ConfigError("need 0 <= borderline_threshold <= keep_threshold <= 1")
+        if not 0.0 < self.value_change_min_share <= 1.0:
+            raise ConfigError("value_change_min_share must be in (0, 1]")
         low, high = self.contradiction_band
         if not 0.0 <= low <= high <= 1.0:
             raise ConfigError("contradiction_band must be (low, high) within [0, 1]")
+        if self.secrets not in ("redact", "block", "allow"):
+            raise ConfigError(f"secrets must be redact, block or allow, not {self.secrets!r}")
+        if self.max_turn_chars < 1 or self.max_facts_per_turn < 0:
+            raise ConfigError("max_turn_chars must be positive, max_facts_per_turn not negative")
         for name in ("recall_k", "profile_k", "turns_k", "upcoming_k", "habits_k", "token_budget"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"{name} must not be negative")

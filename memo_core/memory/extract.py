@@ -19,9 +19,9 @@ from datetime import date
 
 from memo_core.memory import lexicon as lx
 from memo_core.memory.config import PINNED_BY_DEFAULT, MemoryConfig
-from memo_core.memory.dates import DateRange, find_date_range, has_time_value
 from memo_core.memory.types import Decision
 from memo_core.search.text import STOPWORDS, detect_language, stem_token, tokenize
+from memo_core.values import DateRange, find_date_range, has_time_value
 
 __all__ = [
     "CandidateFact",
@@ -467,7 +467,12 @@ def analyze_turn(
     carried: set[str] = set()
     forget = False
     previous_kept = False
+    seen: set[str] = set()
     for raw in split_sentences(text):
+        said = " ".join(raw.casefold().split())
+        if said in seen:  # a repeated sentence is one fact, reinforced at most once
+            continue
+        seen.add(said)
         if lx.FORGET_REQUEST.search(raw):
             forget = True
             previous_kept = False

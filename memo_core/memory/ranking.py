@@ -31,7 +31,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memo_core.memory import lexicon as lx
-from memo_core.memory.dates import mentions_time_intent
 from memo_core.memory.types import Fact, Turn
 from memo_core.search.text import STOPWORDS, detect_language, stem_token, tokenize
 
@@ -61,6 +60,22 @@ _ADVICE = re.compile(
     r"составь|спланируй|\bрежим\w*|распорядок",
     re.IGNORECASE,
 )
+
+
+_TIME_INTENT = re.compile(
+    r"\b(?:when|when's|deadline|due|how long|how much time|how many days|left|until|till|"
+    r"tomorrow|tonight|today|this (?:week|weekend|month)|next (?:week|month)|upcoming|coming up|"
+    r"soon|schedule|what date|which date)\b|"
+    r"когда|\bсрок\w*|дедлайн|до како\w+|сколько (?:у меня )?(?:осталось|времени|дней)|"
+    r"осталось|\bзавтра\b|послезавтра|\bсегодня\b|на этой неделе|на выходных|\bскоро\b|"
+    r"какого числа|расписани\w*",
+    re.IGNORECASE,
+)
+
+
+def mentions_time_intent(text: str) -> bool:
+    """Whether a message asks about time: when, how long, deadline, tomorrow..."""
+    return bool(_TIME_INTENT.search(text))
 
 
 @dataclass(frozen=True)

@@ -75,3 +75,47 @@ def test_no_turn_is_taken_from_the_evaluation(labels: list[dict[str, object]]) -
             theirs |= {norm(p["text"]) for p in scenario["probes"]}
     ours = {norm(str(r["text"])) for r in labels}
     assert not ours & theirs
+    for line in (DATA / "dev_scenarios.jsonl").read_text(encoding="utf-8").splitlines():
+        scenario = json.loads(line)
+        said = {norm(t["text"]) for t in scenario["turns"] if t["role"] == "user"}
+        said |= {norm(p["text"]) for p in scenario["probes"]}
+        assert not said & theirs, scenario["id"]
+
+
+def _scenarios_module():  # type: ignore[no-untyped-def]
+    sys.path.insert(0, str(DATA))
+    try:
+        import make_dev_scenarios
+    finally:
+        sys.path.remove(str(DATA))
+    return make_dev_scenarios
+
+
+def test_dev_scenarios_are_rebuilt_and_cover_every_category() -> None:
+    mod = _scenarios_module()
+    rows = mod.build((DATA / "dev_scenarios.txt").read_text(encoding="utf-8"))
+    assert mod.dumps(rows) == (DATA / "dev_scenarios.jsonl").read_text(encoding="utf-8")
+    assert len(rows) >= 200
+    assert {(r["category"], r["lang"]) for r in rows} == {
+        (c, lang) for c in mod.CATEGORIES for lang in ("en", "ru")
+    }
+    assert len({r["user"] for r in rows}) >= 10
+    assert any("as_of" in p for r in rows for p in r["probes"])
+    ids = {r["id"] for r in rows}
+    assert all(r["isolation_of"] in ids for r in rows if "isolation_of" in r)
+
+
+_SOURCE = """@user en-t1
+== single_session
+u: My daughter Wilhelmina plays the oboe.
+? {probe} || Wilhelmina || ||
+"""
+
+
+def test_the_paraphrase_check_refuses_a_shared_stem() -> None:
+    mod = _scenarios_module()
+    assert mod.build(_SOURCE.format(probe="What is my kid called?"))
+    with pytest.raises(mod.ScenarioError, match="shares stem"):
+        mod.build(_SOURCE.format(probe="What instrument do my daughters play?"))
+    with pytest.raises(mod.ScenarioError, match="no user turn"):
+        mod.build(_SOURCE.replace("|| Wilhelmina ||", "|| Ottoline ||").format(probe="Who?"))

@@ -29,6 +29,7 @@ EXPORTED = {
     "LocalWhisperTranscriber",
     "ObsidianVault",
     "ProgressCallback",
+    "RedactedText",
     "SavedCaptionFetcher",
     "SecretFinding",
     "Section",
@@ -47,6 +48,7 @@ EXPORTED = {
     "iter_sources",
     "normalize_text",
     "redact_secrets",
+    "redact_text",
     "scan_secrets",
     "select_transcriber",
     "transcriber_from_env",
@@ -109,7 +111,7 @@ def test_samples_are_reproducible(tmp_path: Path, samples_module: ModuleType) ->
     for path in written:
         committed = REPO / "samples" / path.relative_to(tmp_path)
         assert committed.read_bytes() == path.read_bytes(), (
-            f"{committed} is stale: run samples/make_samples.py"
+            f"{committed} is stale: run tests/ingest/make_samples.py"
         )
     total = sum(p.stat().st_size for p in (REPO / "samples").rglob("*") if p.is_file())
     assert total < 200_000

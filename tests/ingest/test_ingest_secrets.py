@@ -20,6 +20,7 @@ from memo_core.ingest import (
     apply_secret_policy,
     extract,
     redact_secrets,
+    redact_text,
     scan_secrets,
 )
 
@@ -200,3 +201,68 @@ def test_text_whose_lowercase_changes_length_is_still_scanned() -> None:
     assert len(text.lower()) != len(text)
     (finding,) = scan_secrets(text)
     assert text[finding.start : finding.end] == value
+
+
+AWS_SECRET = fake("", 38, R + "/+") + "/K"  # 40 base64 characters, both cases
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Connect with postgres" + "://app:" + R[:14] + "@db.internal:5432/main", R[:14]),
+        ("mysql" + "://root:" + R[:9] + "@10.0.0.5/app", R[:9]),
+        ("cache at redis" + "://:" + R[:11] + "@cache:6379/0", R[:11]),
+        ("queue amqp" + "://guest:" + R[:8] + "@rabbit//", R[:8]),
+        ("mirror https" + "://bob:" + R[:10] + "@example.org/x", R[:10]),
+        (
+            "mongodb+srv" + "://app:" + R[:6] + "@" + R[6:9] + "@cluster0.example.net/db",
+            R[:6] + "@" + R[6:9],
+        ),
+        ("jdbc:postgresql://db/app?user=app&pass" + "word=" + R[:7] + "&ssl=true", R[:7]),
+    ],
+)
+def test_passwords_in_url_userinfo_are_redacted(text: str, value: str) -> None:
+    assert value in text
+    (finding,) = scan_secrets(text)
+    assert finding.kind == "url_password" and text[finding.start : finding.end].endswith(value)
+    assert value not in redact_secrets(text, [finding])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Key " + SECRETS["aws_access_key"] + "\nand its partner " + AWS_SECRET,
+        "Access key ID,Secret access key\n" + SECRETS["aws_access_key"] + "," + AWS_SECRET,
+        "my aws secret is " + AWS_SECRET + " until June",
+        "| secret | " + AWS_SECRET + " |",
+    ],
+)
+def test_aws_secret_keys_away_from_their_assignment_line(text: str) -> None:
+    kinds = {f.kind for f in scan_secrets(text)}
+    assert "aws_secret_key" in kinds
+    assert AWS_SECRET not in redact_secrets(text, scan_secrets(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "See http://example.com:8080/path@v2 for the tag.",
+        "postgres://${DB_USER}:${DB_PASSWORD}@db/app is the template",
+        "Commit 3f786850e387550fdab836ed7e6dc881de23001b fixed the secret leak.",
+        "random text " + AWS_SECRET + " with no label or key id nearby",
+    ],
+)
+def test_url_and_aws_look_alikes_are_left_alone(text: str) -> None:
+    assert scan_secrets(text) == []
+
+
+def test_redact_text_is_the_one_call_for_captured_text() -> None:
+    turn = "my db is postgres" + "://me:" + R[:12] + "@localhost/notes, thanks"
+    result = redact_text(turn)
+    assert result.found and result.kinds == ("url_password",)
+    assert R[:12] not in result.text
+    assert result.text == "my db is postgres://me:[REDACTED:url_password]@localhost/notes, thanks"
+    (marker,) = result.findings
+    assert result.text[marker.start : marker.end] == "[REDACTED:url_password]"
+    clean = "nothing secret here"
+    assert redact_text(clean).text is clean and not redact_text(clean).found

@@ -248,3 +248,27 @@ def test_pdf_by_url(local_server: Any, build_pdf: Callable[..., bytes], tmp_path
         and doc.source == local_server.url("/prices.pdf")
     )
     assert [s.locator for s in doc.sections] == [{"page": 1}, {"page": 2}]
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "fec0::1",  # deprecated site-local
+        "feff::1",
+        "192.0.0.1",  # IETF protocol assignments
+        "192.0.0.9",  # ... including the two Python calls global
+        "192.0.0.10",
+        "192.88.99.1",  # 6to4 relay anycast
+        "64:ff9b::7f00:1",  # NAT64 of 127.0.0.1
+        "64:ff9b::a9fe:a9fe",  # NAT64 of 169.254.169.254
+        "64:ff9b:1::1",  # local-use NAT64
+        "2001:db8::1",
+        "100::1",
+    ],
+)
+def test_special_purpose_ranges_are_not_public(address: str) -> None:
+    assert is_public_address(ipaddress.ip_address(address)) is False
+
+
+def test_nat64_of_a_public_address_stays_public() -> None:
+    assert is_public_address(ipaddress.ip_address("64:ff9b::5db8:d822")) is True

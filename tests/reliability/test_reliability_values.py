@@ -8,22 +8,22 @@ and must end with every trial survived, nothing leaked and nothing lost.
 from __future__ import annotations
 
 import math
-import random
 import shutil
 from pathlib import Path
 
 import pytest
 from reliability_attacks import (
     INJECTIONS,
+    attack_secret_text,
     attack_secrets_env,
     attack_spend,
+    attack_ssrf_ranges,
     attack_vectors,
+    held,
     source_with_bash,
 )
-from reliability_harness import DIMS, embedder
 
 from memo_core.errors import BudgetExceededError, InvalidInputError
-from memo_core.kb import MemoBase
 from memo_core.ledger import SpendLedger
 from memo_core.setup_wizard import write_secrets
 
@@ -51,8 +51,8 @@ def test_a_nan_ceiling_is_refused(tmp_path: Path) -> None:
 
 
 def test_spend_attack_holds(tmp_path: Path) -> None:
-    tally = attack_spend(tmp_path / "spend.db", random.Random(3), 40)
-    assert tally.held, tally.to_dict()
+    tally = attack_spend(tmp_path, 40, seed=3)
+    assert held(tally), tally.as_dict()
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
@@ -69,12 +69,20 @@ def test_sourcing_secrets_env_runs_nothing_and_assigns_each_value_literally(
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
 def test_secrets_env_attack_holds(tmp_path: Path) -> None:
-    tally = attack_secrets_env(tmp_path, random.Random(5), 25)
-    assert tally.held, tally.to_dict()
+    tally = attack_secrets_env(tmp_path, 25, seed=5)
+    assert held(tally), tally.as_dict()
 
 
 def test_hostile_query_vectors_get_one_typed_line(tmp_path: Path) -> None:
-    with MemoBase(tmp_path / "kb.db", embedder=embedder()) as kb:
-        kb.add_texts([f"Harbour lantern note {i} about the meadow." for i in range(12)])
-        tally = attack_vectors(kb, DIMS, random.Random(7), 60)
-    assert tally.held, tally.to_dict()
+    tally = attack_vectors(tmp_path, 60, seed=7)
+    assert held(tally), tally.as_dict()
+
+
+def test_credentials_in_urls_and_loose_aws_keys_never_survive_redaction(tmp_path: Path) -> None:
+    tally = attack_secret_text(tmp_path, 400, seed=9)
+    assert held(tally), tally.as_dict()
+
+
+def test_every_special_purpose_range_in_every_spelling_is_refused(tmp_path: Path) -> None:
+    tally = attack_ssrf_ranges(tmp_path, 200, seed=13)
+    assert held(tally), tally.as_dict()

@@ -1,0 +1,233 @@
+"""The two quote-or-refuse evaluation sets, loaded the same way for every benchmark.
+
+    from answer_sets import load_set            # bench/ is on sys.path for bench scripts
+    squad = load_set("squad", limit=200)        # ../shared/eval/qa (public SQuAD split)
+    pydoc = load_set("pydoc", formats="mixed")  # stdlib docs rebuilt by bench/data/answer/build_docs.py
+    with squad.open_base(embedder) as kb:       # a fresh MemoBase in a temporary folder, ingested
+        for q in squad.questions: ...
+
+Each set is an :class:`AnswerSet`: its questions (``kind`` is ``answerable`` or one
+of the set's refusal kinds), and how to fill a fresh :class:`~memo_core.kb.MemoBase`
+with its documents. ``q.should_answer`` is the label a gate is calibrated on.
+
+* ``squad``: refusal kinds ``out_of_base`` (the paragraph is not in the base) and
+  ``unanswerable`` (SQuAD 2.0's plausible-but-unanswered questions).
+* ``pydoc``: refusal kinds ``near_miss`` (about a module in the base, not answered
+  by its docs) and ``nonexistent`` (names a function, option or version that does
+  not exist). Documents: 54 standard-library modules rendered by ``pydoc`` in
+  ``txt``, ``md``, ``html``, ``pdf``; ``formats="mixed"`` gives module *i* format
+  ``i % 4`` (every extractor in one base), ``"all"`` ingests every format of every
+  module (four near-copies of each), or name one format. Docstrings differ
+  between Python versions: a question whose answer span is not in this Python's
+  text (or whose ``absent`` term is) is left out and counted in ``skipped``.
+  Answerable questions carry the gold locators of their answer: the PDF page(s)
+  and Markdown heading path(s) where the span sits.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from _common import qa_dir, read_jsonl
+
+from memo_core.kb import MemoBase
+
+HERE = Path(__file__).resolve().parent
+PYDOC_DIR = HERE / "data" / "answer"
+
+__all__ = ["AnswerSet", "EvalQuestion", "build_docs_module", "load_set", "pydoc_set", "squad_set"]
+
+
+def build_docs_module() -> Any:
+    """bench/data/answer/build_docs.py as a module (it is a script, not a package member)."""
+    name = "memo_bench_build_docs"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, PYDOC_DIR / "build_docs.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@dataclass(frozen=True)
+class EvalQuestion:
+    """One question; ``answer`` is the gold span (answerable only)."""
+
+    id: str
+    question: str
+    kind: str
+    answer: str | None = None
+    doc: str | None = None  # pydoc: the module the question is about
+    format: str | None = None  # pydoc: the format that module was ingested in (mixed / one format)
+    gold_pages: frozenset[int] = frozenset()  # PDF pages (1-based) holding the answer span
+    gold_headings: frozenset[str] = frozenset()  # Markdown heading paths holding the answer span
+
+    @property
+    def should_answer(self) -> bool:
+        return self.kind == "answerable"
+
+
+@dataclass
+class AnswerSet:
+    """Questions plus the documents to ingest into a fresh base."""
+
+    name: str
+    questions: list[EvalQuestion]
+    refusal_kinds: tuple[str, ...]
+    texts: list[tuple[str, str]] = field(default_factory=list)  # (id, text) for add_texts
+    files: list[Path] = field(default_factory=list)  # paths for the ingest pipeline
+    root: Path | None = None  # the folder the files live in (ingest policy root)
+    skipped: Counter[str] = field(default_factory=Counter)  # questions left out, by reason
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def ingest(self, kb: MemoBase) -> dict[str, Any]:
+        """Put this set's documents into ``kb``; returns what was stored."""
+        if self.texts:
+            kb.add_texts([t for _, t in self.texts], ids=[i for i, _ in self.texts])
+            return {"documents": len(self.texts)}
+        from memo_core.ingest import IngestPolicy
+        from memo_core.kb.ingest import ingest_sources
+
+        assert self.root is not None
+        report = ingest_sources(kb, self.files, policy=IngestPolicy.for_roots([self.root]))
+        if report.failed:
+            raise RuntimeError(f"{self.name}: documents failed to ingest: {report.failed}")
+        return {"documents": len(self.files), "chunks": report.chunks}
+
+    @contextmanager
+    def open_base(self, embedder: Any) -> Iterator[MemoBase]:
+        """A fresh MemoBase in a temporary folder holding this set's documents."""
+        with tempfile.TemporaryDirectory() as tmp:
+            kb = MemoBase(Path(tmp) / f"{self.name}.db", embedder=embedder)
+            try:
+                self.info["ingest"] = self.ingest(kb)
+                yield kb
+            finally:
+                kb.close()
+
+
+def _take(questions: list[EvalQuestion], limit: int) -> list[EvalQuestion]:
+    """The first ``limit`` questions of each kind (all when ``limit`` is 0), order kept."""
+    if not limit:
+        return questions
+    seen: Counter[str] = Counter()
+    kept = []
+    for q in questions:
+        if seen[q.kind] < limit:
+            seen[q.kind] += 1
+            kept.append(q)
+    return kept
+
+
+def squad_set(limit: int = 0) -> AnswerSet:
+    data = qa_dir()
+    questions = [
+        EvalQuestion(id=q["id"], question=q["question"], kind=q["kind"], answer=q.get("answer"))
+        for q in read_jsonl(data / "questions.jsonl")
+    ]
+    texts = [(p["id"], p["text"]) for p in read_jsonl(data / "corpus.jsonl")]
+    return AnswerSet(
+        name="squad",
+        questions=_take(questions, limit),
+        refusal_kinds=("out_of_base", "unanswerable"),
+        texts=texts,
+    )
+
+
+def _module_formats(
+    modules: list[str], formats: str, all_formats: tuple[str, ...]
+) -> dict[str, list[str]]:
+    if formats == "mixed":
+        return {m: [all_formats[i % len(all_formats)]] for i, m in enumerate(modules)}
+    if formats == "all":
+        return {m: list(all_formats) for m in modules}
+    if formats in all_formats:
+        return {m: [formats] for m in modules}
+    raise ValueError(f"formats must be 'mixed', 'all' or one of {all_formats}, not {formats!r}")
+
+
+def _gold_locators(
+    bd: Any, manifest: dict[str, Any], docs: Path, module: str, span: str
+) -> tuple[frozenset[int], frozenset[str]]:
+    """PDF pages and Markdown heading paths where ``span`` occurs in ``module``'s rendering."""
+    entry = manifest["modules"][module]
+    text = (docs / entry["files"]["txt"]).read_text(encoding="utf-8")
+    starts = entry["pdf_page_starts"]
+    pages = set()
+    for match in bd.span_pattern(span).finditer(text):
+        for offset in (match.start(), match.end() - 1):
+            pages.add(sum(1 for s in starts if s <= offset))
+    markdown = (docs / entry["files"]["md"]).read_text(encoding="utf-8")
+    headings = set()
+    for offset in bd.find_span(markdown, span):
+        inside = [h for at, h in entry["md_sections"] if at <= offset]
+        if inside:
+            headings.add(inside[-1])
+    return frozenset(pages), frozenset(headings)
+
+
+def pydoc_set(formats: str = "mixed", limit: int = 0, rebuild: bool = False) -> AnswerSet:
+    """The pydoc set on this Python, rebuilding the documents when absent or from another Python."""
+    bd = build_docs_module()
+    docs: Path = bd.DOCS
+    manifest_path = docs / "manifest.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else None
+    if rebuild or manifest is None or manifest["python"] != list(sys.version_info[:3]):
+        manifest = bd.build(docs)
+    assignment = _module_formats(list(bd.MODULES), formats, tuple(bd.FORMATS))
+    raw = bd.load_questions()
+    problems = {line.split(":", 1)[0] for line in bd.validate(raw, docs)}
+    skipped: Counter[str] = Counter()
+    questions = []
+    for q in raw:
+        if q["id"] in problems:
+            # On another Python the span may be missing, or the "absent" term present.
+            skipped[q["kind"]] += 1
+            continue
+        pages: frozenset[int] = frozenset()
+        headings: frozenset[str] = frozenset()
+        if q["kind"] == "answerable":
+            pages, headings = _gold_locators(bd, manifest, docs, q["doc"], q["answer"])
+        fmts = assignment[q["doc"]]
+        questions.append(
+            EvalQuestion(
+                id=q["id"],
+                question=q["question"],
+                kind=q["kind"],
+                answer=q.get("answer"),
+                doc=q["doc"],
+                format=fmts[0] if len(fmts) == 1 else "all",
+                gold_pages=pages,
+                gold_headings=headings,
+            )
+        )
+    files = [docs / manifest["modules"][m]["files"][f] for m, fs in assignment.items() for f in fs]
+    return AnswerSet(
+        name="pydoc",
+        questions=_take(questions, limit),
+        refusal_kinds=("near_miss", "nonexistent"),
+        files=files,
+        root=docs,
+        skipped=skipped,
+        info={"python": manifest["python"], "formats": formats},
+    )
+
+
+def load_set(name: str, **options: Any) -> AnswerSet:
+    """``squad`` (options: limit) or ``pydoc`` (options: formats, limit, rebuild)."""
+    if name == "squad":
+        return squad_set(**options)
+    if name == "pydoc":
+        return pydoc_set(**options)
+    raise ValueError(f"unknown answer set {name!r} (squad, pydoc)")
