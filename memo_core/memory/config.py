@@ -60,8 +60,10 @@ DEFAULT_HALF_LIVES: Mapping[str, float] = MappingProxyType(
     }
 )
 
-#: What real users load for the recall gate (downloaded once from the model hub).
-DEFAULT_GATE_MODEL = "minishlab/potion-base-8M"
+#: The recall gate's Model2Vec model, shipped inside the package (``data/gate-model``,
+#: 15 MB, Apache-2.0, see its NOTICE): no download, the same model in a checkout and in
+#: an installed wheel.
+DEFAULT_GATE_MODEL = str(Path(__file__).resolve().parents[1] / "data" / "gate-model")
 #: Environment variable naming a local Model2Vec folder (tests, CI, offline replays).
 GATE_MODEL_ENV = "MEMO_GATE_MODEL"
 
@@ -217,23 +219,14 @@ def resolve_gate_model(explicit: str | Path | None = None) -> str:
 
     1. ``explicit`` (a folder or a model-hub name);
     2. the ``MEMO_GATE_MODEL`` environment variable;
-    3. ``../shared/models/m2v-minilm-256`` beside the repository (this project's
-       offline test model), when that folder exists;
-    4. :data:`DEFAULT_GATE_MODEL`, downloaded once from the model hub.
+    3. :data:`DEFAULT_GATE_MODEL`, the model shipped inside the package.
+
+    Nothing outside the installed package is probed, so a checkout and a wheel
+    choose the same model, and only an explicit hub name can cause a download.
     """
     if explicit:
         return str(explicit)
     env = os.environ.get(GATE_MODEL_ENV)
     if env:
         return env
-    local = repo_test_gate_model()
-    if local is not None:
-        return str(local)
     return DEFAULT_GATE_MODEL
-
-
-def repo_test_gate_model() -> Path | None:
-    """The offline test model folder next to the repository, if present."""
-    repo_root = Path(__file__).resolve().parents[2]
-    candidate = repo_root.parent / "shared" / "models" / "m2v-minilm-256"
-    return candidate if (candidate / "model.safetensors").exists() else None

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import memo_core
 from memo_core.memory import RecallGate, load_gate_examples
 from memo_core.memory.config import DEFAULT_GATE_MODEL, resolve_gate_model
 
@@ -73,7 +74,10 @@ def test_gate_model_resolution(monkeypatch, tmp_path) -> None:
     assert resolve_gate_model() == str(tmp_path)
     assert resolve_gate_model("explicit") == "explicit"
     monkeypatch.delenv("MEMO_GATE_MODEL")
-    assert DEFAULT_GATE_MODEL == "minishlab/potion-base-8M"
+    assert resolve_gate_model() == DEFAULT_GATE_MODEL
+    shipped = Path(DEFAULT_GATE_MODEL)  # inside the installed package, nothing beside it
+    assert shipped.is_relative_to(Path(memo_core.__file__).parent)
+    assert (shipped / "model.safetensors").is_file() and (shipped / "NOTICE").is_file()
     broken = RecallGate.default(tmp_path / "missing-model")
     assert not broken.uses_model  # falls back to the lexical rule, never fails recall
 
