@@ -26,6 +26,7 @@ is one dialect, and ``memo migrate`` finds a knowledge base by that name.
 
 from __future__ import annotations
 
+from memo_core.kb.flags import backfill_chunk_flags
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY, new_base_id
 from memo_core.storage.migrations import Migrations
@@ -137,3 +138,10 @@ def pg_vector_index_ddl(name: str, dimensions: int) -> list[str]:
     return [
         f"CREATE INDEX IF NOT EXISTS {name}_hnsw ON {name} USING hnsw (embedding vector_cosine_ops)"
     ]
+
+
+@pg_kb_schema
+def add_chunk_flags(db: SQLDatabase) -> None:
+    """``chunks.flags``, as in SQLite (``kb/schema.py``)."""
+    db.execute("ALTER TABLE chunks ADD COLUMN IF NOT EXISTS flags TEXT NOT NULL DEFAULT ''")
+    backfill_chunk_flags(db)
