@@ -105,15 +105,6 @@ def create_core_tables(db: SQLDatabase) -> None:
     )
 
 
-@pg_kb_schema
-def add_base_identity(db: SQLDatabase) -> None:
-    """The base's random id, as in SQLite (``storage/identity.py``)."""
-    db.execute(
-        "INSERT INTO kb_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
-        [BASE_ID_KEY, new_base_id()],
-    )
-
-
 def pg_vector_table_ddl(name: str, dimensions: int, *, index: bool = True) -> list[str]:
     """Statements creating a vector table: owner and collection sit beside the vector
     so a filtered search needs no join, and HNSW (cosine) serves the nearest-neighbour
@@ -145,3 +136,12 @@ def add_chunk_flags(db: SQLDatabase) -> None:
     """``chunks.flags``, as in SQLite (``kb/schema.py``)."""
     db.execute("ALTER TABLE chunks ADD COLUMN IF NOT EXISTS flags TEXT NOT NULL DEFAULT ''")
     backfill_chunk_flags(db)
+
+
+@pg_kb_schema
+def add_base_identity(db: SQLDatabase) -> None:
+    """The base's random id, as in SQLite (``storage/identity.py``)."""
+    db.execute(
+        "INSERT INTO kb_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+        [BASE_ID_KEY, new_base_id()],
+    )
