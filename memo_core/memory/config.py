@@ -139,6 +139,12 @@ class MemoryConfig:
     relative_floor: float = 0.6
     #: Candidates fetched from each retrieval leg before filtering.
     candidate_pool: int = 40
+    #: A namespace with at most this many current facts has them all ranked (no
+    #: similarity floor); a larger one is searched, with ``vector_floor`` and
+    #: ``relative_floor``. Intent routing reads this many of the newest facts.
+    recall_scan_limit: int = 400
+    #: Facts each intent of a message (health, food, family, ...) brings in.
+    intent_k: int = 6
     #: Whether assistant turns may appear among recalled turns (they never become facts).
     recall_assistant_turns: bool = False
 
@@ -161,7 +167,16 @@ class MemoryConfig:
             raise ConfigError(f"secrets must be redact, block or allow, not {self.secrets!r}")
         if self.max_turn_chars < 1 or self.max_facts_per_turn < 0:
             raise ConfigError("max_turn_chars must be positive, max_facts_per_turn not negative")
-        for name in ("recall_k", "profile_k", "turns_k", "upcoming_k", "habits_k", "token_budget"):
+        for name in (
+            "recall_k",
+            "profile_k",
+            "turns_k",
+            "upcoming_k",
+            "habits_k",
+            "token_budget",
+            "intent_k",
+            "recall_scan_limit",
+        ):
             if getattr(self, name) < 0:
                 raise ConfigError(f"{name} must not be negative")
         object.__setattr__(self, "half_lives", MappingProxyType(dict(self.half_lives)))

@@ -80,3 +80,30 @@ def test_gate_model_resolution(monkeypatch, tmp_path) -> None:
     assert (shipped / "model.safetensors").is_file() and (shipped / "NOTICE").is_file()
     broken = RecallGate.default(tmp_path / "missing-model")
     assert not broken.uses_model  # falls back to the lexical rule, never fails recall
+
+
+PLEASANTRIES = [
+    "Sleep well, talk tomorrow!",
+    "Thank you so much, that helped a lot",
+    "Hope you have a lovely weekend",
+    "Спокойной ночи, до завтра!",
+    "Огромное спасибо за помощь",
+    "Хороших выходных!",
+    "🌙✨",
+]
+MEMORY_QUESTIONS = [
+    "Good night! Oh wait, when is my train tomorrow?",
+    "Thanks! And how much is my parking permit?",
+    "how are my parents doing with the move?",
+    "Спасибо! А во сколько у меня стоматолог?",
+    "Как дела у моего брата с работой?",
+]
+
+
+@pytest.mark.parametrize("use_model", [False, True])
+def test_pleasantries_are_skipped_and_memory_questions_kept(
+    use_model: bool, model_gate: RecallGate
+) -> None:
+    gate = model_gate if use_model else RecallGate()
+    assert [gate.decide(t).action for t in PLEASANTRIES] == ["skip"] * len(PLEASANTRIES)
+    assert [gate.decide(t).action for t in MEMORY_QUESTIONS] == ["recall"] * len(MEMORY_QUESTIONS)
