@@ -9,7 +9,8 @@ with larger ones. Writes bench/results/stress.json and stress.md and exits 1
 when a target is missed: items lost, cross-namespace leaks, locked errors,
 crashes on hostile input and overspend must all be 0. The attacks of issue 16
 (foreign, restored and damaged search aids; hostile spend amounts, secrets.env
-values and query vectors; credentials in URLs; special-purpose addresses; ...)
+values and query vectors; credentials in URLs; special-purpose addresses;
+expanding documents; slow-loris servers; control characters in file names)
 report trials, survived, lost and leaked, and every trial must survive.
 """
 
@@ -30,8 +31,11 @@ sys.path.insert(0, str(REPO / "tests" / "reliability"))
 
 from _common import markdown_table, write_results  # noqa: E402
 from reliability_attacks import (  # noqa: E402
+    attack_control_names,
+    attack_expanding_documents,
     attack_secret_text,
     attack_secrets_env,
+    attack_slow_loris,
     attack_spend,
     attack_ssrf_ranges,
     attack_vectors,
@@ -57,6 +61,13 @@ from reliability_harness import (  # noqa: E402
     read_acks,
 )
 from reliability_sidecars import run_bit_rot, run_foreign, run_restored  # noqa: E402
+from reliability_storage import (  # noqa: E402
+    read_only_available,
+    run_corrupt,
+    run_killed_backup,
+    run_killed_reindex,
+    run_read_only,
+)
 from reliability_workload import (  # noqa: E402
     WorkerResult,
     Workload,
@@ -207,17 +218,32 @@ def run_spend(folder: Path, processes: int, searches: int) -> dict[str, Any]:
 
 
 def run_attacks(folder: Path, trials: int, seed: int) -> dict[str, Any]:
-    """Issue 16's attacks: each ``{trials, survived, lost, leaked, errors}``."""
+    """Issue 16's attacks on search aids and storage: each
+    ``{trials, survived, lost, leaked, errors}``."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(PRELOAD)
     attacks = {
         "foreign search aids copied beside a base": run_foreign,
         "search aids made after a backup, then restored": run_restored,
         "damaged search aids (bit rot, truncation, bad header)": run_bit_rot,
+        "SIGKILL during memo backup (partial file)": lambda f, n, s: run_killed_backup(
+            ctx, f, n, s
+        ),
+        "SIGKILL during a re-index (resume, pay once)": lambda f, n, s: run_killed_reindex(
+            ctx, f, max(1, n // 4), s
+        ),
+        "base damaged in the middle": run_corrupt,
         "negative, NaN and infinite spend amounts": attack_spend,
         "secrets.env values with shell injections, sourced by bash": attack_secrets_env,
         "hostile query vectors (zero, NaN, strings, shapes)": attack_vectors,
         "credentials in URLs and loose AWS secret keys": attack_secret_text,
         "special-purpose address ranges in every spelling": attack_ssrf_ranges,
+        "documents expanding past the text or chunk bound": attack_expanding_documents,
+        "slow-loris web servers (silent, status, headers, body, redirects)": attack_slow_loris,
+        "file names with newlines, escapes and bidi overrides": attack_control_names,
     }
+    if read_only_available(folder / "probe") is None:
+        attacks["base on read-only media"] = lambda f, n, s: run_read_only(f, max(1, n // 4), s)
     return {
         name: run(folder / f"attack-{i}", trials, seed + i).as_dict()
         for i, (name, run) in enumerate(attacks.items())

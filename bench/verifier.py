@@ -15,7 +15,6 @@ true quotes (should verify)
                       rn<->m, e<->c, l<->i); numbers, number words, negations and
                       capitalised words are left intact, as the verifier by design
                       accepts no slip in them
-  true_two_words      two consecutive words starting at the answer, verbatim
 
 perturbed quotes (must never verify)
   number_changed             one number of the sentence changed
@@ -26,6 +25,17 @@ perturbed quotes (must never verify)
   other_paragraph_sentence   the most similar sentence of 20 other paragraphs
   truncated_two_words        two words of the sentence that are not verbatim in it
                              (one letter changed, or the word between them dropped)
+  stub_words                 two or three words of the sentence starting at the answer,
+                             verbatim but not a whole sentence
+  cut_before_condition       a sentence of the paragraph cut right before a negation or a
+                             condition ("not", "unless", "except", "provided that", "if"...),
+                             with a full stop added
+  word_substituted           one word of the sentence replaced by another word of the
+                             corpus vocabulary one or two letters away, same first letter
+                             ("shall" -> "shell", "form" -> "from")
+
+An OCR slip that happens to spell another word of the corpus vocabulary is a
+substitution, not noise, so true_ocr_noise draws another slip instead.
 
 A perturbed quote that still occurs in the paragraph after normalisation (e.g. the
 swapped answer equals the gold one) is not a perturbation and is skipped. Prints a
@@ -54,7 +64,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_QA = ROOT.parent / "shared" / "eval" / "qa"
 DEFAULT_OUT = ROOT / "bench" / "results" / "verifier.json"
 
-TRUE_KINDS = ("true_sentence", "true_typographic", "true_ocr_noise", "true_two_words")
+TRUE_KINDS = ("true_sentence", "true_typographic", "true_ocr_noise")
 FALSE_KINDS = (
     "number_changed",
     "negation_inserted",
@@ -62,6 +72,17 @@ FALSE_KINDS = (
     "answer_swapped",
     "other_paragraph_sentence",
     "truncated_two_words",
+    "stub_words",
+    "cut_before_condition",
+    "word_substituted",
+)
+# Perturbed quotes that are verbatim in the source by construction.
+VERBATIM_KINDS = frozenset({"stub_words", "cut_before_condition"})
+# What a cut-off quote stops before (the bench's own list, not the verifier's).
+_CUT_MARKERS = re.compile(
+    r"\s(?:not|no|never|unless|except|provided that|subject to|if|until|but not|"
+    r"не|нет|кроме|если не|при условии)\b",
+    re.IGNORECASE,
 )
 _AUX = re.compile(
     r"\b(is|are|was|were|can|could|will|would|should|may|might|must|has|have|had|"
@@ -142,7 +163,9 @@ def typographic(sentence: str, rng: random.Random) -> str:
 _OCR_SWAPS = (("rn", "m"), ("m", "rn"), ("e", "c"), ("c", "e"), ("l", "i"), ("i", "l"))
 
 
-def ocr_noise(sentence: str, rng: random.Random) -> str | None:
+def ocr_noise(
+    sentence: str, rng: random.Random, vocabulary: frozenset[str] = frozenset()
+) -> str | None:
     words = [(m.start(), m.end()) for m in _WORD.finditer(sentence)]
     eligible = [
         (a, b)
@@ -160,7 +183,13 @@ def ocr_noise(sentence: str, rng: random.Random) -> str | None:
     out = sentence
     for a, b in chosen:
         word = out[a:b]
-        out = out[:a] + _slip(word, rng) + out[b:]
+        for _ in range(5):
+            slipped = _slip(word, rng)
+            if slipped.lower() not in vocabulary:
+                break
+        else:
+            return None  # every slip spelled another real word
+        out = out[:a] + slipped + out[b:]
     return out if out != sentence else None
 
 
@@ -180,11 +209,64 @@ def _slip(word: str, rng: random.Random) -> str:
     return word[:i] + word[i + 1 :]
 
 
-def two_words_at(sentence: str, answer_at: int) -> str | None:
+def stub_at(sentence: str, answer_at: int, rng: random.Random) -> str | None:
+    """Two or three verbatim words from the answer on: a stub, not a whole sentence."""
     words = [m for m in _WORD.finditer(sentence) if m.end() > answer_at]
-    if len(words) < 2:
+    n = rng.choice((2, 3))
+    if len(words) < n or len(_WORD.findall(sentence)) <= n:
         return None
-    return sentence[words[0].start() : words[1].end()]
+    return sentence[words[0].start() : words[n - 1].end()].strip(".,;:!?\"'()")
+
+
+def cut_before_condition(paragraph: str, rng: random.Random) -> str | None:
+    """A sentence of ``paragraph`` cut right before a negation or condition, plus a full stop."""
+    cuts = []
+    for a, b in split_sentences(paragraph):
+        sentence = paragraph[a:b]
+        for m in _CUT_MARKERS.finditer(sentence):
+            head = sentence[: m.start()].rstrip(" ,;:-")
+            if len(head.split()) >= 4:
+                cuts.append(head + ".")
+    return rng.choice(cuts) if cuts else None
+
+
+def substitute_word(sentence: str, rng: random.Random, vocabulary: frozenset[str]) -> str | None:
+    """One word replaced by another vocabulary word 1-2 letters away with the same first letter."""
+    from rapidfuzz.distance import OSA
+
+    words = [m for m in _WORD.finditer(sentence) if m.group().isalpha() and m.group().islower()]
+    rng.shuffle(words)
+    for m in words:
+        word = m.group()
+        if len(word) < 4 or word in NEGATIONS or word in NUMBER_WORDS:
+            continue
+        limit = 2 if len(word) >= 9 else 1
+        near = sorted(
+            v
+            for v in _by_first_letter(vocabulary).get(word[0], ())
+            if v != word
+            and abs(len(v) - len(word)) <= limit
+            and OSA.distance(v, word, score_cutoff=limit) <= limit
+        )
+        if near:
+            return sentence[: m.start()] + rng.choice(near) + sentence[m.end() :]
+    return None
+
+
+@functools.cache
+def _by_first_letter(vocabulary: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    groups: dict[str, list[str]] = defaultdict(list)
+    for v in vocabulary:
+        groups[v[0]].append(v)
+    return {k: tuple(sorted(g)) for k, g in groups.items()}
+
+
+def corpus_vocabulary(corpus: dict[str, str], min_count: int = 3) -> frozenset[str]:
+    """Lower-case words of at least four letters seen ``min_count`` times in the corpus."""
+    counts: Counter[str] = Counter()
+    for text in corpus.values():
+        counts.update(w for w in re.findall(r"[^\W\d_]{4,}", text) if w.islower())
+    return frozenset(w for w, c in counts.items() if c >= min_count)
 
 
 # -- perturbations -------------------------------------------------------------
@@ -249,6 +331,7 @@ def build_cases(
     seen: set[tuple[str, str, str]] = set()
     pids = sorted(corpus)
     sentences_of = {pid: split_sentences(text) for pid, text in corpus.items()}
+    vocabulary = corpus_vocabulary(corpus)
 
     def add(kind: str, q: dict[str, Any], quote: str | None) -> None:
         pid = q["paragraph_id"]
@@ -257,7 +340,7 @@ def build_cases(
             skipped[f"{kind}: not applicable"] += 1
             return
         expected = kind in TRUE_KINDS
-        if not expected and present(quote, source):
+        if not expected and kind not in VERBATIM_KINDS and present(quote, source):
             skipped[f"{kind}: still present in the source"] += 1
             return
         key = (kind, pid, quote)
@@ -278,8 +361,7 @@ def build_cases(
         answer_at = paragraph.find(answer) - a
         add("true_sentence", q, sentence)
         add("true_typographic", q, typographic(sentence, rng))
-        add("true_ocr_noise", q, ocr_noise(sentence, rng))
-        add("true_two_words", q, two_words_at(sentence, answer_at))
+        add("true_ocr_noise", q, ocr_noise(sentence, rng, vocabulary))
         add("number_changed", q, change_number(sentence, answer, rng))
         add("negation_inserted", q, insert_negation(sentence, answer_at))
         add("negation_removed", q, remove_negation(sentence))
@@ -294,6 +376,9 @@ def build_cases(
             hardest_other_sentence(pid, corpus, sentences_of, pids, rng),
         )
         add("truncated_two_words", q, truncated_two_words(sentence, rng))
+        add("stub_words", q, stub_at(sentence, answer_at, rng))
+        add("cut_before_condition", q, cut_before_condition(paragraph, rng))
+        add("word_substituted", q, substitute_word(sentence, rng, vocabulary))
     return cases, skipped
 
 

@@ -25,6 +25,7 @@ A refusal to answer is *not* an error: it is a value (``Refusal``).
     ├── IngestError                     a source could not be ingested
     │   ├── UnsupportedSourceError      unknown type, binary file, empty file
     │   ├── ExtractionError             corrupt PDF, invalid UTF-8, zip bomb...
+    │   │   └── SourceTooLargeError     more text or chunks than the policy allows
     │   ├── PathNotAllowedError         outside the configured roots
     │   ├── UnsafeURLError              private / loopback / link-local target
     │   └── SecretFoundError            a secret was found and policy is "block"
@@ -55,6 +56,7 @@ __all__ = [
     "ProviderError",
     "SchemaError",
     "SecretFoundError",
+    "SourceTooLargeError",
     "StorageError",
     "UnsafeURLError",
     "UnsupportedSourceError",
@@ -138,6 +140,14 @@ class UnsupportedSourceError(IngestError):
 
 class ExtractionError(IngestError):
     """The source is corrupt or cannot be read (bad PDF, invalid UTF-8, zip bomb...)."""
+
+
+class SourceTooLargeError(ExtractionError):
+    """The source's text or chunk count passes the ingest policy's bounds.
+
+    Raised while extracting (a DOCX stops reading its XML, a PDF its pages, once
+    past the bound), so nothing is chunked or embedded.
+    """
 
 
 class PathNotAllowedError(IngestError):

@@ -27,6 +27,7 @@ from memo_core.answer.evidence import (
     with_memory_passages,
 )
 from memo_core.answer.extractive import extractive_answer
+from memo_core.answer.faithfulness import unfaithful
 from memo_core.answer.gate import SufficiencyGate
 from memo_core.answer.grounding import is_grounded
 from memo_core.answer.prompting import (
@@ -35,6 +36,8 @@ from memo_core.answer.prompting import (
     build_repair_messages,
     parse_answer,
 )
+from memo_core.answer.salience import missing_terms
+from memo_core.answer.sentences import sentence_around, split_sentences
 from memo_core.answer.types import (
     Answer,
     AnswerResult,
@@ -43,9 +46,11 @@ from memo_core.answer.types import (
     GateDecision,
     QuoteCheck,
     Refusal,
+    RelatedPassage,
 )
 from memo_core.answer.verify import CitationVerifier
 from memo_core.errors import AnswerFormatError, InvalidInputError
+from memo_core.kb.flags import INSTRUCTIONS, instruction_spans
 from memo_core.llm.base import LLM, supports_json_mode
 from memo_core.types import Hit, SearchMode
 
@@ -137,6 +142,7 @@ class GuardedAnswerer:
             owner=owner,
         )
         searched = sorted({h.title or h.source or h.document_id for h in hits})
+        found = list(hits)
         decision = self.gate.decide(question, hits, self.kb.store)
         if explanation is not None:
             explanation.gate = decision
@@ -161,6 +167,7 @@ class GuardedAnswerer:
                     f"sufficiency threshold {decision.threshold:.2f})",
                     decision.score,
                     searched,
+                    _related(found),
                 )
             hits = []  # the base holds no answer: only the memory facts may be quoted
         if self.llm is None:
@@ -179,10 +186,21 @@ class GuardedAnswerer:
                 f"{NOT_IN_BASE} (no statement could be backed by a verified quote{where})",
                 decision.score,
                 searched,
+                _related(found),
             )
         all_cited = [c for claim in claims for c in claim.citations]
         citations = [c for c in all_cited if not c.is_memory]
         remembered = [c for c in all_cited if c.is_memory]
+        missing = _missing_terms(question, citations, hits)
+        if missing and not remembered:
+            # The passages quoted are about something else (another version, product,
+            # party): a true quote answering another question is still a false answer.
+            return Refusal(
+                f"{NOT_IN_BASE} (the passages found do not mention {', '.join(missing)})",
+                decision.score,
+                searched,
+                _related(found),
+            )
 
         def marker(c: Citation) -> str:
             return f"[m{_ref(remembered, c)}]" if c.is_memory else f"[{_ref(citations, c)}]"
@@ -209,6 +227,8 @@ class GuardedAnswerer:
     ) -> list[Claim]:
         # Memory facts compete as passages after the documents, under keys no chunk id has.
         remembered = {f"\x00memory:{i}": e for i, e in enumerate(evidence)}
+        # A chunk that addresses an AI assistant with instructions is never the answer.
+        hits = [h for h in hits if INSTRUCTIONS not in h.flags]
         picked = extractive_answer(
             question,
             [(h.chunk_id, h.text) for h in hits] + [(key, e.text) for key, e in remembered.items()],
@@ -237,7 +257,8 @@ class GuardedAnswerer:
         evidence: Sequence[MemoryEvidence] = (),
     ) -> ParsedAnswer | None:
         assert self.llm is not None
-        messages = build_answer_messages(question, [h.text for h in hits])
+        quarantined = {i for i, h in enumerate(hits, start=1) if INSTRUCTIONS in h.flags}
+        messages = build_answer_messages(question, [h.text for h in hits], quarantined=quarantined)
         messages = with_memory_passages(messages, evidence, first=len(hits) + 1)
         json_mode = supports_json_mode(self.llm)
         reply = self.llm.complete(messages, json_mode=json_mode)
@@ -264,8 +285,10 @@ class GuardedAnswerer:
             explanation.checks.append({"chunk_id": hit.chunk_id, "quote": quote, **check.to_dict()})
         if not check.verified or check.start is None or check.end is None:
             return None
+        a, b = sentence_around(hit.text, check.start, check.end)
         return Citation(
             quote=hit.text[check.start : check.end],
+            sentence=hit.text[a:b],
             chunk_id=hit.chunk_id,
             document_id=hit.document_id,
             source=hit.source,
@@ -303,7 +326,11 @@ class GuardedAnswerer:
             citations = []
             for cited in claim.citations:
                 if 1 <= cited.passage <= len(hits):
-                    citation = self._check(cited.quote, hits[cited.passage - 1], explanation)
+                    hit = hits[cited.passage - 1]
+                    citation = self._check(cited.quote, hit, explanation)
+                    if citation is not None and _relays_instructions(citation, hit):
+                        log.info("quote %r relays a planted instruction: dropped", cited.quote)
+                        citation = None
                 elif 1 <= cited.passage - len(hits) <= len(evidence):
                     fact = evidence[cited.passage - len(hits) - 1]
                     citation = self._check_memory(cited.quote, fact, explanation)
@@ -311,14 +338,77 @@ class GuardedAnswerer:
                     continue  # a passage the model was never shown
                 if citation is not None:
                     citations.append(citation)
-            if citations:  # a claim with no verified quote is dropped whole
+            if citations and not instruction_spans(claim.text):
+                # A claim with no verified quote, or one that passes on an instruction
+                # to the reader, is dropped whole.
                 text = _strip_markers(claim.text)
-                if not is_grounded(text, [c.quote for c in citations]):
-                    # The wording says more than its quotes (an obeyed injection, a
-                    # guess): what is verified is the quotes, so they are the claim.
-                    text = " ".join(c.quote for c in citations)
+                quotes = [c.quote for c in citations]
+                failure = (
+                    None if is_grounded(text, quotes) else "the claim says more than its quotes"
+                ) or unfaithful(text, quotes)
+                if failure:
+                    # The wording says more than its quotes, or something else (an obeyed
+                    # injection, a dropped "not", a swapped party): what is verified is
+                    # the quotes, so they are the claim (each citation carries its
+                    # whole source sentence for display).
+                    log.info("claim %r replaced by its quotes: %s", text, failure)
+                    if explanation is not None:
+                        explanation.checks.append(
+                            {"claim": text, "faithful": False, "reason": failure}
+                        )
+                    text = " ".join(dict.fromkeys(c.quote for c in citations))
                 claims.append(Claim(text, tuple(citations)))
         return claims
+
+
+#: How many nearby passages a refusal offers, and how long each may be.
+RELATED_PASSAGES = 3
+RELATED_CHARS = 300
+
+
+def _related(hits: Sequence[Hit]) -> list[RelatedPassage]:
+    """The nearest passages, for a refusal: whole sentences up to ``RELATED_CHARS``.
+
+    Chunks flagged as instructions to an assistant are left out: they are not shown
+    as something to read on.
+    """
+    out = []
+    for hit in hits:
+        if INSTRUCTIONS in hit.flags:
+            continue
+        spans = split_sentences(hit.text)
+        end = next((b for _, b in reversed(spans) if b <= RELATED_CHARS), None)
+        text = hit.text[: end or RELATED_CHARS].strip()
+        out.append(
+            RelatedPassage(text, hit.chunk_id, hit.document_id, hit.source, hit.title, hit.locator)
+        )
+        if len(out) == RELATED_PASSAGES:
+            break
+    return out
+
+
+def _relays_instructions(citation: Citation, hit: Hit) -> bool:
+    """Whether the quote lies in a sentence of a flagged chunk that instructs an assistant."""
+    if INSTRUCTIONS not in hit.flags:
+        return False
+    for a, b in instruction_spans(hit.text):
+        start, end = sentence_around(hit.text, a, b)
+        if citation.start < end and start < citation.end:
+            return True
+    return False
+
+
+def _missing_terms(question: str, citations: Sequence[Citation], hits: Sequence[Hit]) -> list[str]:
+    """The question's numbers and names absent from every cited passage and its title."""
+    if not citations:
+        return []
+    cited = {c.chunk_id for c in citations}
+    evidence = [
+        f"{h.title} {h.source} {' '.join(str(v) for v in h.locator.values())} {h.text}"
+        for h in hits
+        if h.chunk_id in cited
+    ]
+    return missing_terms(question, evidence)
 
 
 def _ref(citations: Sequence[Citation], citation: Citation) -> int:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from memo_core.answer.sentences import sentence_around
 from memo_core.answer.types import Citation, QuoteCheck
 from memo_core.errors import InvalidInputError
 from memo_core.llm.base import ChatMessage
@@ -133,8 +134,10 @@ def memory_citation(evidence: MemoryEvidence, check: QuoteCheck) -> Citation | N
     """The citation of a verified quote from a memory fact (``None`` when unverified)."""
     if not check.verified or check.start is None or check.end is None:
         return None
+    a, b = sentence_around(evidence.text, check.start, check.end)
     return Citation(
         quote=evidence.text[check.start : check.end],
+        sentence=evidence.text[a:b],
         chunk_id=evidence.id,
         document_id=f"{MEMORY_SOURCE_PREFIX}{evidence.id}",
         source=f"{MEMORY_SOURCE_PREFIX}{evidence.id}",

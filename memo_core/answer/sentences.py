@@ -11,9 +11,10 @@ after Markdown headings and short title lines.
 
 from __future__ import annotations
 
+import functools
 import re
 
-__all__ = ["ABBREVIATIONS", "split_sentences"]
+__all__ = ["ABBREVIATIONS", "sentence_around", "split_sentences"]
 
 #: Lower-cased words that end with a period without ending a sentence.
 ABBREVIATIONS: frozenset[str] = frozenset(
@@ -115,3 +116,20 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
             spans.append((a, b))
         prev = cut
     return spans
+
+
+@functools.lru_cache(maxsize=256)
+def _spans(text: str) -> tuple[tuple[int, int], ...]:
+    return tuple(split_sentences(text))
+
+
+def sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of the whole sentence(s) of ``text`` holding ``text[start:end]``.
+
+    From the start of the sentence that holds ``text[start]`` to the end of the one
+    that holds ``text[end - 1]``; never narrower than ``(start, end)``.
+    """
+    spans = _spans(text)
+    left = next((a for a, b in spans if start < b), start)
+    right = next((b for a, b in reversed(spans) if a < end), end)
+    return min(left, start), max(right, end)

@@ -21,6 +21,7 @@ __all__ = [
     "MatchMethod",
     "QuoteCheck",
     "Refusal",
+    "RelatedPassage",
     "result_from_dict",
 ]
 
@@ -88,6 +89,8 @@ class Citation:
     at ``chunk_start`` in its document, so :attr:`document_start` and
     :attr:`document_end` locate it in the stored document text. ``locator``
     holds what a person needs to find it (``page``, ``heading``, ``timecode``...).
+    ``sentence`` is the whole source sentence that holds the quote: what a person
+    should read, so a quote cut short cannot hide what follows it.
     """
 
     quote: str
@@ -101,9 +104,12 @@ class Citation:
     chunk_start: int = 0
     method: MatchMethod = "exact"
     similarity: float = 1.0
+    sentence: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "locator", dict(self.locator))
+        if not self.sentence:
+            object.__setattr__(self, "sentence", self.quote)
         _method(self.method)
 
     @property
@@ -138,6 +144,7 @@ class Citation:
             "chunk_start": self.chunk_start,
             "method": self.method,
             "similarity": self.similarity,
+            "sentence": self.sentence,
         }
 
     @classmethod
@@ -155,6 +162,7 @@ class Citation:
             chunk_start=int(data.get("chunk_start", 0)),
             method=method or "exact",
             similarity=float(data.get("similarity", 1.0)),
+            sentence=str(data.get("sentence") or ""),
         )
 
 
@@ -252,17 +260,64 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class RelatedPassage:
+    """A passage near the question that does *not* answer it: shown after a refusal
+    so the user can look further ("the base has this nearby"), never as a citation."""
+
+    text: str
+    chunk_id: str
+    document_id: str
+    source: str = ""
+    title: str = ""
+    locator: dict[str, Any] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "locator", dict(self.locator))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "chunk_id": self.chunk_id,
+            "document_id": self.document_id,
+            "source": self.source,
+            "title": self.title,
+            "locator": dict(self.locator),
+            "answer": False,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RelatedPassage:
+        return cls(
+            text=str(data["text"]),
+            chunk_id=str(data["chunk_id"]),
+            document_id=str(data["document_id"]),
+            source=str(data.get("source", "")),
+            title=str(data.get("title", "")),
+            locator=dict(data.get("locator") or {}),
+        )
+
+
+@dataclass(frozen=True)
 class Refusal:
-    """An honest "not in the base": why, how confident the gate was, what was searched."""
+    """An honest "not in the base": why, how confident the gate was, what was searched,
+    and the nearest passages (``related``), which are clearly not an answer."""
 
     reason: str
     gate_score: float
     searched: tuple[str, ...] = ()
+    related: tuple[RelatedPassage, ...] = ()
 
-    def __init__(self, reason: str, gate_score: float, searched: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        reason: str,
+        gate_score: float,
+        searched: Sequence[str] = (),
+        related: Sequence[RelatedPassage] = (),
+    ) -> None:
         object.__setattr__(self, "reason", reason)
         object.__setattr__(self, "gate_score", float(gate_score))
         object.__setattr__(self, "searched", tuple(searched))
+        object.__setattr__(self, "related", tuple(related))
 
     @property
     def refused(self) -> bool:
@@ -276,6 +331,7 @@ class Refusal:
             "citations": [],
             "searched": list(self.searched),
             "gate_score": self.gate_score,
+            "related": [r.to_dict() for r in self.related],
         }
 
     @classmethod
@@ -286,6 +342,7 @@ class Refusal:
             reason=str(data["reason"]),
             gate_score=float(data["gate_score"]),
             searched=[str(s) for s in data.get("searched", ())],
+            related=[RelatedPassage.from_dict(r) for r in data.get("related", ())],
         )
 
 

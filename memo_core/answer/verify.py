@@ -18,6 +18,17 @@ Three stages, the first that succeeds wins:
    the source; at most ``max_edit_ratio`` of the words may differ; quotes shorter
    than ``min_fuzzy_words`` words never pass by fuzzy match.
 
+Whatever the stage, a located quote must also be **whole at both edges** of its
+source sentence: it does not verify when the sentence goes on with a negation or a
+condition right after it ("the tenant may sublet" | "unless ..."), when the words
+just before it are one ("... except" | "the fee is waived"), or when the sentence
+opens with a condition the quote leaves out ("If ..., the fee is waived"); and a
+quote of fewer than ``min_content_words`` content words verifies only as a whole
+sentence. In the fuzzy stage, a slip that turns one dictionary word into another
+("shall" -> "shell", "lease" -> "least") is a substitution, not noise
+(:func:`~memo_core.answer.lexicon.is_dictionary_word`; without the ``wordfreq``
+list installed every such slip counts as a substitution).
+
 The old plugin accepted "the term is 12 months" against "the term is 24 months"
 (a 0.82 similarity); here it fails on the number rule, whatever the threshold.
 """
@@ -27,14 +38,23 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 
+from memo_core.answer.lexicon import (
+    COMMON_ZIPF,
+    DICTIONARY_ZIPF,
+    NEGATIONS,
+    marker_at,
+    word_frequency,
+)
 from memo_core.answer.normalize import NormalizedText, normalize_quote, normalize_text
+from memo_core.answer.sentences import sentence_around
 from memo_core.answer.types import QuoteCheck
+from memo_core.search.text import STOPWORDS, stem_token
 
 __all__ = [
     "DEFAULT_FUZZY_THRESHOLD",
@@ -56,12 +76,6 @@ def _words(text: str) -> frozenset[str]:
 #: with ``--fuzzy-threshold 0.5``), so it is a second line of defence.
 DEFAULT_FUZZY_THRESHOLD = 0.9
 
-#: Words that negate (compared after lower-casing; "n't" endings count as "not").
-NEGATIONS: frozenset[str] = _words(
-    "not no never none nobody nothing neither nor without cannot nowhere noone "
-    "не нет ни никогда без никто ничто ничего нигде никуда никак нельзя"
-)
-
 #: Spelled-out numbers, protected like digits.
 NUMBER_WORDS: frozenset[str] = _words(
     """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
@@ -80,6 +94,7 @@ _FILLERS: frozenset[str] = _words("a an the uh um er erm ah eh hmm mm ну э")
 # A number (with its decimal/thousands/time/date separators) or a word.
 _TOKEN = re.compile(r"\d+(?:[.,:/]\d+)*|[^\W_]+(?:'[^\W_]+)*")
 _NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*")
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 _SENTENCE_END = frozenset(".!?")
 _CLOSERS = frozenset("\"')]}")
 
@@ -103,9 +118,12 @@ class VerifierConfig:
     aligned window. ``min_edit_length``: shorter words must match exactly;
     ``long_word_length``: words at least this long may carry two slips (else one);
     ``max_edit_ratio``: share of the quote's words that may differ at all.
+    ``min_content_words``: quotes with fewer content words (not stopwords) verify
+    only as a whole sentence of the source.
     """
 
     min_fuzzy_words: int = 4
+    min_content_words: int = 4
     fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD
     min_edit_length: int = 4
     long_word_length: int = 9
@@ -168,13 +186,61 @@ def _on_word_boundary(text: str, i: int, j: int) -> bool:
     return not (j < len(text) and text[j - 1].isalnum() and text[j].isalnum())
 
 
-def _find_on_boundary(haystack: str, needle: str) -> int:
+def _occurrences(haystack: str, needle: str) -> Iterator[int]:
+    """Where ``needle`` occurs in ``haystack`` on word boundaries, in order."""
     start = haystack.find(needle)
     while start != -1:
         if _on_word_boundary(haystack, start, start + len(needle)):
-            return start
+            yield start
         start = haystack.find(needle, start + 1)
-    return -1
+
+
+@functools.lru_cache(maxsize=256)
+def _vocabulary(folded_source: str) -> frozenset[str]:
+    return frozenset(_TOKEN.findall(folded_source))
+
+
+def _substitution(a: str, b: str) -> bool:
+    """Is quote word ``a`` another real word than source word ``b`` (not a typo of it)?
+
+    Yes when both are dictionary words ("lease"/"least", "encourage"/"encourages"),
+    when ``a`` is a common word and ``b`` a rare one the list knows ("primarily" for
+    "primality"), or when both are known forms of one stem ("ctenophore" for
+    "ctenophores"). Without a word list, every edit is presumed a substitution.
+    """
+    fa, fb = word_frequency(a), word_frequency(b)
+    if fa is None or fb is None:
+        return True
+    if fa >= DICTIONARY_ZIPF and fb >= DICTIONARY_ZIPF:
+        return True
+    if fa >= COMMON_ZIPF and fb > 0:
+        return True
+    return fa > 0 and fb > 0 and stem_token(a, "english") == stem_token(b, "english")
+
+
+def _content_words(text: str) -> int:
+    """Words that are not stopwords ("10th" is one word here, two tokens for the rules)."""
+    return sum(1 for t in _WORD.findall(text.lower()) if t not in STOPWORDS)
+
+
+def _edge_failure(source: str, start: int, end: int, *, short: bool) -> str | None:
+    """Why the quote ``source[start:end]`` is not whole in its sentence, or ``None``."""
+    a, b = sentence_around(source, start, end)
+    before = _TOKEN.findall(source[a:start].lower())
+    after = _TOKEN.findall(source[end:b].lower())
+    if short and (before or after):
+        return "too short: under four content words and not a whole sentence of the source"
+    following = marker_at(after, 0)
+    if following:
+        return f"cut off: the source sentence goes on with {following!r}"
+    for i in range(max(0, len(before) - 3), len(before)):
+        preceding = marker_at(before, i)
+        if preceding and i + len(preceding.split()) == len(before):
+            return f"cut off: the source has {preceding!r} right before the quote"
+    opening = marker_at(before, 0)
+    if opening:
+        return f"cut off: the source sentence opens with {opening!r}, which the quote leaves out"
+    return None
 
 
 def _negations(tokens: list[_Token]) -> list[str]:
@@ -235,18 +301,39 @@ class CitationVerifier:
         stripped = quote.strip()
         if not stripped:
             return QuoteCheck(False, reason="empty quote")
-        at = _find_on_boundary(source, stripped)
-        if at != -1:
-            return QuoteCheck(True, "exact", at, at + len(stripped), 1.0)
+        content = _content_words(stripped)
+        refused: QuoteCheck | None = None  # found, but not whole at its edges
+        for at in _occurrences(source, stripped):
+            found = self._whole(
+                QuoteCheck(True, "exact", at, at + len(stripped), 1.0), source, content
+            )
+            if found.verified:
+                return found
+            refused = refused or found
         nq = normalize_quote(quote)
         if not nq.text or not any(c.isalnum() for c in nq.text):
             return QuoteCheck(False, reason="quote has no words")
         ns = _normalized_source(source)
-        at = _find_on_boundary(ns.folded, nq.folded)
-        if at != -1:
+        for at in _occurrences(ns.folded, nq.folded):
             start, end = ns.original_span(at, at + len(nq))
-            return QuoteCheck(True, "normalized", start, end, 1.0)
-        return self._fuzzy(nq, ns)
+            found = self._whole(QuoteCheck(True, "normalized", start, end, 1.0), source, content)
+            if found.verified:
+                return found
+            refused = refused or found
+        if refused is not None:
+            return refused  # verbatim but cut off: no fuzzy second chance
+        return self._whole(self._fuzzy(nq, ns), source, content)
+
+    def _whole(self, check: QuoteCheck, source: str, content_words: int) -> QuoteCheck:
+        """``check``, or its refusal when the located quote is not whole at its edges."""
+        if not check.verified or check.start is None or check.end is None:
+            return check
+        failure = _edge_failure(
+            source, check.start, check.end, short=content_words < self.config.min_content_words
+        )
+        if failure is None:
+            return check
+        return QuoteCheck(False, similarity=check.similarity, reason=failure)
 
     # -- fuzzy ---------------------------------------------------------------
 
@@ -299,7 +386,12 @@ class CitationVerifier:
         pad = 16
         wtokens = _tokens(ns, max(0, lo - pad), min(len(ns), hi + pad))
         offset = sum(1 for t in wtokens if t.end <= lo)
-        steps = _align(qtokens, wtokens, offset, self._band(len(qtokens)), self._pair_kind)
+        vocabulary = _vocabulary(ns.folded)
+
+        def kind(q: tuple[_Token, ...], s: tuple[_Token, ...]) -> tuple[str, float]:
+            return self._pair_kind(q, s, vocabulary)
+
+        steps = _align(qtokens, wtokens, offset, self._band(len(qtokens)), kind)
         matched = [t for s in steps for t in s.source]
         if not matched:
             return QuoteCheck(False, reason="not found")
@@ -352,7 +444,9 @@ class CitationVerifier:
             return f"too low similarity: {similarity:.2f} < {cfg.fuzzy_threshold:.2f}"
         return None
 
-    def _pair_kind(self, q: tuple[_Token, ...], s: tuple[_Token, ...]) -> tuple[str, float]:
+    def _pair_kind(
+        self, q: tuple[_Token, ...], s: tuple[_Token, ...], vocabulary: frozenset[str]
+    ) -> tuple[str, float]:
         """Classify aligning quote words ``q`` with source words ``s`` (either may be empty)."""
         if not q or not s:
             lone = q or s  # one word: the alignment moves add or drop single words
@@ -365,17 +459,21 @@ class CitationVerifier:
                 return "equal", 0.0
             if qt.protected or st.protected:
                 return "bad", _COST_BAD
-            return self._slip(qt.folded, st.folded, 0.0)
+            return self._slip(qt.folded, st.folded, vocabulary)
         qf = "".join(t.folded for t in q)
         sf = "".join(t.folded for t in s)
         if qf == sf:
             return "equal", _COST_JOIN
-        if any(t.protected for t in (*q, *s)):
-            return "bad", _COST_BAD
-        return self._slip(qf, sf, _COST_JOIN)
+        # A split or merged word must spell the same letters: a slip inside a join
+        # ("encourage a" / "encourages a") would hide one word swapped for another.
+        return "bad", _COST_BAD
 
-    def _slip(self, a: str, b: str, extra: float) -> tuple[str, float]:
-        """Two different unprotected words: a spelling slip, or a different word?"""
+    def _slip(self, a: str, b: str, vocabulary: frozenset[str]) -> tuple[str, float]:
+        """Quote word ``a`` for source word ``b``: a spelling slip, or a different word?
+
+        A different word when :func:`_substitution` says so, or when ``a`` is itself
+        a word of the source (``vocabulary``: a term the word list may not know).
+        """
         cfg = self.config
         if min(len(a), len(b)) < cfg.min_edit_length:
             return "bad", _COST_BAD
@@ -388,7 +486,9 @@ class CitationVerifier:
             dist = min(dist, max(1, OSA.distance(ca, cb, score_cutoff=limit + 1)))
         if dist > limit:
             return "bad", _COST_BAD
-        return "slip", _COST_SLIP * dist + extra
+        if a in vocabulary or _substitution(a, b):
+            return "bad", _COST_BAD
+        return "slip", _COST_SLIP * dist
 
 
 def _hidden_edge_words(

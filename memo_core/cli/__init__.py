@@ -18,6 +18,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from memo_core.display import printable
 from memo_core.errors import MemoError
 
 __all__ = ["main"]
@@ -57,10 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    handler = logging.StreamHandler()
+    handler.setFormatter(PrintableFormatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, handlers=[handler])
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()
@@ -85,9 +85,21 @@ EXIT_PIPE = 141
 
 def _one_line(exc: BaseException) -> str:
     """The reason on one line: a message with a newline (a file name, a driver's
-    multi-line text) must not spill more lines onto stderr."""
+    multi-line text) must not spill more lines onto stderr, and a control
+    character in a file name is shown escaped, not sent to the terminal."""
     text = str(exc) or type(exc).__name__
-    return " ".join(text.split())
+    return " ".join(printable(" ".join(text.split("\n"))).split())
+
+
+class PrintableFormatter(logging.Formatter):
+    """Log lines whose message cannot forge another line: control characters escaped.
+
+    (The traceback of a logged exception keeps its own lines.)
+    """
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        record.message = printable(record.message)
+        return super().formatMessage(record)
 
 
 def _reader_went_away() -> int:

@@ -23,9 +23,7 @@ def _rule(title: str) -> None:
 def cmd_demo(args: argparse.Namespace) -> int:
     from memo_core.answer import GuardedAnswerer, Refusal
     from memo_core.errors import NotFoundError
-    from memo_core.ingest import IngestPolicy
     from memo_core.kb import MemoBase
-    from memo_core.kb.ingest import ingest_sources
 
     samples = Path(args.samples).resolve()
     if not samples.is_dir():
@@ -38,7 +36,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     workdir.mkdir(parents=True, exist_ok=True)
     _rule("MemoBase: ingest the sample documents (offline embedder, one SQLite file)")
     kb = MemoBase(workdir / "kb.db")
-    report = ingest_sources(kb, [samples], policy=IngestPolicy.for_roots([samples]))
+    report = kb.ingest(samples, roots=[samples])
     print(
         f"{len(report.added) + len(report.updated) + len(report.unchanged)} documents, "
         f"{report.chunks} chunks -> {workdir / 'kb.db'}"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -31,6 +32,7 @@ from memo_core.config import (
     build_search_settings,
     load_settings,
 )
+from memo_core.display import printable
 from memo_core.embedders.base import Embedder
 from memo_core.errors import BudgetExceededError
 from memo_core.kb.base import MemoBase
@@ -164,43 +166,56 @@ def _progress(enabled: bool) -> Any:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from memo_core.ingest import IngestPolicy
-    from memo_core.kb.ingest import ingest_sources
-
     settings = load_settings(args.config)
-    roots = args.root or list(settings.roots) or [str(Path.cwd())]
-    policy = IngestPolicy.for_roots(roots, secrets=args.secrets)
     kb = open_kb(args)
     bar, update = _progress(not args.json)
     options: dict[str, Any] = {
-        "policy": policy,
+        # The paths named here are the user's choice: allowed, and walks stay inside them.
+        "roots": [*(args.root or []), *_named_paths(args.sources)] or [str(Path.cwd())],
+        "secrets": args.secrets,
         "collection": args.collection,
         "transcriber": _transcriber(settings),
     }
     try:
         if bar is not None:
             with bar:
-                report = ingest_sources(kb, args.sources, progress=update, **options)
+                report = kb.ingest(args.sources, progress=update, **options)
         else:
-            report = ingest_sources(kb, args.sources, **options)
+            report = kb.ingest(args.sources, **options)
     finally:
         kb.close()
     human = (
         f"added {len(report.added)}, updated {len(report.updated)}, unchanged "
-        f"{len(report.unchanged)}, failed {len(report.failed)}; {report.chunks} chunks in "
-        f"{report.seconds:.1f} s"
+        f"{len(report.unchanged)}, failed {len(report.failed)}, skipped {len(report.skipped)}; "
+        f"{report.chunks} chunks in {report.seconds:.1f} s"
     )
+    for skip in report.skipped:
+        human += f"\n  skipped {printable(skip['path'])}: {printable(skip['reason'])}"
     if report.secrets:
         human += f"\n  secrets found and {args.secrets}ed: {len(report.secrets)}"
+    for flagged in report.flagged:  # never quoted as an answer; see memo_core/kb/flags.py
+        human += f"\n  flagged {flagged['chunk_id']} ({', '.join(flagged['flags'])}): {flagged['source']}"
     _print(args, report.to_dict(), human)
     if not args.json:  # the failures, once each, where errors go (--json has them)
         for failure in report.failed:
-            print(f"memo: failed: {_naming(failure['source'], failure['error'])}", file=sys.stderr)
+            naming = _naming(failure["source"], failure["error"])
+            print(f"memo: failed: {printable(naming)}", file=sys.stderr)
     return EXIT_PARTIAL if report.failed else 0
 
 
 #: Exit code of an ingest where some sources failed (the others went in).
 EXIT_PARTIAL = 1
+
+
+def _named_paths(sources: list[str]) -> list[str]:
+    """The local paths among ``sources`` (not URLs or YouTube ids), as the user typed them."""
+    from memo_core.ingest.youtube import youtube_video_id
+
+    return [
+        s
+        for s in sources
+        if "://" not in s[:16] and (os.path.lexists(s) or not youtube_video_id(s))
+    ]
 
 
 def _naming(source: str, reason: str) -> str:
@@ -229,7 +244,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     ]
     human = (
         "\n\n".join(
-            f"[{i}] {h.title or h.source} {_where(h.locator)} (score {h.score:.3f})\n    "
+            f"[{i}] {printable(h.title or h.source)} {_where(h.locator)} (score {h.score:.3f})\n    "
             + h.text[:300].replace("\n", " ")
             for i, h in enumerate(hits, start=1)
         )
@@ -246,6 +261,8 @@ def _where(locator: dict[str, Any]) -> str:
         return f"§ {locator['heading']}"
     if "start_time" in locator:
         return f"@ {float(locator['start_time']):.0f}s"
+    if "line_start" in locator:
+        return f"lines {locator['line_start']}-{locator['line_end']}"
     return ""
 
 
@@ -302,12 +319,18 @@ def cmd_ask(args: argparse.Namespace) -> int:
         payload["explain"] = explanation.to_dict()
     if result.refused:
         human = f"Refused: {payload['reason']}"
+        if payload["related"]:
+            human += "\nNearby, but not an answer:" + "".join(
+                f"\n  - {r['title'] or r['source']} {_where(r['locator'])}: {r['text'][:120]}"
+                for r in payload["related"]
+            )
     else:
         human = (
             payload["answer"]
             + "\n"
             + "\n".join(
-                f'  [{i}] "{c["quote"]}" — {c["title"] or c["source"]} {_where(c["locator"])}'
+                f'  [{i}] "{c["quote"]}" — {printable(c["title"] or c["source"])} '
+                f"{_where(c['locator'])}"
                 for i, c in enumerate(payload["citations"], start=1)
             )
         )
@@ -326,7 +349,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         args,
         [d.to_dict() for d in docs],
         "\n".join(
-            f"{d.id}  {d.kind:8} {d.chunk_count:4} chunks  {d.title or d.source}" for d in docs
+            f"{d.id}  {d.kind:8} {d.chunk_count:4} chunks  {printable(d.title or d.source)}"
+            for d in docs
         )
         or "no documents",
     )
@@ -400,7 +424,11 @@ def register(subparsers: Any) -> None:
     p = sub.add_parser("ingest", help="add files, folders, vaults, URLs or YouTube ids")
     p.add_argument("sources", nargs="+")
     p.add_argument("--collection", default="default")
-    p.add_argument("--root", action="append", help="allowed root folder (repeatable; default: cwd)")
+    p.add_argument(
+        "--root",
+        action="append",
+        help="a folder allowed beyond the named paths (repeatable), e.g. for links out of them",
+    )
     p.add_argument("--secrets", choices=("block", "redact", "allow"), default="redact")
     _common(p)
     p.set_defaults(func=cmd_ingest, may_create=True)

@@ -15,11 +15,12 @@ The function is pure and deterministic.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from typing import Any
 
-from memo_core.errors import InvalidInputError
+from memo_core.errors import InvalidInputError, SourceTooLargeError
 from memo_core.ingest.types import ChunkDraft, ExtractedDocument, Section
 
 __all__ = ["chunk_document"]
@@ -33,6 +34,7 @@ def chunk_document(
     max_chars: int = 1200,
     overlap_chars: int = 150,
     min_chars: int = 200,
+    max_chunks: int | None = None,
 ) -> list[ChunkDraft]:
     """Split ``doc`` into chunks of at most ``max_chars`` characters.
 
@@ -40,7 +42,9 @@ def chunk_document(
     (it avoids slivers); a whole short section still makes one short chunk, because
     merging it with a neighbour would blur its locator. ``overlap_chars`` and
     ``min_chars`` are capped at half of ``max_chars``, so a small ``max_chars``
-    alone is a valid call.
+    alone is a valid call. With ``max_chunks``, a document that would give more
+    chunks raises :class:`~memo_core.errors.SourceTooLargeError` as soon as it
+    passes the bound (``IngestPolicy.max_chunks_per_document`` on the ingest path).
     """
     if max_chars < 1:
         raise InvalidInputError("max_chars must be positive")
@@ -50,17 +54,43 @@ def chunk_document(
     min_chars = min(min_chars, max_chars // 2)
     chunks: list[ChunkDraft] = []
     text = doc.text
+    lines = _LineIndex(text) if doc.kind in LINE_LOCATED_KINDS else None
     for start, end, sections in _regions(doc, max_chars):
         for span_start, span_end in _split(text, start, end, max_chars, overlap_chars, min_chars):
+            locator = _locator(sections, span_start, span_end)
+            if lines is not None:
+                locator = {**lines.span(span_start, span_end), **locator}
             chunks.append(
                 ChunkDraft(
                     text=text[span_start:span_end],
                     start=span_start,
                     end=span_end,
-                    locator=_locator(sections, span_start, span_end),
+                    locator=locator,
                 )
             )
+            if max_chunks is not None and len(chunks) > max_chunks:
+                raise SourceTooLargeError(
+                    f"{doc.source}: more than {max_chunks:,} chunks "
+                    "(IngestPolicy.max_chunks_per_document); refused before embedding"
+                )
     return chunks
+
+
+#: Kinds with no pages, headings or timecodes: their chunks are located by line range.
+LINE_LOCATED_KINDS = frozenset({"text"})
+
+
+class _LineIndex:
+    """Character offsets to 1-based line numbers (``line_start``/``line_end``, inclusive)."""
+
+    def __init__(self, text: str) -> None:
+        self._breaks = [i for i, ch in enumerate(text) if ch == "\n"]
+
+    def line(self, offset: int) -> int:
+        return bisect.bisect_right(self._breaks, offset - 1) + 1
+
+    def span(self, start: int, end: int) -> dict[str, int]:
+        return {"line_start": self.line(start), "line_end": self.line(max(start, end - 1))}
 
 
 def _regions(doc: ExtractedDocument, max_chars: int) -> Iterator[tuple[int, int, list[Section]]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,13 +23,18 @@ from memo_core.errors import (
     UnsupportedSourceError,
 )
 from memo_core.ingest.audio import AUDIO_SUFFIXES, ProgressCallback, Transcriber, extract_audio
-from memo_core.ingest.decoding import decode_text, sniff_format
+from memo_core.ingest.decoding import decode_text, looks_binary, sniff_format
 from memo_core.ingest.docx import extract_docx
 from memo_core.ingest.htmltext import extract_html
 from memo_core.ingest.markdown import extract_markdown, extract_plain_text
 from memo_core.ingest.obsidian import ObsidianVault, find_vault_root, is_vault
 from memo_core.ingest.pdf import extract_pdf
-from memo_core.ingest.policy import IngestPolicy, check_path, read_bytes_limited
+from memo_core.ingest.policy import (
+    IngestPolicy,
+    check_path,
+    check_text_length,
+    read_bytes_limited,
+)
 from memo_core.ingest.secretscan import (
     redact_secrets,
     redacted_findings,
@@ -42,7 +47,7 @@ from memo_core.ingest.types import ExtractedDocument, Section
 from memo_core.ingest.web import extract_url
 from memo_core.ingest.youtube import CaptionFetcher, extract_youtube, youtube_video_id
 
-__all__ = ["SUPPORTED_SUFFIXES", "apply_secret_policy", "extract", "iter_sources"]
+__all__ = ["SUPPORTED_SUFFIXES", "OnSkip", "apply_secret_policy", "extract", "iter_sources"]
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +64,25 @@ SUPPORTED_SUFFIXES = (
     | AUDIO_SUFFIXES
 )
 _SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
+#: Formats a folder walk skips by name, without reading them: binaries, archives, images
+#: and office formats memo has no extractor for. Any other suffix, or none (LICENSE,
+#: NOTES, Makefile, data.json), is sniffed and ingested when it is text.
+_UNSUPPORTED_SUFFIXES = frozenset(
+    {
+        ".exe", ".dll", ".so", ".dylib", ".bin", ".o", ".a", ".lib", ".class", ".jar",
+        ".pyc", ".pyo", ".whl", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z",
+        ".rar", ".tar", ".iso", ".dmg", ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif",
+        ".tiff", ".webp", ".ico", ".heic", ".psd", ".svgz", ".woff", ".woff2", ".ttf",
+        ".otf", ".eot", ".db", ".sqlite", ".sqlite3", ".db-wal", ".db-shm", ".doc",
+        ".xls", ".xlsx", ".ppt", ".pptx", ".odt", ".ods", ".odp", ".rtf", ".epub",
+        ".parquet", ".npy", ".npz", ".pkl", ".onnx", ".kwidx", ".hnsw",
+    }
+)  # fmt: skip
+#: Bytes a walk reads to tell text from binary in a file of unknown type.
+_SNIFF_BYTES = 8192
+
+#: on_skip(path, reason): told of every file or folder a walk leaves out, and why.
+OnSkip = Callable[[str, str], None]
 
 
 def _is_url(source: str) -> bool:
@@ -81,8 +105,18 @@ def extract(
     """
     result = _extract(source, policy, transcriber, caption_fetcher, progress, http_transport)
     if isinstance(result, list):
-        return [apply_secret_policy(doc, policy) for doc in result]
-    return apply_secret_policy(result, policy)
+        return [apply_secret_policy(_bounded(doc, policy), policy) for doc in result]
+    return apply_secret_policy(_bounded(result, policy), policy)
+
+
+def _bounded(doc: ExtractedDocument, policy: IngestPolicy) -> ExtractedDocument:
+    """Every extractor's output passes the text bound here, before it is scanned or chunked.
+
+    (DOCX and PDF also stop reading once past it; the chunk bound is applied by
+    the chunker, which stops as soon as it passes it.)
+    """
+    check_text_length(doc.source, len(doc.text), policy)
+    return doc
 
 
 def _extract(
@@ -193,15 +227,22 @@ def apply_secret_policy(doc: ExtractedDocument, policy: IngestPolicy) -> Extract
     return replace(doc, text=text, sections=sections, metadata=metadata)
 
 
-def iter_sources(paths: Iterable[str | Path], policy: IngestPolicy) -> Iterator[str | Path]:
+def iter_sources(
+    paths: Iterable[str | Path], policy: IngestPolicy, *, on_skip: OnSkip | None = None
+) -> Iterator[str | Path]:
     """Expand folders into the sources ``extract`` accepts, in a stable order.
 
-    URLs and YouTube ids pass through. A folder is walked (hidden folders and
-    dependency folders skipped, symlinked folders not followed); a vault inside it
-    is yielded once, as its folder; files with unsupported suffixes are skipped.
-    Each file is yielded as found, so a symlink that leaves the allowed roots is
-    refused by ``extract`` with a PathNotAllowedError the caller can report.
+    URLs and YouTube ids pass through. A folder is walked (symlinked folders not
+    followed); a vault inside it is yielded once, as its folder. What the walk
+    leaves out is told to ``on_skip`` with its reason: hidden files and folders,
+    dependency folders, formats memo has no extractor for, and files of unknown
+    type (or none: ``LICENSE``, ``NOTES``) whose first bytes are binary or that
+    are empty; text of unknown type is yielded. A folder with no file at all is
+    told too ("empty folder"). Each file is yielded as found, so a symlink that
+    leaves the allowed roots is refused by ``extract`` with a PathNotAllowedError
+    the caller can report.
     """
+    skip = on_skip or (lambda path, reason: None)
     for item in paths:
         if isinstance(item, str) and (
             _is_url(item) or (not os.path.lexists(item) and youtube_video_id(item))
@@ -215,15 +256,24 @@ def iter_sources(paths: Iterable[str | Path], policy: IngestPolicy) -> Iterator[
         if is_vault(root):
             yield root
             continue
-        yield from _walk(root)
+        seen = 0
+        for found in _walk(root, skip):
+            seen += 1
+            yield found
+        if not seen and not any(root.iterdir()):
+            skip(str(root), "empty folder")
 
 
-def _walk(root: Path) -> Iterator[Path]:
+def _walk(root: Path, skip: OnSkip) -> Iterator[Path]:
     for folder, dirs, files in os.walk(root, followlinks=False):
         here = Path(folder)
         kept = []
         for name in sorted(dirs):
-            if name.startswith(".") or name in _SKIPPED_FOLDERS:
+            if name.startswith("."):
+                skip(str(here / name), "hidden folder")
+                continue
+            if name in _SKIPPED_FOLDERS:
+                skip(str(here / name), "dependency folder")
                 continue
             if is_vault(here / name) and not (here / name).is_symlink():
                 yield here / name
@@ -232,6 +282,34 @@ def _walk(root: Path) -> Iterator[Path]:
         dirs[:] = kept
         for name in sorted(files):
             path = here / name
-            if name.startswith(".") or path.suffix.lower() not in SUPPORTED_SUFFIXES:
-                continue
-            yield path
+            reason = _skip_reason(path)
+            if reason is None:
+                yield path
+            else:
+                skip(str(path), reason)
+
+
+def _skip_reason(path: Path) -> str | None:
+    """Why a walk leaves ``path`` out, or None to ingest it."""
+    if path.name.startswith("."):
+        return "hidden file"
+    suffix = path.suffix.lower()
+    if suffix in SUPPORTED_SUFFIXES:
+        return None  # the extractor decides (and reports a binary .txt as a failure)
+    if suffix in _UNSUPPORTED_SUFFIXES:
+        return f"unsupported format ({suffix})"
+    if path.is_symlink() and not path.exists():
+        return None  # extract names the broken link
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(_SNIFF_BYTES)
+    except OSError:
+        return None  # extract reports the unreadable file as a failure
+    if not head.strip():
+        return "empty file"
+    fmt = sniff_format(head)
+    if fmt in ("pdf", "html"):
+        return None
+    if looks_binary(head):
+        return f"binary file ({fmt})" if fmt else "binary file"
+    return None

@@ -2,8 +2,12 @@
 
 A .docx is a zip archive, so the archive is inspected before python-docx opens it:
 a total uncompressed size, an entry count and a per-entry compression ratio beyond
-the policy's limits mean a zip bomb, refused without inflating anything. The bytes
-checked are the bytes parsed (one read), so the file cannot be swapped in between.
+the policy's limits mean a zip bomb, refused without inflating anything. A file
+can still expand within those limits (0.5 MB holding 20 MB of XML), so the body
+XML is then streamed once through expat, counting only the text of its runs, and
+refused as soon as that passes ``policy.max_text_chars``: python-docx builds its
+object tree (the slow part) only for a document that fits. The bytes checked are
+the bytes parsed (one read), so the file cannot be swapped in between.
 """
 
 from __future__ import annotations
@@ -11,20 +15,25 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+import zlib
 from typing import Any
+from xml.parsers import expat
 
 from memo_core.errors import ExtractionError
 from memo_core.ingest.deps import require
 from memo_core.ingest.frontmatter import json_safe
 from memo_core.ingest.normalize import DocumentBuilder
-from memo_core.ingest.policy import IngestPolicy
+from memo_core.ingest.policy import IngestPolicy, check_text_length
 from memo_core.ingest.types import ExtractedDocument
 
-__all__ = ["check_zip", "extract_docx"]
+__all__ = ["check_body_text", "check_zip", "extract_docx"]
 
 _HEADING_STYLE = re.compile(r"^(?:Heading|Überschrift|Заголовок)\s*(\d)$", re.IGNORECASE)
 #: Entries smaller than this are never called bombs whatever their ratio (XML compresses well).
 _RATIO_FLOOR_BYTES = 1024 * 1024
+#: A text run (``<w:t>``) as expat names it with namespace processing on.
+_TEXT_RUN = "http://schemas.openxmlformats.org/wordprocessingml/2006/main t"
+_STREAM_BLOCK = 64 * 1024
 
 
 def check_zip(data: bytes, policy: IngestPolicy, *, name: str) -> zipfile.ZipFile:
@@ -54,12 +63,53 @@ def check_zip(data: bytes, policy: IngestPolicy, *, name: str) -> zipfile.ZipFil
     return archive
 
 
+def check_body_text(archive: zipfile.ZipFile, policy: IngestPolicy, *, name: str) -> int:
+    """Stream ``word/document.xml`` and refuse it once its run text passes the bound.
+
+    Returns the number of text characters. Only a block (64 KB) of XML is held at
+    a time and no tree is built, so a document far past the bound costs the time
+    to read up to the bound, not to parse all of it.
+    """
+    parser = expat.ParserCreate(namespace_separator=" ")
+    depth = 0  # > 0 inside a text run
+    chars = 0
+
+    def start(tag: str, _attrs: Any) -> None:
+        nonlocal depth
+        depth += tag == _TEXT_RUN
+
+    def end(tag: str) -> None:
+        nonlocal depth
+        depth -= tag == _TEXT_RUN
+
+    def text(data: str) -> None:
+        nonlocal chars
+        if depth:
+            chars += len(data)
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = text
+    try:
+        with archive.open("word/document.xml") as stream:
+            while block := stream.read(_STREAM_BLOCK):
+                parser.Parse(block, False)
+                check_text_length(name, chars, policy)
+            parser.Parse(b"", True)
+    except expat.ExpatError as exc:
+        raise ExtractionError(f"{name}: the DOCX body is not well-formed XML ({exc})") from None
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError) as exc:
+        raise ExtractionError(f"{name} is not a valid DOCX (zip) file: {exc}") from None
+    return chars
+
+
 def extract_docx(
     data: bytes, *, source: str, title: str, policy: IngestPolicy
 ) -> ExtractedDocument:
     """Paragraphs and table rows in order; ``Heading N``/``Title`` styles start sections."""
-    check_zip(data, policy, name=source).close()
     docx = require("docx", package="python-docx", extra="docx", feature="DOCX files")
+    with check_zip(data, policy, name=source) as archive:
+        check_body_text(archive, policy, name=source)
     try:
         document = docx.Document(io.BytesIO(data))
         blocks = list(_blocks(document))

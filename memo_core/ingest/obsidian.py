@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from memo_core.display import printable
 from memo_core.errors import PathNotAllowedError, UnsupportedSourceError
 from memo_core.ingest.decoding import decode_text
 from memo_core.ingest.frontmatter import split_front_matter
@@ -100,7 +101,9 @@ class ObsidianVault:
                     found.append((path, path.resolve()))
                 else:
                     self.refused.append(path.relative_to(self.root).as_posix())
-                    logger.warning("skipping %s: its link target is outside the vault", path)
+                    logger.warning(
+                        "skipping %s: its link target is outside the vault", printable(path)
+                    )
         return found
 
     def _inside(self, path: Path) -> bool:
@@ -121,7 +124,7 @@ class ObsidianVault:
                 data = read_bytes_limited(path, self.policy.max_file_bytes)
                 text, _ = decode_text(data, name=str(path))
             except UnsupportedSourceError as exc:  # an empty note is not worth failing a vault
-                logger.info("skipping note: %s", exc)
+                logger.info("skipping note: %s", printable(exc))
                 self._notes[path] = None
                 return None
             fields, body, error = split_front_matter(text)

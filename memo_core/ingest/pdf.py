@@ -15,7 +15,7 @@ from memo_core.errors import ExtractionError
 from memo_core.ingest.deps import require
 from memo_core.ingest.frontmatter import json_safe
 from memo_core.ingest.normalize import DocumentBuilder
-from memo_core.ingest.policy import IngestPolicy
+from memo_core.ingest.policy import IngestPolicy, check_text_length
 from memo_core.ingest.types import ExtractedDocument
 
 __all__ = ["extract_pdf"]
@@ -41,8 +41,12 @@ def extract_pdf(data: bytes, *, source: str, title: str, policy: IngestPolicy) -
                 raise ExtractionError(
                     f"{source} has {page_count} pages, over the limit of {policy.max_pdf_pages}"
                 )
+            chars = 0
             for number, page in enumerate(reader.pages, start=1):
-                builder.add(page.extract_text() or "", {"page": number})
+                page_text = page.extract_text() or ""
+                chars += len(page_text)
+                check_text_length(source, chars, policy)  # stop reading once past it
+                builder.add(page_text, {"page": number})
             info = _info(reader)
         except ExtractionError:
             raise

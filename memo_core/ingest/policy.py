@@ -3,7 +3,8 @@
 The defaults are the safe ones: local files only under the folder that was current
 when the policy was made, no private-network URL, secrets redacted. Every limit is
 checked before the expensive work (a file's size before it is read, a PDF's page
-count before its text is extracted, a response's size while it streams).
+count before its text is extracted, a response's size while it streams, a
+document's text length and chunk count before it is chunked or embedded).
 """
 
 from __future__ import annotations
@@ -14,13 +15,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from memo_core.errors import ExtractionError, IngestError, InvalidInputError, PathNotAllowedError
+from memo_core.errors import (
+    ExtractionError,
+    IngestError,
+    InvalidInputError,
+    PathNotAllowedError,
+    SourceTooLargeError,
+)
 
-__all__ = ["IngestPolicy", "SecretsMode", "check_path", "read_bytes_limited"]
+__all__ = [
+    "IngestPolicy",
+    "SecretsMode",
+    "check_path",
+    "check_text_length",
+    "read_bytes_limited",
+]
 
 SecretsMode = Literal["block", "redact", "allow"]
 
 MB = 1024 * 1024
+
+#: Where each caller lifts the root restriction (named in every refusal).
+ALLOW_ROOT_HINT = (
+    "--root FOLDER (memo kb ingest), roots=[...] (MemoBase.ingest, IngestPolicy.allowed_roots) "
+    "or memobase: roots: in config.yaml (agents, MCP)"
+)
 
 
 def _cwd_only() -> tuple[Path, ...]:
@@ -51,6 +70,11 @@ class IngestPolicy:
     max_unzipped_bytes: int = 200 * MB
     max_zip_entries: int = 10_000
     max_compression_ratio: float = 200.0
+    #: Text and chunks one document may give, whatever its format: a small file
+    #: can expand (a DOCX's XML, a PDF's content streams) into hours of embedding.
+    #: 5 million characters is a book of about 2,500 pages.
+    max_text_chars: int = 5_000_000
+    max_chunks_per_document: int = 5_000
     http_timeout: float = 20.0
     http_max_bytes: int = 10 * MB
     http_max_redirects: int = 5
@@ -74,6 +98,8 @@ class IngestPolicy:
             "max_pdf_pages",
             "http_max_bytes",
             "max_zip_entries",
+            "max_text_chars",
+            "max_chunks_per_document",
         ):
             if getattr(self, name) <= 0:
                 raise InvalidInputError(f"{name} must be positive")
@@ -104,7 +130,8 @@ def check_path(path: str | Path, policy: IngestPolicy) -> Path:
     if not policy.is_allowed(resolved):
         roots = ", ".join(str(r) for r in policy.allowed_roots) or "none"
         raise PathNotAllowedError(
-            f"{given} resolves to {resolved}, outside the allowed folders ({roots})"
+            f"{given} resolves to {resolved}, outside the allowed folders ({roots}); "
+            f"allow its folder with {ALLOW_ROOT_HINT}"
         )
     return resolved
 
@@ -126,3 +153,16 @@ def read_bytes_limited(path: Path, limit: int) -> bytes:
     if len(data) > limit:
         raise ExtractionError(f"{path} is over the ingest limit of {limit} bytes")
     return data
+
+
+def check_text_length(source: str, chars: int, policy: IngestPolicy) -> None:
+    """Refuse a source once its text passes ``policy.max_text_chars``.
+
+    Extractors call it while they read (so they stop early); the dispatcher calls
+    it once more on every finished document, whatever extracted it.
+    """
+    if chars > policy.max_text_chars:
+        raise SourceTooLargeError(
+            f"{source}: its text passes {policy.max_text_chars:,} characters "
+            "(IngestPolicy.max_text_chars); refused before chunking and embedding"
+        )

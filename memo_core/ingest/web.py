@@ -1,8 +1,11 @@
 """Web pages by URL: a guarded fetch, then the page's main text (the ``web`` extra).
 
 Redirects are followed by hand, one hop at a time, each target passing the SSRF
-guard before any connection is made to it. The body streams under a size limit
-and an overall deadline; proxies from the environment are ignored, since a proxy
+guard before any connection is made to it. The body streams under a size limit.
+One deadline (``policy.http_timeout``) covers the whole fetch: connecting, the
+headers, the body and every redirect hop share it, down to each socket read
+(:mod:`memo_core.ingest.deadline_http`), so a server dripping one byte a second
+is cut at the deadline. Proxies from the environment are ignored, since a proxy
 would connect to addresses the guard never saw.
 """
 
@@ -49,13 +52,15 @@ def fetch_url(url: str, policy: IngestPolicy, *, transport: Any = None) -> Fetch
     ``transport`` is an optional httpx transport (tests use it to observe requests).
     """
     httpx = require("httpx", package="httpx", extra="web", feature="web pages")
+    from memo_core.ingest.deadline_http import deadline_transport
+
     deadline = time.monotonic() + policy.http_timeout
     current = url
     with httpx.Client(
         timeout=httpx.Timeout(policy.http_timeout),
         follow_redirects=False,
         trust_env=False,
-        transport=transport,
+        transport=transport if transport is not None else deadline_transport(deadline),
     ) as client:
         for _ in range(policy.http_max_redirects + 1):
             target = check_url(current, policy)
@@ -68,6 +73,8 @@ def fetch_url(url: str, policy: IngestPolicy, *, transport: Any = None) -> Fetch
             )
             try:
                 response = client.send(request, stream=True)
+            except httpx.TimeoutException:
+                raise _late(current, policy) from None
             except httpx.HTTPError as exc:
                 raise ExtractionError(
                     f"cannot fetch {current}: {exc.__class__.__name__}: {exc}"
@@ -107,11 +114,19 @@ def _read_limited(
                     f"{url} is over the size limit of {policy.http_max_bytes} bytes"
                 )
             if time.monotonic() > deadline:
-                raise ExtractionError(f"{url} took longer than {policy.http_timeout} s")
+                raise _late(url, policy)
             chunks.append(chunk)
+    except httpx.TimeoutException:
+        raise _late(url, policy) from None
     except httpx.HTTPError as exc:
         raise ExtractionError(f"cannot fetch {url}: {exc.__class__.__name__}: {exc}") from None
     return b"".join(chunks)
+
+
+def _late(url: str, policy: IngestPolicy) -> ExtractionError:
+    return ExtractionError(
+        f"{url}: no complete answer within {policy.http_timeout:g} s (http_timeout)"
+    )
 
 
 def _content_type(header: str) -> tuple[str, str | None]:

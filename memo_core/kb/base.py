@@ -16,10 +16,11 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memo_core.embedders.base import Embedder
 from memo_core.errors import EmbedderMismatchError, InvalidInputError, NotFoundError
+from memo_core.kb.locators import locator_from_metadata
 from memo_core.kb.store import ChunkInput, DocumentInfo, KnowledgeStore, require_owner, sha256
 from memo_core.rerank.base import Reranker
 from memo_core.search.hybrid import HybridSearcher, SearchSettings
@@ -27,6 +28,10 @@ from memo_core.search.text import DEFAULT_LANGUAGES
 from memo_core.storage import open_database
 from memo_core.storage.base import SQLDatabase, Tracer
 from memo_core.types import Hit, SearchMode
+
+if TYPE_CHECKING:
+    from memo_core.ingest import IngestPolicy
+    from memo_core.kb.ingest import IngestReport
 
 __all__ = ["DEFAULT_COLLECTION", "DEFAULT_OWNER", "MemoBase", "open_store"]
 
@@ -194,7 +199,7 @@ class MemoBase:
             if existing is not None and existing.collection == collection:
                 return existing
         if chunks is None:
-            chunks = default_chunks(text)
+            chunks = default_chunks(text, locator=locator_from_metadata(meta))
         vectors = self._embed_chunks(owner, doc_id, chunks)
         made_by = self.embedder.fingerprint if vectors is not None and self.embedder else None
         return self.store.replace_document(
@@ -240,9 +245,13 @@ class MemoBase:
         for i, text in enumerate(texts):
             doc_id = ids[i] if ids is not None and ids[i] else uuid.uuid4().hex
             meta = dict(metadatas[i]) if metadatas is not None else {}
+            # page / heading / timecode / url in the metadata: where the citation points.
+            where = locator_from_metadata(meta)
             if chunk or vectors is None:
                 chunks = (
-                    default_chunks(text) if chunk else [ChunkInput(text, 0, len(text), id=doc_id)]
+                    default_chunks(text, locator=where)
+                    if chunk
+                    else [ChunkInput(text, 0, len(text), where, id=doc_id)]
                 )
                 info = self.add_document(
                     text,
@@ -262,7 +271,7 @@ class MemoBase:
                     collection=collection,
                     document_id=doc_id,
                     text=text,
-                    chunks=[ChunkInput(text, 0, len(text), id=doc_id)],
+                    chunks=[ChunkInput(text, 0, len(text), where, id=doc_id)],
                     vectors=[vectors[i]],
                     source=str(meta.get("source", "")),
                     title=str(meta.get("title", "")),
@@ -270,6 +279,52 @@ class MemoBase:
                 )
             out.append(info.id)
         return out
+
+    def ingest(
+        self,
+        paths: str | Path | Sequence[str | Path],
+        roots: Sequence[str | Path] | None = None,
+        *,
+        collection: str = DEFAULT_COLLECTION,
+        owner: str | None = None,
+        secrets: str = "redact",
+        policy: IngestPolicy | None = None,
+        progress: Callable[[int, int | None, str], None] | None = None,
+        **extract_options: Any,
+    ) -> IngestReport:
+        """Ingest files, folders, Obsidian vaults, URLs and YouTube ids; returns the report
+        ``memo kb ingest`` prints (added, updated, unchanged, failed, skipped, chunks).
+
+        Local paths must lie under ``roots`` (default: the current folder), the
+        guard for paths that arrive from code, agents or a model; folder walks
+        never leave them. ``policy`` gives every other limit (sizes, URLs, secrets)
+        and its own ``allowed_roots``; pass ``roots`` or ``policy``, not both. A
+        source that fails is reported and the others go in; a storage error stops
+        the run with :class:`~memo_core.errors.IngestAbortedError`.
+        ``extract_options`` reach the extractors (``transcriber``, ``ledger``,
+        ``caption_fetcher``, ``http_transport``).
+        """
+        from memo_core.ingest import IngestPolicy
+        from memo_core.kb.ingest import ingest_sources
+
+        if policy is not None and roots is not None:
+            raise InvalidInputError("pass roots= or policy= (with its allowed_roots), not both")
+        if policy is None:
+            policy = (
+                IngestPolicy(secrets=secrets)  # type: ignore[arg-type]
+                if roots is None
+                else IngestPolicy.for_roots(roots, secrets=secrets)
+            )
+        sources = [paths] if isinstance(paths, str | Path) else list(paths)
+        return ingest_sources(
+            self,
+            sources,
+            policy=policy,
+            collection=collection,
+            owner=owner,
+            progress=progress,
+            **extract_options,
+        )
 
     def delete(self, document_ids: Sequence[str], *, owner: str | None = None) -> int:
         """Delete documents with all their chunk, FTS and vector rows."""
@@ -377,6 +432,8 @@ class MemoBase:
             "vector_search": False,
             "backend": self.db.dialect,
             "driver": getattr(getattr(self.db, "driver", None), "name", "psycopg"),
+            # Chunks that address an AI assistant with instructions (never quoted as answers).
+            "flagged_chunks": self.store.flagged_chunks(),
         }
         if not self.db.has_vec:
             out["vector_search_off"] = (
@@ -439,8 +496,9 @@ def _stable_document_id(collection: str, source: str) -> str:
     return hashlib.sha256(f"{collection}\x00{source}".encode()).hexdigest()[:24]
 
 
-def default_chunks(text: str) -> list[ChunkInput]:
-    """Structure-aware chunks of plain text (delegates to the ingest chunker)."""
+def default_chunks(text: str, *, locator: Mapping[str, Any] | None = None) -> list[ChunkInput]:
+    """Structure-aware chunks of plain text (delegates to the ingest chunker), each
+    located by its line range plus the caller's ``locator`` (a page, a heading...)."""
     from memo_core.ingest import ExtractedDocument, Section, chunk_document
 
     doc = ExtractedDocument(
@@ -451,4 +509,5 @@ def default_chunks(text: str) -> list[ChunkInput]:
         sections=[Section(0, len(text), {})],
         metadata={},
     )
-    return [ChunkInput(c.text, c.start, c.end, dict(c.locator)) for c in chunk_document(doc)]
+    given = dict(locator or {})
+    return [ChunkInput(c.text, c.start, c.end, {**c.locator, **given}) for c in chunk_document(doc)]

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memo_core.display import printable
 from memo_core.errors import (
     BudgetExceededError,
     EmbedderMismatchError,
@@ -57,7 +58,11 @@ class IngestReport:
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     failed: list[dict[str, str]] = field(default_factory=list)
+    #: What was left out on purpose, and why: ``{path, reason}`` (hidden, binary, empty...).
+    skipped: list[dict[str, str]] = field(default_factory=list)
     secrets: list[dict[str, Any]] = field(default_factory=list)
+    #: Chunks flagged at ingest (``kb/flags.py``): ``{chunk_id, document_id, source, flags, text}``.
+    flagged: list[dict[str, Any]] = field(default_factory=list)
     chunks: int = 0
     seconds: float = 0.0
     embed_seconds: float = 0.0
@@ -129,12 +134,17 @@ class MeteredTranscriber:
 
 
 def store_extracted(
-    kb: MemoBase, doc: ExtractedDocument, *, collection: str, owner: str | None = None
+    kb: MemoBase,
+    doc: ExtractedDocument,
+    *,
+    collection: str,
+    owner: str | None = None,
+    max_chunks: int | None = None,
 ) -> tuple[str, str, int]:
     """Chunk and store one extracted document; returns (status, document id, chunks)."""
     from memo_core.ingest import chunk_document
 
-    drafts = chunk_document(doc)
+    drafts = chunk_document(doc, max_chunks=max_chunks)
     chunks = [ChunkInput(c.text, c.start, c.end, dict(c.locator)) for c in drafts]
     metadata = {**doc.metadata, "kind": doc.kind, "trust": doc.trust}
     before = kb.store.document_hash(kb._owner(owner), _doc_id(kb, collection, doc.source))
@@ -191,9 +201,13 @@ def ingest_sources(
     embed_clock = embed_seconds()
     try:
         expanded: list[str | Path] = []
+
+        def skipped(path: str, reason: str) -> None:
+            report.skipped.append({"path": path, "reason": reason})
+
         for item in sources:
             try:
-                expanded.extend(iter_sources([item], policy))
+                expanded.extend(iter_sources([item], policy, on_skip=skipped))
             except MemoError as exc:
                 report.failed.append(
                     {"source": str(item), "error": str(exc), "type": type(exc).__name__}
@@ -207,9 +221,17 @@ def ingest_sources(
                     extracted if isinstance(extracted, list) else [extracted]
                 )
                 for doc in docs:
-                    status, _, n = store_extracted(kb, doc, collection=collection, owner=owner)
+                    status, document_id, n = store_extracted(
+                        kb,
+                        doc,
+                        collection=collection,
+                        owner=owner,
+                        max_chunks=policy.max_chunks_per_document,
+                    )
                     getattr(report, status).append(doc.source)
                     report.chunks += n
+                    if status != "unchanged":
+                        report.flagged += kb.store.flagged_chunks(kb._owner(owner), [document_id])
                     for finding in doc.metadata.get("secrets", []):
                         report.secrets.append({"source": doc.source, **finding})
             except (StorageError, EmbedderMismatchError) as exc:
@@ -221,7 +243,7 @@ def ingest_sources(
                 ) from exc
             except MemoError as exc:
                 # Reported once, by the caller (the CLI prints the report's failures).
-                log.info("skipped %s: %s", source, exc)
+                log.info("skipped %s: %s", printable(source), printable(exc))
                 report.failed.append(
                     {"source": str(source), "error": str(exc), "type": type(exc).__name__}
                 )

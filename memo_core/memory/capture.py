@@ -11,16 +11,18 @@ turns and never become the user's facts.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from memo_core.errors import InvalidInputError
+from memo_core.errors import InvalidInputError, SecretFoundError
+from memo_core.ingest.secretscan import redact_text
 from memo_core.memory import lexicon as lx
 from memo_core.memory.base import HoodBase, new_id
 from memo_core.memory.config import CATEGORIES, PINNED_BY_DEFAULT
-from memo_core.memory.dates import find_date_range, has_time_value
 from memo_core.memory.extract import CandidateFact, Party, analyze_turn, content_stems
 from memo_core.memory.judge import JudgedFact, judge_turn, judge_update
 from memo_core.memory.namespace import NamespaceLike
@@ -28,8 +30,15 @@ from memo_core.memory.records import FactRow
 from memo_core.memory.timeutil import as_utc, days_between, from_iso, to_iso
 from memo_core.memory.types import CaptureResult, Decision, Fact
 from memo_core.memory.versions import Existing, NewFact, match_fact
+from memo_core.values import (
+    entity_words,
+    extract_values,
+    find_date_range,
+    has_time_value,
+    polarity,
+)
 
-__all__ = ["ROLES", "CaptureMixin"]
+__all__ = ["ROLES", "CaptureMixin", "bounded_turn", "screen_secrets"]
 
 ROLES = frozenset({"user", "assistant", "system"})
 _MATCH_POOL = 20
@@ -72,6 +81,46 @@ def _from_judged(judged: JudgedFact) -> CandidateFact:
     )
 
 
+@functools.lru_cache(maxsize=4096)
+def _signature(statement: str) -> dict[str, Any]:
+    """What SUPERSEDE compares besides words: values, polarity, named entities (cached:
+    the same current facts are matched against every candidate of a turn)."""
+    return {
+        "values": tuple(extract_values(statement, bare_numbers=True)),
+        "polarity": polarity(statement),
+        "entities": entity_words(statement),
+    }
+
+
+def screen_secrets(text: str, mode: str) -> tuple[str, tuple[str, ...]]:
+    """``text`` with credentials handled as ``mode`` says, and the kinds found.
+
+    The ingest scanner (:func:`~memo_core.ingest.secretscan.redact_text`) finds them;
+    ``"block"`` raises :class:`~memo_core.errors.SecretFoundError` before anything is
+    stored, ``"allow"`` keeps the text as it is.
+    """
+    if mode == "allow":
+        return text, ()
+    redacted = redact_text(text)
+    if not redacted.found:
+        return text, ()
+    if mode == "block":
+        kinds = ", ".join(redacted.kinds)
+        raise SecretFoundError(f"the text holds a credential ({kinds}); nothing was stored")
+    return redacted.text, redacted.kinds
+
+
+def bounded_turn(text: str, limit: int) -> tuple[str, int]:
+    """``text`` cut to ``limit`` characters (at a space when one is near), with a note,
+    and how many characters were left out (0 when it fits)."""
+    if len(text) <= limit:
+        return text, 0
+    cut = text.rfind(" ", max(0, limit - 200), limit)
+    kept = text[: cut if cut > 0 else limit].rstrip()
+    omitted = len(text) - len(kept)
+    return f"{kept}\n[truncated: {omitted} more characters were not stored]", omitted
+
+
 class CaptureMixin(HoodBase):
     """``capture`` and ``remember``."""
 
@@ -101,6 +150,13 @@ class CaptureMixin(HoodBase):
         when = as_utc(at)
         if not text.strip():
             return CaptureResult("", "drop", 0.0, reason="empty turn")
+        text, omitted = bounded_turn(text, self.config.max_turn_chars)
+        text, secret_kinds = screen_secrets(text, self.config.secrets)
+        notes = []
+        if omitted:
+            notes.append(f"truncated: {omitted} characters over max_turn_chars were not stored")
+        if secret_kinds:
+            notes.append(f"redacted: {', '.join(secret_kinds)}")
         turn_id = new_id("turn")
         turn_values = {
             "id": turn_id,
@@ -118,12 +174,11 @@ class CaptureMixin(HoodBase):
         if role != "user":
             vectors = self._store.embed_documents([text])
             self._store.insert_turn(turn_values, vectors[0] if vectors else None)
-            return CaptureResult(
-                turn_id, "drop", 0.0, reason=f"{role} turns are episodic memory, never user facts"
-            )
+            why = f"{role} turns are episodic memory, never user facts"
+            return CaptureResult(turn_id, "drop", 0.0, reason="; ".join([why, *notes]))
         focus = self._focus(enc, session_id, when)
         analysis = analyze_turn(text, ref=when.date(), focus=focus, config=self.config)
-        candidates = list(analysis.facts)
+        candidates = list(analysis.facts)[: self.config.max_facts_per_turn]
         decision: Decision = analysis.decision
         reason = ""
         llm_called = False
@@ -174,7 +229,7 @@ class CaptureMixin(HoodBase):
             superseded=tuple(o.old for o in outcomes if o.kind == "superseded" and o.old),
             reinforced=tuple(o.fact for o in outcomes if o.kind == "reinforced"),
             llm_called=llm_called,
-            reason=reason,
+            reason="; ".join(filter(None, [reason, *notes])),
         )
 
     def remember(
@@ -205,7 +260,7 @@ class CaptureMixin(HoodBase):
         if category is not None and category not in CATEGORIES:
             raise InvalidInputError(f"category must be one of {', '.join(CATEGORIES)}")
         when = as_utc(at)
-        text = statement.strip()
+        text, _ = screen_secrets(statement.strip(), self.config.secrets)
         found = analyze_turn(text, ref=when.date(), config=self.config).facts
         base = found[0] if found else CandidateFact(text, "fact", False, 1.0, ())
         cat = category or base.category
@@ -331,6 +386,7 @@ class CaptureMixin(HoodBase):
                 dated=r.event_start is not None or has_time_value(r.statement),
                 vector=stored_vectors.get(r.rowid),
                 age_days=days_between(from_iso(r.valid_from), when),
+                **_signature(r.statement),
             )
             for r in pool
         ]
@@ -344,6 +400,7 @@ class CaptureMixin(HoodBase):
             or find_date_range(cand.statement, when.date()) is not None,
             correction=cand.correction,
             vector=vector,
+            **_signature(cand.statement),
         )
         match = match_fact(new, existing, self.config)
         action: str = match.action

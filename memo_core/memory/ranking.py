@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memo_core.memory import lexicon as lx
-from memo_core.memory.dates import mentions_time_intent
+from memo_core.memory.intents import widen_relations
 from memo_core.memory.types import Fact, Turn
 from memo_core.search.text import STOPWORDS, detect_language, stem_token, tokenize
 
@@ -40,7 +40,14 @@ __all__ = ["Candidate", "QueryInfo", "analyse_query", "coverage", "estimate_toke
 #: Weight of a generic query word ("want", "хочу") in lexical coverage.
 GENERIC_WEIGHT = 0.3
 #: Score floors per source, so an always-relevant fact is not squeezed out.
-SOURCE_FLOOR = {"search": 0.0, "people": 0.4, "upcoming": 0.3, "habits": 0.2, "profile": 0.25}
+SOURCE_FLOOR = {
+    "search": 0.0,
+    "people": 0.4,
+    "intent": 0.35,
+    "upcoming": 0.3,
+    "habits": 0.2,
+    "profile": 0.25,
+}
 
 BLOCK_OPEN = "<memory>"
 BLOCK_CLOSE = "</memory>"
@@ -61,6 +68,22 @@ _ADVICE = re.compile(
     r"составь|спланируй|\bрежим\w*|распорядок",
     re.IGNORECASE,
 )
+
+
+_TIME_INTENT = re.compile(
+    r"\b(?:when|when's|deadline|due|how long|how much time|how many days|left|until|till|"
+    r"tomorrow|tonight|today|this (?:week|weekend|month)|next (?:week|month)|upcoming|coming up|"
+    r"soon|schedule|what date|which date)\b|"
+    r"когда|\bсрок\w*|дедлайн|до како\w+|сколько (?:у меня )?(?:осталось|времени|дней)|"
+    r"осталось|\bзавтра\b|послезавтра|\bсегодня\b|на этой неделе|на выходных|\bскоро\b|"
+    r"какого числа|расписани\w*",
+    re.IGNORECASE,
+)
+
+
+def mentions_time_intent(text: str) -> bool:
+    """Whether a message asks about time: when, how long, deadline, tomorrow..."""
+    return bool(_TIME_INTENT.search(text))
 
 
 @dataclass(frozen=True)
@@ -101,7 +124,7 @@ def analyse_query(text: str) -> QueryInfo:
     return QueryInfo(
         text,
         weights,
-        frozenset(relations),
+        widen_relations(frozenset(relations), text),
         frozenset(stems),
         family,
         mentions_time_intent(text),

@@ -7,13 +7,25 @@ without a database. In order:
    a restatement reinforces, anything else supersedes.
 2. **Near-duplicate** (content-stem Jaccard >= ``duplicate_lexical`` or embedding
    cosine >= ``duplicate_cosine``, and the same numbers): reinforce, no new version.
-3. **Explicit correction** ("actually", "moved to", "перенесли"...): supersede the
-   best-matching current fact about the same subject, scored by shared content
-   words, same category and both carrying a date/time; at least one shared
-   content word is required so a correction never lands on an unrelated fact.
-4. Similarity inside ``contradiction_band`` with no explicit signal: ``ask`` (the
+3. **Explicit correction** ("actually", "moved to", "raised", "slipped again",
+   "no longer", "instead", "перенесли", "теперь", "больше не", "вместо"...):
+   supersede the best-matching current fact about the same subject, scored by
+   shared content words, same category and both carrying a date/time; at least one
+   shared content word is required so a correction never lands on an unrelated fact.
+4. **A new value of the same attribute**, said without any cue ("my gym fee is 45
+   a month" after "the gym membership is 40 a month"): same subject, a compatible
+   category, the same topic (at least ``value_change_min_share`` of the smaller
+   side's topic words shared, no named entity contradicting), and a value of the
+   same kind and attribute (:func:`memo_core.values.extract_values`: date, time,
+   amount, name, place) that differs, with none agreeing.
+5. **A reversed preference** ("red wine gives me headaches now" after "red wine is
+   my favourite"): same subject and topic, opposite :func:`~memo_core.values.polarity`.
+6. Similarity inside ``contradiction_band`` with no explicit signal: ``ask`` (the
    caller asks the LLM when one is configured, otherwise adds a new fact).
-5. Otherwise: a new fact.
+7. Otherwise: a new fact.
+
+Each rule supersedes the *current* version of a chain, so a chain of updates
+always ends with exactly one current version.
 """
 
 from __future__ import annotations
@@ -24,6 +36,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from memo_core.memory.config import MemoryConfig
+from memo_core.values import Value
 
 __all__ = ["Existing", "Match", "NewFact", "cosine", "jaccard", "match_fact"]
 
@@ -42,6 +55,9 @@ class Existing:
     dated: bool
     vector: Sequence[float] | None = None
     age_days: float = 0.0  # how long before the new fact this one was stated
+    values: tuple[Value, ...] = ()
+    polarity: int = 0
+    entities: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -55,6 +71,9 @@ class NewFact:
     dated: bool
     correction: bool
     vector: Sequence[float] | None = None
+    values: tuple[Value, ...] = ()
+    polarity: int = 0
+    entities: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -166,6 +185,89 @@ def _correction_score(new: NewFact, old: Existing) -> float:
     return score
 
 
+def _topic(stems: frozenset[str], values: Sequence[Value]) -> frozenset[str]:
+    """Content stems that are not values: what a fact is about ("gym", "fee")."""
+    spelled = {str(w) for v in values for w in v.key if isinstance(w, str)}
+    return frozenset(
+        s for s in stems if not any(ch.isdigit() for ch in s) and s not in spelled and len(s) > 1
+    )
+
+
+def _same_topic(new: NewFact, old: Existing, cfg: MemoryConfig, *, cued: bool = False) -> float:
+    """How much the two facts are about the same thing (0 when they are not).
+
+    ``cued``: both values name the same attribute ("fee", "dose", "deadline"), so
+    one shared topic word is enough.
+    """
+    if new.entities and old.entities and not new.entities & old.entities:
+        return 0.0  # "meeting with Tom" is not "meeting with Ana"
+    a, b = _topic(new.stems, new.values), _topic(old.stems, old.values)
+    if not a or not b:
+        return 0.0
+    shared = sum(1 for x in a if any(_related(x, y) for y in b))
+    share = shared / min(len(a), len(b))
+    cos = cosine(new.vector, old.vector)
+    close = cos >= cfg.duplicate_cosine - 0.2
+    if share >= cfg.value_change_min_share or (shared and (cued or close)):
+        return share + max(0.0, cos - 0.5)
+    return 0.0
+
+
+def _compatible(new: NewFact, old: Existing) -> bool:
+    a = _FAMILIES.get(new.category, new.category)
+    b = _FAMILIES.get(old.category, old.category)
+    return a == b or "fact" in (a, b) or {a, b} <= {"health", "plan", "preference"}
+
+
+def _meaningful(value: Value) -> bool:
+    """A bare number counts only beside a cue ("fee 45"); "milestone 3" is an identifier."""
+    return not (value.kind == "number" and value.key[0] == "" and value.attribute is None)
+
+
+def _value_change(new: NewFact, old: Existing) -> tuple[bool, bool]:
+    """(a value of one kind and attribute differs with none agreeing, both name the attribute)."""
+    changed = named = False
+    for va in filter(_meaningful, new.values):
+        for vb in filter(_meaningful, old.values):
+            if not va.comparable(vb):
+                continue
+            if va.attribute and vb.attribute and va.attribute != vb.attribute:
+                continue
+            if va.agrees(vb):
+                return False, False
+            changed = True
+            named = named or (va.attribute is not None and va.attribute == vb.attribute)
+    return changed, named
+
+
+_POLAR_CATEGORIES = frozenset({"preference", "health", "fact", "routine", "decision"})
+
+
+def _reversed(new: NewFact, old: Existing) -> bool:
+    return (
+        new.polarity * old.polarity < 0
+        and new.category in _POLAR_CATEGORIES
+        and old.category in _POLAR_CATEGORIES
+    )
+
+
+def _implicit_change(new: NewFact, same_subject: Sequence[Existing], cfg: MemoryConfig) -> Match:
+    """Rules 4 and 5: a new value, or a reversed preference, on the same topic."""
+    best: tuple[float, Existing] | None = None
+    for old in same_subject:
+        if not _compatible(new, old) and not _reversed(new, old):
+            continue
+        changed, cued = _value_change(new, old)
+        if not (changed or _reversed(new, old)):
+            continue
+        topic = _same_topic(new, old, cfg, cued=cued)
+        if topic > 0 and (best is None or topic > best[0]):
+            best = (topic, old)
+    if best is None:
+        return Match("new")
+    return Match("supersede", best[1], best[0])
+
+
 def match_fact(new: NewFact, existing: Sequence[Existing], config: MemoryConfig) -> Match:
     """Decide what ``new`` does to the current facts ``existing`` (same namespace)."""
     same_subject = [e for e in existing if e.subject == new.subject]
@@ -189,6 +291,9 @@ def match_fact(new: NewFact, existing: Sequence[Existing], config: MemoryConfig)
         )
         if scored and scored[0][0] >= config.correction_min_score:
             return Match("supersede", scored[0][1], scored[0][0])
+    implicit = _implicit_change(new, same_subject, config)
+    if implicit.action == "supersede":
+        return implicit
     low, high = config.contradiction_band
     best: tuple[float, Existing] | None = None
     for old in same_subject:

@@ -96,5 +96,12 @@ def test_perturbations_change_what_they_claim(bench: ModuleType) -> None:
     assert bench.remove_negation("The term is long.") is None
     two = bench.truncated_two_words(s, rng)
     assert two is not None and len(two.split()) == 2 and not bench.present(two, s)
+    stub = bench.stub_at(s, s.index("24"), rng)
+    assert stub in ("24 months", "24 months and") and bench.present(stub, s)
+    cut = bench.cut_before_condition("The tenant may sublet the flat unless told.", rng)
+    assert cut == "The tenant may sublet the flat."
+    vocabulary = frozenset({"shell", "shall", "goods"})
+    swapped = bench.substitute_word("The seller shall ship goods.", rng, vocabulary)
+    assert swapped == "The seller shell ship goods."
     noisy = bench.ocr_noise(s, rng)
     assert noisy is not None and noisy != s and "24" in noisy

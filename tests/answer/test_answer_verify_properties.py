@@ -8,18 +8,22 @@ import re
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from memo_core.answer.lexicon import CONDITIONS, marker_at, word_frequency
 from memo_core.answer.normalize import normalize, normalize_quote, normalize_text
-from memo_core.answer.verify import NEGATIONS, verify_quote
+from memo_core.answer.verify import NEGATIONS, NUMBER_WORDS, verify_quote
+from memo_core.search.text import STOPWORDS
 
 PROPS = settings(max_examples=150, deadline=None)
 
 _letters = st.sampled_from("abcdefghijklmnoprstuvwyzабвгдежзиклмнопрст")
-# Lower-case words that are neither negations nor filler words.
+# Lower-case content words that are neither negations nor conditions.
 words = (
     st.text(_letters, min_size=4, max_size=9)
-    .filter(lambda w: w not in NEGATIONS)
+    .filter(lambda w: marker_at([w], 0) is None and w not in STOPWORDS)
+    .filter(lambda w: w not in NUMBER_WORDS)
     .filter(lambda w: not w.endswith("n't"))
 )
+_MARKERS = sorted({*NEGATIONS, *(" ".join(c) for c in CONDITIONS)})
 names = st.text(st.sampled_from("abcdefghijklmnoprstuvwyz"), min_size=4, max_size=8).map(
     str.capitalize
 )
@@ -63,7 +67,7 @@ def test_every_slice_of_the_source_verifies_at_its_span(
     data: st.DataObject, tokens: list[str]
 ) -> None:
     source = _join(tokens)
-    i, j = _slice(data.draw, tokens, 1)
+    i, j = _slice(data.draw, tokens)
     quote = _join(tokens[i:j])
     check = verify_quote(quote, source)
     assert check.verified and check.method == "exact"
@@ -76,7 +80,7 @@ def test_retyped_slices_verify_normalized_and_map_back(
     data: st.DataObject, tokens: list[str]
 ) -> None:
     source = "  ".join(tokens).replace("  ", " \u00a0", 3)
-    i, j = _slice(data.draw, tokens, 1)
+    i, j = _slice(data.draw, tokens)
     quote = "“" + _join(tokens[i:j]).upper() + "”"
     check = verify_quote(quote, source)
     assert check.verified
@@ -167,7 +171,14 @@ def test_fuzzy_matches_keep_numbers_and_negations(data: st.DataObject, tokens: l
     k = data.draw(st.integers(0, len(quote_tokens) - 1))
     word = quote_tokens[k]
     slipped = word[0] + word[2:]  # one dropped letter after the first
-    noisy = len(word) >= 5 and word.isalpha() and not word.endswith(slipped)
+    # A slip that spells no word the lists know is noise; one that does is a substitution.
+    noisy = (
+        len(word) >= 5
+        and word.isalpha()
+        and not word.endswith(slipped)
+        and not word_frequency(slipped)
+        and slipped not in tokens
+    )
     if noisy:
         quote_tokens[k] = slipped
     quote = _join(quote_tokens)
@@ -180,3 +191,29 @@ def test_fuzzy_matches_keep_numbers_and_negations(data: st.DataObject, tokens: l
         assert re.findall(r"\d+", span) == re.findall(r"\d+", quote)
         neg = lambda s: [w for w in s.lower().split() if w in NEGATIONS]  # noqa: E731
         assert neg(span) == neg(quote)
+
+
+@PROPS
+@given(data=st.data(), tokens=sentences(), marker=st.sampled_from(_MARKERS))
+def test_a_quote_cut_before_a_negation_or_condition_never_verifies(
+    data: st.DataObject, tokens: list[str], marker: str
+) -> None:
+    at = data.draw(st.integers(4, len(tokens) - 1))
+    source = _join([*tokens[:at], marker, *tokens[at:]]) + "."
+    i = data.draw(st.integers(0, at - 4))
+    quote = _join(tokens[i:at])
+    for retyped in (quote, quote + ".", f"“{quote.upper()}.”"):
+        check = verify_quote(retyped, source)
+        assert not check.verified, (retyped, source, check)
+
+
+@PROPS
+@given(data=st.data(), tokens=sentences(), cut=st.integers(1, 3))
+def test_a_stub_of_few_words_verifies_only_as_a_whole_sentence(
+    data: st.DataObject, tokens: list[str], cut: int
+) -> None:
+    source = _join(tokens) + "."
+    i = data.draw(st.integers(0, len(tokens) - cut))
+    assert not verify_quote(_join(tokens[i : i + cut]), source).verified
+    whole = _join(tokens[i : i + cut]).capitalize() + "."
+    assert verify_quote(whole, f"{source} {whole}").verified

@@ -103,29 +103,57 @@ def test_ask_json_answer_and_refusal(db: str, capsys: pytest.CaptureFixture[str]
     )
     refusal = json.loads(out)
     assert refusal["refused"] is True and refusal["answer"] is None and "explain" in refusal
+    assert isinstance(refusal["related"], list)
+    assert all({"text", "chunk_id", "source", "locator"} <= set(r) for r in refusal["related"])
 
 
-def test_outside_root_is_reported_not_crashed(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_named_paths_are_allowed_and_walks_stay_inside_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    outside = tmp_path / "outside.txt"
-    outside.write_text("secret notes")
-    root = tmp_path / "root"
-    root.mkdir()
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")  # the old default root: nothing named lies in it
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    named = elsewhere / "chosen.txt"
+    named.write_text("The harbour crane lifts forty tonnes.", encoding="utf-8")
+    private = tmp_path / "private"
+    private.mkdir()
+    (private / "diary.txt").write_text("Private thoughts about the garden.", encoding="utf-8")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "kept.txt").write_text("Ferry timetables for the winter.", encoding="utf-8")
+    (folder / "escape").symlink_to(private / "diary.txt")
+    # No --root: what the user named is allowed, though it lies outside the current folder.
     code, out, _ = run(
         capsys,
         "kb",
         "ingest",
-        str(outside),
+        str(named),
+        str(folder),
         "--db",
         str(tmp_path / "k.db"),
-        "--root",
-        str(root),
         "--embedder",
         "hash",
         "--json",
     )
-    assert code == 1 and json.loads(out)["failed"][0]["type"] == "PathNotAllowedError"
+    report = json.loads(out)
+    assert code == 1 and sorted(Path(p).name for p in report["added"]) == ["chosen.txt", "kept.txt"]
+    (refused,) = report["failed"]  # the walk of `folder` does not follow a link out of it
+    assert refused["type"] == "PathNotAllowedError" and "--root" in refused["error"]
+    code, out, _ = run(
+        capsys,
+        "kb",
+        "ingest",
+        str(folder),
+        "--db",
+        str(tmp_path / "k.db"),
+        "--root",
+        str(private),
+        "--embedder",
+        "hash",
+        "--json",
+    )
+    assert code == 0 and [Path(p).name for p in json.loads(out)["added"]] == ["diary.txt"]
 
 
 def test_errors_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -92,7 +92,10 @@ def test_partly_failed_ingest_exits_1_and_says_each_failure_once(
     (folder / "broken.txt").write_bytes(b"\x81\x98" * 100)  # no encoding reads it
     code, out, err = _ingest(capsys, tmp_path / "kb.db", folder, extra=("--root", str(folder)))
     assert code == 1
-    assert out.startswith("added 2, updated 0, unchanged 0, failed 1;") and "broken" not in out
+    assert (
+        out.startswith("added 2, updated 0, unchanged 0, failed 1, skipped 0;")
+        and "broken" not in out
+    )
     assert err.count("broken.txt") == 1 and err.count("\n") == 1
     assert err.startswith("memo: failed: ")
     code, out, _ = _ingest(

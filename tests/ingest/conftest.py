@@ -27,7 +27,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 def _load_samples_module() -> ModuleType:
     spec = importlib.util.spec_from_file_location(
-        "memo_make_samples", REPO / "samples" / "make_samples.py"
+        "memo_make_samples", REPO / "tests" / "ingest" / "make_samples.py"
     )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)

@@ -111,7 +111,7 @@ def test_samples_are_reproducible(tmp_path: Path, samples_module: ModuleType) ->
     for path in written:
         committed = REPO / "samples" / path.relative_to(tmp_path)
         assert committed.read_bytes() == path.read_bytes(), (
-            f"{committed} is stale: run samples/make_samples.py"
+            f"{committed} is stale: run tests/ingest/make_samples.py"
         )
     total = sum(p.stat().st_size for p in (REPO / "samples").rglob("*") if p.is_file())
     assert total < 200_000

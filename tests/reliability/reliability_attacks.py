@@ -19,15 +19,17 @@ Child processes import this module by name, so it must stay importable without p
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
+import re
 import string
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from reliability_harness import DIMS, embedder
+from reliability_harness import DIMS, WORDS, doc_text, embedder
 from reliability_sidecars import AttackTally
 
 from memo_core.errors import InvalidInputError, MemoError
@@ -416,4 +418,340 @@ def attack_ssrf_ranges(folder: Path, trials: int, seed: int) -> AttackTally:
             url = f"http://{host}:{rng.choice([80, 8080, 443])}/latest/meta-data/"
             problem = one_line_typed(lambda url=url: check_url(url, policy), UnsafeURLError)
             record(tally, survived=not problem, leaked=bool(problem), why=f"{url}: {problem}")
+    return tally
+
+
+# -- documents that expand within the zip limits ------------------------------------------
+
+
+class CountingEmbedder:
+    """The reliability hash embedder, counting the texts it is asked to embed."""
+
+    def __init__(self) -> None:
+        self.inner = embedder()
+        self.texts = 0
+        self.dimensions = self.inner.dimensions
+        self.fingerprint = self.inner.fingerprint
+
+    def embed_documents(self, texts: Any) -> list[list[float]]:
+        self.texts += len(texts)
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.inner.embed_query(text)
+
+
+def expanding_docx(text_chars: int, rng: random.Random) -> bytes:
+    """A real DOCX whose body holds about ``text_chars`` characters of run text.
+
+    The words repeat enough to compress 20-60x (inside the zip-bomb ratio limit),
+    like the attack: a small file whose XML is tens of megabytes.
+    """
+    import io
+    import zipfile
+
+    import docx
+
+    document = docx.Document()
+    document.add_paragraph("Quarterly harbour report", style="Heading 1")
+    buffer = io.BytesIO()
+    document.save(buffer)
+    phrase = " ".join(rng.choice(WORDS) for _ in range(12)) + ". "
+    run = f"<w:p><w:r><w:t>{phrase * 8}</w:t></w:r></w:p>"
+    body = run * (text_chars // (len(phrase) * 8) + 1)
+    source = zipfile.ZipFile(io.BytesIO(buffer.getvalue()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "word/document.xml":
+                xml = data.decode("utf-8")
+                cut = xml.rindex("<w:sectPr")
+                data = (xml[:cut] + body + xml[cut:]).encode("utf-8")
+            target.writestr(item.filename, data)
+    return out.getvalue()
+
+
+def _many_headings(sections: int, rng: random.Random) -> str:
+    return "\n\n".join(f"# Part {i}\n\n{rng.choice(WORDS)} {i}." for i in range(sections))
+
+
+def attack_expanding_documents(folder: Path, trials: int, seed: int) -> AttackTally:
+    """Documents past the text or chunk bound, through ``ingest_sources`` with a counting embedder.
+
+    Each trial is a DOCX expanding to 3-12x the text bound, a Markdown file of
+    more headings than the chunk bound, or a plain text file past the text
+    bound. survived = refused with SourceTooLargeError and nothing embedded;
+    leaked = any text embedded for it; lost = a document within the bounds,
+    ingested beside it, missing.
+    """
+    from memo_core.errors import SourceTooLargeError
+    from memo_core.ingest import IngestPolicy
+    from memo_core.kb.ingest import ingest_sources
+
+    rng, tally = random.Random(seed), AttackTally()
+    folder.mkdir(parents=True, exist_ok=True)
+    policy = IngestPolicy.for_roots([folder], max_text_chars=60_000, max_chunks_per_document=300)
+    for i in range(trials):
+        shape = i % 3
+        if shape == 0:
+            path = folder / f"expanding-{i}.docx"
+            path.write_bytes(expanding_docx(policy.max_text_chars * rng.randint(3, 12), rng))
+        elif shape == 1:
+            path = folder / f"headings-{i}.md"
+            path.write_text(_many_headings(policy.max_chunks_per_document + 50, rng))
+        else:
+            path = folder / f"long-{i}.txt"
+            path.write_text(doc_text(f"t{i}", 1, paragraphs=400, seed=i))
+        control = folder / f"control-{i}.md"
+        control.write_text(f"# Note {i}\n\nThe {rng.choice(WORDS)} shipment arrives on Monday.")
+        counting = CountingEmbedder()
+        with MemoBase(folder / f"kb-{i}.db", embedder=counting) as kb:  # type: ignore[arg-type]
+            report = ingest_sources(kb, [path, control], policy=policy)
+            embedded_for_control = 1
+            types = {f["source"]: f["type"] for f in report.failed}
+            refused = types.get(str(path)) == SourceTooLargeError.__name__
+            kept = str(control) in report.added
+        leaked = counting.texts > embedded_for_control or str(path) in report.added
+        record(
+            tally,
+            survived=refused and not leaked and kept,
+            leaked=leaked,
+            lost=not kept,
+            why=f"{path.name}: failed={report.failed} embedded={counting.texts}",
+        )
+    return tally
+
+
+# -- slow loris: one deadline for the whole fetch -------------------------------------------
+
+#: What a dripping server sends before it would finish (far longer than any deadline used).
+DRIP_PHASES = ("silent", "status", "headers", "body", "redirects")
+#: The redirect chain's length: at four drip intervals a hop, several deadlines long.
+REDIRECT_HOPS = 40
+
+
+class DripServer:
+    """A real HTTP server on 127.0.0.1 that answers as slowly as it likes.
+
+    ``phase`` says where it drips one byte every ``interval`` seconds: nothing
+    after accepting (``silent``), the status line, the headers, the body, or a
+    chain of redirects each of which drips its headers briefly. ``sent`` counts
+    the bytes each connection managed to send before the client hung up, and
+    ``hops`` the requests served.
+    """
+
+    def __init__(self, phase: str, *, interval: float = 0.05, drip_bytes: int = 200) -> None:
+        import socket
+        import threading
+
+        self.phase, self.interval, self.drip_bytes = phase, interval, drip_bytes
+        self.sent: list[int] = []
+        self.hops = 0
+        self._stop = threading.Event()
+        self._sock = socket.create_server(("127.0.0.1", 0))
+        self._sock.settimeout(0.2)
+        self.port = self._sock.getsockname()[1]
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def url(self, path: str = "/page") -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def __enter__(self) -> DripServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self._sock.close()
+
+    def _serve(self) -> None:
+        import threading
+
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                continue
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _drip(self, conn: Any, data: bytes) -> bool:
+        sent = 0
+        try:
+            for i in range(len(data)):
+                if self._stop.wait(self.interval):
+                    return False
+                conn.sendall(data[i : i + 1])
+                sent += 1
+        except OSError:  # the client hung up: the deadline worked
+            return False
+        finally:
+            self.sent.append(sent)
+        return True
+
+    def _answer(self, conn: Any) -> None:
+        with conn:
+            try:
+                request = conn.recv(65536)
+            except OSError:
+                return
+            self.hops += 1
+            pad = b"X-Pad: " + b"p" * self.drip_bytes + b"\r\n"
+            body = b"slow body " * (self.drip_bytes // 10 + 1)
+            if self.phase == "silent":
+                self._drip(conn, b"\0" * 0)  # accept, then say nothing
+                self._stop.wait(self.interval * self.drip_bytes)
+            elif self.phase == "status":
+                self._drip(conn, b"HTTP/1.1 200 OK" + b" " * self.drip_bytes + b"\r\n\r\n")
+            elif self.phase == "headers":
+                self._drip(conn, b"HTTP/1.1 200 OK\r\n" + pad + b"\r\nlate")
+            elif self.phase == "body":
+                head = f"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {len(body)}"
+                conn.sendall(head.encode() + b"\r\n\r\n")
+                self._drip(conn, body)
+            else:  # redirects: each hop answers in a fraction of the deadline, the chain in many
+                path = request.split(b" ", 2)[1].decode()
+                hop = int(path.rsplit("/", 1)[-1]) if path.startswith("/hop/") else 0
+                if self._stop.wait(self.interval * 4):
+                    return
+                if hop >= REDIRECT_HOPS:
+                    head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 7"
+                    conn.sendall(head.encode() + b"\r\n\r\narrived")
+                    return
+                head = f"HTTP/1.1 302 Found\r\nLocation: /hop/{hop + 1}\r\nContent-Length: 0"
+                with contextlib.suppress(OSError):
+                    conn.sendall(head.encode() + b"\r\n\r\n")
+
+
+def attack_slow_loris(folder: Path, trials: int, seed: int) -> AttackTally:
+    """Fetch from a dripping local server with a short ``http_timeout``.
+
+    survived = a typed ExtractionError and the server cut off well before its
+    drip ended (fewer than half its bytes or hops); leaked = the fetch ran on
+    (it got most of the drip, or succeeded); lost = a prompt server's page, tried
+    after every attack, failed to fetch.
+    """
+    from memo_core.errors import ExtractionError
+    from memo_core.ingest import IngestPolicy, fetch_url
+
+    rng, tally = random.Random(seed), AttackTally()
+    policy = IngestPolicy(
+        allowed_roots=[], allow_hosts=frozenset({"127.0.0.1"}), http_timeout=0.6,
+        http_max_redirects=REDIRECT_HOPS + 1,
+    )  # fmt: skip
+    for i in range(trials):
+        phase = DRIP_PHASES[(i + rng.randrange(len(DRIP_PHASES))) % len(DRIP_PHASES)]
+        with DripServer(phase) as server:
+            problem = one_line_typed(lambda: fetch_url(server.url(), policy), ExtractionError)
+        most = max(server.sent, default=0)
+        if phase == "redirects":
+            ran_on = server.hops > REDIRECT_HOPS // 2
+        else:
+            ran_on = most > server.drip_bytes // 2
+        ran_on = ran_on or problem == "accepted"
+        with DripServer("body", interval=0.0) as prompt:  # the same path, answering at once
+            try:
+                fetched = fetch_url(prompt.url(), policy).body.startswith(b"slow body")
+            except MemoError:
+                fetched = False
+        record(
+            tally,
+            survived=not problem and not ran_on and fetched,
+            leaked=ran_on,
+            lost=not fetched,
+            why=f"{phase}: {problem or 'refused'}, sent {most} bytes in {server.hops} hops",
+        )
+    return tally
+
+
+# -- file names with control characters -------------------------------------------------
+
+#: What a hostile name holds to forge a line, clear the screen or reorder text.
+NAME_TRICKS = (
+    "\nmemo: error: FORGED",
+    "\r\x1b[2KFORGED",
+    "\x1b[2J\x1b[HFORGED",
+    "\u2028FORGED",
+    "\x85FORGED",
+    "\u202eFORGED",
+    "\x00FORGED"[1:] + "\x07\x08FORGED",
+    "\x0bFORGED\x0c",
+)
+#: Characters no output line may carry raw (the line break itself aside).
+RAW_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def forged_lines(output: str) -> list[str]:
+    """Lines that begin with a name's text, or raw control characters anywhere."""
+    bad = [line for line in output.split("\n") if line.lstrip().startswith("FORGED")]
+    return bad + RAW_CONTROL.findall(output)
+
+
+def hostile_names(folder: Path, rng: random.Random, tag: str) -> list[Path]:
+    """A readable note, a binary file with a text suffix and an empty file, all badly named."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files = []
+    for kind, suffix in (("note", ".md"), ("binary", ".txt"), ("empty", ".txt")):
+        name = f"{kind}-{tag}{rng.choice(NAME_TRICKS)}{suffix}"
+        path = folder / name.replace("/", "_")
+        if kind == "note":
+            path.write_text(f"The harbour lantern is lit at dusk on {tag}.")  # titled by its name
+        elif kind == "binary":
+            path.write_bytes(bytes(range(256)) * 4)
+        else:
+            path.write_bytes(b"")
+        files.append(path)
+    return files
+
+
+def run_cli(argv: list[str]) -> tuple[int, str]:
+    """``memo`` in this process, stdout and stderr (its log lines included) captured."""
+    import contextlib
+    import io
+    import logging
+
+    from memo_core.cli import PrintableFormatter, main
+
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(PrintableFormatter("%(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("memo_core")
+    logger.addHandler(handler)
+    old_level = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            code = main(argv)
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
+    return code, out.getvalue()
+
+
+def attack_control_names(folder: Path, trials: int, seed: int) -> AttackTally:
+    """``memo kb ingest``, ``list`` and ``search`` over files with hostile names.
+
+    leaked = an output or log line began with a name's text or carried a raw
+    control character; lost = the readable note did not go in.
+    """
+    rng, tally = random.Random(seed), AttackTally()
+    for i in range(trials):
+        here = folder / f"names-{i}"
+        files = hostile_names(here / "docs", rng, f"t{i}")
+        db = str(here / "kb.db")
+        common = ["--db", db, "--embedder", "hash"]
+        code, output = run_cli(["kb", "ingest", str(here / "docs"), *common])
+        _, listing = run_cli(["kb", "list", *common])
+        _, found = run_cli(["kb", "search", "lantern harbour", *common])
+        forged = forged_lines(output + "\n" + listing + "\n" + found)
+        with MemoBase(db, embedder=None) as kb:
+            kept = any(d.source == str(files[0]) for d in kb.list_documents())
+        record(
+            tally,
+            survived=code == 1 and not forged and kept,
+            leaked=bool(forged),
+            lost=not kept,
+            why=f"exit {code}, forged {forged[:3]!r}: {output[-300:]!r}",
+        )
     return tally

@@ -1,4 +1,7 @@
-"""Write the sample documents the README demo ingests (run: python samples/make_samples.py).
+"""Write the sample documents the README demo ingests (run: python tests/ingest/make_samples.py).
+
+It lives here, not in ``samples/``, because a folder ingest takes every text file:
+the demo would otherwise ingest this script, sample texts and all.
 
 Everything here is deterministic, so re-running it reproduces the committed files
 byte for byte (a test checks that). The PDF is written by hand with the standard
@@ -12,7 +15,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[2] / "samples"
 
 __all__ = ["build_pdf", "main", "write_samples"]
 
@@ -83,7 +86,9 @@ def build_pdf(pages: list[list[str]], *, title: str = "", width: int = 88) -> by
         b" ".join(b"%d 0 R" % kid for kid in kids),
         len(kids),
     )
-    info = add(b"<< /Title " + _pdf_string(title) + b" /Producer (memo samples/make_samples.py) >>")
+    info = add(
+        b"<< /Title " + _pdf_string(title) + b" /Producer (memo tests/ingest/make_samples.py) >>"
+    )
     out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
     for number, body in enumerate(objects, start=1):

@@ -1,0 +1,98 @@
+"""SUPERSEDE by topic and value: a new value of the same attribute, a change cue, a reversed
+preference. Each chain must end with exactly one current version, the rest in history."""
+
+from __future__ import annotations
+
+import pytest
+
+from memo_core.memory import MemoHood
+
+from .conftest import MONDAY, day
+
+
+def _say(memory: MemoHood, *turns: str, ns: str = "u1") -> list[str]:
+    for i, text in enumerate(turns):
+        memory.capture(text, namespace=ns, at=day(i * 3))
+    return [f.statement for f in memory.list_facts(ns)]
+
+
+def _one_current_with_history(memory: MemoHood, ns: str, versions: int) -> str:
+    [current] = memory.list_facts(ns)
+    history = memory.history(current.id, namespace=ns)
+    assert len(history) == versions
+    assert [v.valid_to is None for v in history] == [False] * (versions - 1) + [True]
+    return current.statement
+
+
+@pytest.mark.parametrize(
+    ("turns", "new_value"),
+    [
+        # a day of the month, no cue word beyond the date
+        (
+            (
+                "My dentist appointment is on the 4th at 16:00.",
+                "Dentist appointment is on the 11th.",
+            ),
+            "11th",
+        ),
+        # an amount per month, the old one given with a currency sign
+        (
+            (
+                "My climbing gym membership is €52 a month.",
+                "The climbing gym fee went up to 58 a month.",
+            ),
+            "58",
+        ),
+        # a dose raised
+        (("I take 20 mg of omeprazole daily.", "My GP upped the omeprazole to 40 mg."), "40 mg"),
+        # Russian date moved (перенесли)
+        (("Защита курсовой 14 апреля.", "Защиту курсовой перенесли на 21 апреля."), "21 апреля"),
+        # a place, no cue
+        (("I live in Porto.", "These days I live in Braga."), "Braga"),
+    ],
+)
+def test_a_new_value_of_the_same_attribute_supersedes(
+    memory: MemoHood, turns: tuple[str, str], new_value: str
+) -> None:
+    _say(memory, *turns)
+    assert new_value in _one_current_with_history(memory, "u1", 2)
+
+
+def test_a_chain_of_three_moves_ends_with_exactly_one_current_version(memory: MemoHood) -> None:
+    _say(
+        memory,
+        "The grant renewal form is due on 6 May.",
+        "The grant renewal form deadline was pushed to 13 May.",
+        "It slipped again, the grant renewal form is now due 20 May.",
+    )
+    assert "20 May" in _one_current_with_history(memory, "u1", 3)
+    as_of = memory.recall("grant renewal form", namespace="u1", as_of=day(4), use_gate=False)
+    assert [("13 May" in f.statement) for f in as_of.facts] == [True]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        ("I really love espresso.", "I can't stand espresso anymore, it makes me sick."),
+        ("Я обожаю острую еду.", "Острую еду мне больше нельзя есть."),
+    ],
+)
+def test_a_reversed_preference_supersedes(memory: MemoHood, turns: tuple[str, str]) -> None:
+    _say(memory, *turns)
+    assert _one_current_with_history(memory, "u1", 2).startswith(turns[1][:8])
+
+
+def test_different_things_with_different_values_stay_apart(memory: MemoHood) -> None:
+    # other entities, other people, identifiers that only look like values
+    assert (
+        len(
+            _say(
+                memory, "I have a call with Priya on Tuesday.", "I have a call with Omar on Friday."
+            )
+        )
+        == 2
+    )
+    assert len(_say(memory, "My rent is 950 EUR.", "My brother's rent is 700 EUR.", ns="u2")) == 2
+    memory.remember("Ticket 41 is tracked on the sprint board.", namespace="u3", at=MONDAY)
+    memory.remember("Ticket 42 is tracked on the sprint board.", namespace="u3", at=day(1))
+    assert len(memory.list_facts("u3")) == 2
