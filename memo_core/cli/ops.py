@@ -99,7 +99,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
         wizard = SetupWizard(
             args.config_dir, endpoints=endpoints, ask=_no_terminal, ask_secret=_no_terminal
         )
-    wizard.run(args.mode, llm=not args.no_llm)
+    wizard.run(args.mode, llm=not args.no_llm, embedding=args.embedding)
     return 0
 
 
@@ -111,7 +111,7 @@ def _no_terminal(prompt: str) -> str:
     question = prompt.strip().rstrip(":").strip()
     raise ConfigError(
         f"memo setup needs a terminal to ask {question!r}; answer with options "
-        "(--mode local --no-llm) or pipe the answers one a line with --stdin"
+        "(--mode local --embedding english --no-llm) or pipe the answers one a line with --stdin"
     )
 
 
@@ -141,6 +141,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--whisper-url", help="transcription API base (default: ask)")
     p.add_argument("--llm-url", help="suggested LLM base URL")
     p.add_argument("--no-llm", action="store_true", help="no LLM: extractive answers")
+    p.add_argument(
+        "--embedding",
+        choices=("english", "multilingual"),
+        help="local mode: english (no download) or multilingual (one download, about 2.2 GB)",
+    )
     p.add_argument(
         "--stdin",
         action="store_true",
