@@ -1,21 +1,26 @@
-"""MemoHood on the memory scenarios: gate, recall, leaks, history, and latency at 10,000 facts.
+"""MemoHood on the memory scenarios, by category: gate, recall, leaks, history, latency.
 
-Run: ``python bench/memory_eval.py [--scenarios FILE] [--embedder auto|local|hash|none]
+Run: ``python bench/memory_eval.py [--scenarios FILE ...] [--embedder auto|local|hash|none]
 [--facts 10000] [--backend sqlite|postgres] [--pg-url URL] [--out bench/results/memory.json]``
 
-``--backend postgres`` runs everything on PostgreSQL + pgvector: the server named by
-``--pg-url`` (or ``MEMO_TEST_POSTGRES_URL``), else a private one started with
-``pgserver``; each base is a fresh schema, dropped afterwards.
+``--scenarios`` defaults to both sets: the public ``../shared/eval/memory/scenarios.jsonl``
+and the project's dev set ``bench/data/memory/dev_scenarios.jsonl`` (225 scenarios, EN/RU,
+built by ``bench/data/memory/make_dev_scenarios.py``). ``--backend postgres`` runs everything
+on PostgreSQL + pgvector: the server named by ``--pg-url`` (or ``MEMO_TEST_POSTGRES_URL``),
+else a private one started with ``pgserver``; each base is a fresh schema, dropped afterwards.
 
-1. Replays ``../shared/eval/memory/scenarios.jsonl`` exactly as
-   ``memo memory replay`` does (one fresh file, each user its own namespace) and
-   scores it as ``eval/memory/README.md`` says: the gate's confusion matrix and
-   accuracy on ``expect_recall``; the share of probes whose ``must_include`` strings
-   are all in the recalled current facts, and the share of strings; probes where
-   a ``must_not_include`` string leaked into them (target 0); the share of
-   ``history_must_include`` strings in the recalled facts' older versions.
+1. Replays each file as ``memo memory replay`` does (one fresh memory per file, each user its
+   own namespace), also honouring a probe's ``as_of`` (temporal questions), and scores it as
+   ``eval/memory/README.md`` says, for the whole file and per probe category: memory questions
+   the gate passed and small talk it skipped; probes whose ``must_include`` strings are all in
+   the recalled current facts, and the share of strings; probes where a ``must_not_include``
+   string (a stale value, another user's, a stranger's or a hypothetical) leaked into them
+   (target 0; for a ``credential`` probe, anywhere in the prompt block, past turns included); the share of ``history_must_include`` strings in the recalled facts' older
+   versions; the median gate + recall time of the probes.
 2. Fills a fresh file with synthetic facts (one user, plus noise users) and
    times gate + recall for varied messages: the median and p95 in milliseconds.
+
+Writes ``--out`` (JSON, one section per file) and the per-category tables beside it (``.md``).
 """
 
 from __future__ import annotations
@@ -35,74 +40,215 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from memo_core.cli.memory import load_scenarios, make_embedder, replay
+sys.path.insert(0, str(Path(__file__).resolve().parent / "data" / "memory"))
+from make_dev_scenarios import CATEGORIES as SCENARIO_CATEGORIES
+
+from memo_core.cli.memory import load_scenarios, make_embedder
 from memo_core.memory import MemoHood, RecallGate
 from memo_core.memory.config import resolve_gate_model
+from memo_core.memory.timeutil import parse_when
 
 log = logging.getLogger("bench.memory_eval")
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_SCENARIOS = REPO.parent / "shared" / "eval" / "memory" / "scenarios.jsonl"
+PUBLIC_SCENARIOS = REPO.parent / "shared" / "eval" / "memory" / "scenarios.jsonl"
+DEV_SCENARIOS = REPO / "bench" / "data" / "memory" / "dev_scenarios.jsonl"
 
 
-def score(scenarios: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dict[str, Any]:
-    by_key = {(r["id"], r["probe"]): r for r in rows}
+# The dev set's categories in its order, and the public set's inferred "distractor" before
+# small talk.
+CATEGORY_ORDER = (*(c for c in SCENARIO_CATEGORIES if c != "smalltalk"), "distractor", "smalltalk")
+
+
+def probe_category(scenario: dict[str, Any], probe: dict[str, Any]) -> str:
+    """A small-talk probe is ``smalltalk`` wherever it stands; a memory probe takes its
+    scenario's ``category`` (single_session inside a small-talk scenario), or, in a file
+    without one (the public set), a category read off its checks: isolation_of ->
+    isolation, history -> knowledge_update, a string that must not be recalled ->
+    distractor, else single_session."""
+    if not probe["expect_recall"]:
+        return "smalltalk"
+    if "category" in scenario:
+        category = str(scenario["category"])
+        return "single_session" if category == "smalltalk" else category
+    if "isolation_of" in scenario:
+        return "isolation"
+    if probe.get("history_must_include"):
+        return "knowledge_update"
+    if probe.get("must_not_include"):
+        return "distractor"
+    return "single_session"
+
+
+def replay(memory: MemoHood, scenarios: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """``memo memory replay`` plus what the benchmark needs and the CLI replay lacks: a
+    probe's optional ``as_of`` (a temporal question, answered from the versions current
+    then) and the time of each gate + recall call."""
+    for scenario in scenarios:
+        user = str(scenario["user"])
+        for turn in scenario["turns"]:
+            when = parse_when(turn["t"])
+            memory.capture(
+                turn["text"],
+                namespace=(user,),
+                role=turn.get("role", "user"),
+                at=when,
+                session_id=f"{scenario['id']}:{when.date().isoformat()}",
+            )
+        for index, probe in enumerate(scenario["probes"]):
+            as_of = parse_when(probe["as_of"]) if probe.get("as_of") else None
+            t0 = time.perf_counter()
+            result = memory.recall(
+                probe["text"], namespace=(user,), at=parse_when(probe["t"]), as_of=as_of
+            )
+            ms = (time.perf_counter() - t0) * 1000
+            yield {
+                "id": scenario["id"],
+                "probe": index,
+                "gate": result.gate.action,
+                "facts": [f.statement for f in result.facts],
+                "history": [f.statement for f in result.history],
+                "block": result.block,
+                "ms": ms,
+            }
+
+
+def _share(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
+
+
+def _tally(pairs: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
+    """The scores of ``(scenario, probe, row)`` triples, as eval/memory/README.md defines them."""
     confusion = {"tp": 0, "fn": 0, "fp": 0, "tn": 0}  # positive = recall expected
     probes_with_include = probes_all_found = 0
     strings = strings_found = 0
     leak_probes: list[dict[str, Any]] = []
+    leaked_strings = 0
     hist_strings = hist_found = 0
     misses: list[dict[str, Any]] = []
-    for scenario in scenarios:
-        for index, probe in enumerate(scenario["probes"]):
-            row = by_key[(scenario["id"], index)]
-            recalled = row["gate"] == "recall"
-            if probe["expect_recall"]:
-                confusion["tp" if recalled else "fn"] += 1
+    gate_errors: list[dict[str, Any]] = []
+    timings: list[float] = []
+    for scenario, probe, row in pairs:
+        index = row["probe"]
+        recalled = row["gate"] == "recall"
+        if "ms" in row:
+            timings.append(row["ms"])
+        if probe["expect_recall"]:
+            confusion["tp" if recalled else "fn"] += 1
+        else:
+            confusion["fp" if recalled else "tn"] += 1
+        if recalled != probe["expect_recall"]:
+            gate_errors.append(
+                {"id": scenario["id"], "probe": index, "text": probe["text"], "gate": row["gate"]}
+            )
+        facts = " \n ".join(row["facts"]).lower()
+        history = " \n ".join(row["history"]).lower()
+        include = probe.get("must_include", [])
+        if include:
+            probes_with_include += 1
+            found = [s for s in include if s.lower() in facts]
+            strings += len(include)
+            strings_found += len(found)
+            if len(found) == len(include):
+                probes_all_found += 1
             else:
-                confusion["fp" if recalled else "tn"] += 1
-            facts = " \n ".join(row["facts"]).lower()
-            history = " \n ".join(row["history"]).lower()
-            include = probe.get("must_include", [])
-            if include:
-                probes_with_include += 1
-                found = [s for s in include if s.lower() in facts]
-                strings += len(include)
-                strings_found += len(found)
-                if len(found) == len(include):
-                    probes_all_found += 1
-                else:
-                    misses.append(
-                        {
-                            "id": scenario["id"],
-                            "probe": index,
-                            "text": probe["text"],
-                            "missing": [s for s in include if s not in found],
-                            "facts": row["facts"],
-                        }
-                    )
-            leaked = [s for s in probe.get("must_not_include", []) if s.lower() in facts]
-            if leaked:
-                leak_probes.append(
-                    {"id": scenario["id"], "probe": index, "leaked": leaked, "facts": row["facts"]}
+                misses.append(
+                    {
+                        "id": scenario["id"],
+                        "probe": index,
+                        "text": probe["text"],
+                        "missing": [s for s in include if s not in found],
+                        "facts": row["facts"],
+                    }
                 )
-            hist = probe.get("history_must_include", [])
-            hist_strings += len(hist)
-            hist_found += sum(1 for s in hist if s.lower() in history)
+        # A credential must not reach the prompt at all: not as a fact, not in a past turn.
+        where = facts
+        if probe_category(scenario, probe) == "credential":
+            where = row.get("block", facts).lower()
+        leaked = [s for s in probe.get("must_not_include", []) if s.lower() in where]
+        if leaked:
+            leaked_strings += len(leaked)
+            leak_probes.append(
+                {"id": scenario["id"], "probe": index, "leaked": leaked, "facts": row["facts"]}
+            )
+        hist = probe.get("history_must_include", [])
+        hist_strings += len(hist)
+        hist_found += sum(1 for s in hist if s.lower() in history)
     total = sum(confusion.values())
     return {
         "probes": total,
         "gate_confusion": confusion,
-        "gate_accuracy": round((confusion["tp"] + confusion["tn"]) / total, 4) if total else None,
-        "must_include_probe_share": round(probes_all_found / probes_with_include, 4)
-        if probes_with_include
-        else None,
-        "must_include_string_share": round(strings_found / strings, 4) if strings else None,
+        "gate_accuracy": _share(confusion["tp"] + confusion["tn"], total),
+        "memory_questions_passed": _share(confusion["tp"], confusion["tp"] + confusion["fn"]),
+        "smalltalk_skipped": _share(confusion["tn"], confusion["tn"] + confusion["fp"]),
+        "must_include_probe_share": _share(probes_all_found, probes_with_include),
+        "must_include_string_share": _share(strings_found, strings),
         "leak_probes": len(leak_probes),
+        "leaked_strings": leaked_strings,
         "leaks": leak_probes,
-        "history_share": round(hist_found / hist_strings, 4) if hist_strings else None,
+        "history_share": _share(hist_found, hist_strings),
+        "gate_recall_ms_p50": round(statistics.median(timings), 2) if timings else None,
         "misses": misses,
+        "gate_errors": gate_errors,
     }
+
+
+def score(scenarios: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The scores of a whole file, and the same per probe category (``by_category``)."""
+    by_key = {(r["id"], r["probe"]): r for r in rows}
+    pairs = [
+        (scenario, probe, by_key[(scenario["id"], index)])
+        for scenario in scenarios
+        for index, probe in enumerate(scenario["probes"])
+    ]
+    result = _tally(pairs)
+    groups: dict[str, list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]] = {}
+    for triple in pairs:
+        groups.setdefault(probe_category(triple[0], triple[1]), []).append(triple)
+    order = {c: i for i, c in enumerate(CATEGORY_ORDER)}
+    result["by_category"] = {
+        c: {
+            k: v
+            for k, v in _tally(groups[c]).items()
+            if k not in ("leaks", "misses", "gate_errors")
+        }
+        for c in sorted(groups, key=lambda c: (order.get(c, len(order)), c))
+    }
+    return result
+
+
+def category_table(result: dict[str, Any]) -> str:
+    """A Markdown table of ``score``'s ``by_category``, with the whole file as the last row."""
+    headers = [
+        "category",
+        "probes",
+        "memory questions passed",
+        "small talk skipped",
+        "must_include recalled (probes / strings)",
+        "probes with a stale leak",
+        "history share",
+        "gate+recall p50 ms",
+    ]
+
+    def cell(value: Any) -> str:
+        return "-" if value is None else f"{value:.2f}" if isinstance(value, float) else str(value)
+
+    rows = [(name, r) for name, r in result["by_category"].items()] + [("all", result)]
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    for name, r in rows:
+        include = f"{cell(r['must_include_probe_share'])} / {cell(r['must_include_string_share'])}"
+        values = [
+            name,
+            r["probes"],
+            cell(r["memory_questions_passed"]),
+            cell(r["smalltalk_skipped"]),
+            include if r["must_include_probe_share"] is not None else "-",
+            r["leak_probes"],
+            cell(r["history_share"]),
+            cell(r["gate_recall_ms_p50"]),
+        ]
+        lines.append("| " + " | ".join(str(v) for v in values) + " |")
+    return "\n".join(lines)
 
 
 _SUBJECTS = [
@@ -241,9 +387,30 @@ def latency(
     }
 
 
+def run_file(
+    path: str, embedder_choice: str, gate: RecallGate, url: Callable[[str], str]
+) -> dict[str, Any]:
+    """One scenario file replayed into a fresh memory and scored."""
+    scenarios = load_scenarios(path)
+    base = url(f"replay_{Path(path).stem}")
+    embedder = make_embedder(embedder_choice, base)
+    with MemoHood(base, embedder=embedder, gate=gate) as memory:
+        rows = list(replay(memory, scenarios))
+        vectors = memory.has_vectors
+    result = score(scenarios, rows)
+    result["scenarios"] = len(scenarios)
+    result["embedder"] = embedder.fingerprint.describe() if embedder is not None else "none"
+    result["vectors"] = vectors
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scenarios", default=str(DEFAULT_SCENARIOS))
+    parser.add_argument(
+        "--scenarios",
+        action="append",
+        help="a scenario file (repeatable; default: the public set and the dev set)",
+    )
     parser.add_argument("--embedder", default="auto", choices=("auto", "local", "hash", "none"))
     parser.add_argument("--facts", type=int, default=10_000)
     parser.add_argument("--backend", default="sqlite", choices=("sqlite", "postgres"))
@@ -252,60 +419,66 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
 
+    files = args.scenarios or [str(p) for p in (PUBLIC_SCENARIOS, DEV_SCENARIOS) if p.exists()]
+    if not files:
+        sys.exit(f"no scenario file found ({PUBLIC_SCENARIOS}, {DEV_SCENARIOS})")
     gate = RecallGate.default()
-    scenarios = load_scenarios(args.scenarios)
+    results: dict[str, dict[str, Any]] = {}
     with bases(args.backend, args.pg_url) as url:
-        path = url("replay")
-        embedder = make_embedder(args.embedder, path)
-        with MemoHood(path, embedder=embedder, gate=gate) as memory:
-            rows = list(replay(memory, scenarios))
-            vectors = memory.has_vectors
+        for path in files:
+            results[path] = run_file(path, args.embedder, gate, url)
         lat = latency(args.facts, args.embedder, gate, url) if args.facts > 0 else None
-    result = score(scenarios, rows)
-    result["backend"] = args.backend
-    result["embedder"] = embedder.fingerprint.describe() if embedder is not None else "none"
-    result["vectors"] = vectors
-    result["gate"] = {
-        "model": resolve_gate_model() if gate.uses_model else None,
-        "method": "model2vec" if gate.uses_model else "lexical",
-        "margin": gate.margin,
+    payload = {
+        "backend": args.backend,
+        "gate": {
+            "model": resolve_gate_model() if gate.uses_model else None,
+            "method": "model2vec" if gate.uses_model else "lexical",
+            "margin": gate.margin,
+        },
+        "files": results,
+        "latency": lat,
     }
-    result["latency"] = lat
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(
-        json.dumps(result, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
-    )
-    c = result["gate_confusion"]
-    print(
-        f"backend: {args.backend}, scenarios: {args.scenarios} ({result['probes']} probes), "
-        f"embedder: {result['embedder']}, gate: {result['gate']['method']}"
-    )
-    print(
-        f"gate confusion (rows expected, cols decided):  recall  skip\n"
-        f"   expect recall                             {c['tp']:6d} {c['fn']:5d}\n"
-        f"   expect skip                               {c['fp']:6d} {c['tn']:5d}"
-    )
-    print(f"gate accuracy: {result['gate_accuracy']}")
-    print(
-        f"must_include: all found in {result['must_include_probe_share']} of probes, "
-        f"{result['must_include_string_share']} of strings"
-    )
-    print(f"probes with a must_not_include leak: {result['leak_probes']} (target 0)")
-    print(f"history_must_include found: {result['history_share']}")
-    if result["latency"]:
-        lat = result["latency"]
-        print(
-            f"gate+recall at {lat['facts_stored']} stored facts: median "
-            f"{lat['recall_ms_median']} ms, p95 {lat['recall_ms_p95']} ms"
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(payload, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    sections = []
+    for path, result in results.items():
+        c = result["gate_confusion"]
+        sections.append(
+            f"### {Path(path).name} ({result['scenarios']} scenarios, {result['probes']} probes)"
+            f"\n\nbackend {args.backend}, embedder {result['embedder']}, gate "
+            f"{payload['gate']['method']}; gate confusion: recall expected {c['tp']} passed / "
+            f"{c['fn']} skipped, small talk {c['tn']} skipped / {c['fp']} recalled; "
+            f"{result['leaked_strings']} stale/foreign strings leaked in "
+            f"{result['leak_probes']} probes.\n\n{category_table(result)}"
         )
-    for miss in result["misses"]:
-        print(
-            f"  miss {miss['id']}#{miss['probe']}: {miss['missing']} <- {miss['text']}",
-            file=sys.stderr,
+    if lat:
+        sections.append(
+            f"Gate + recall at {lat['facts_stored']} stored facts (synthetic): median "
+            f"{lat['recall_ms_median']} ms, p95 {lat['recall_ms_p95']} ms."
         )
-    for leak in result["leaks"]:
-        print(f"  leak {leak['id']}#{leak['probe']}: {leak['leaked']}", file=sys.stderr)
-    print(f"wrote {args.out}")
+    md = "\n\n".join(sections)
+    out.with_suffix(".md").write_text(md + "\n", encoding="utf-8")
+    print(md)
+    for path, result in results.items():
+        for miss in result["misses"]:
+            print(
+                f"  miss {Path(path).stem} {miss['id']}#{miss['probe']}: {miss['missing']} "
+                f"<- {miss['text']}",
+                file=sys.stderr,
+            )
+        for leak in result["leaks"]:
+            print(
+                f"  leak {Path(path).stem} {leak['id']}#{leak['probe']}: {leak['leaked']}",
+                file=sys.stderr,
+            )
+        for wrong in result["gate_errors"]:
+            print(
+                f"  gate {Path(path).stem} {wrong['id']}#{wrong['probe']}: {wrong['gate']} "
+                f"<- {wrong['text']}",
+                file=sys.stderr,
+            )
+    print(f"wrote {out} and {out.with_suffix('.md')}")
     return 0
 
 

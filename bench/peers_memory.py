@@ -4,10 +4,13 @@ semantic index, on the same scenarios with the same embeddings, in one run.
     python bench/peers_memory.py                        # scenarios, capture cost, 1k and 10k facts
     python bench/peers_memory.py --facts 1000,10000,100000
 
-Quality, on ../shared/eval/memory/scenarios.jsonl (scored like bench/memory_eval.py):
-the share of probes whose must_include strings are all in what was recalled, the
-share of those strings, and the probes where a must_not_include string (a stale
-or another user's fact) leaked in. The LangGraph baselines store the SAME facts
+Quality, on ../shared/eval/memory/scenarios.jsonl and on the dev set
+bench/data/memory/dev_scenarios.jsonl (scored like bench/memory_eval.py, overall and
+by category): the share of probes whose must_include strings are all in what was
+recalled, the share of those strings, and the probes where a must_not_include string
+(a stale value, another user's, a stranger's or a hypothetical) leaked in. memo answers
+a temporal probe from the versions current at its ``as_of``; the LangGraph stores have
+no such view and answer it like any other. The LangGraph baselines store the SAME facts
 memo's rule extractor finds in each turn (so only the store differs): overwritten
 per fact key (subject, attribute), or appended (every version kept); a third
 baseline appends every raw user turn, as a store without an extractor would.
@@ -33,9 +36,16 @@ from pathlib import Path
 from typing import Any
 
 from _common import RESULTS, markdown_table, median, percentile, shared_dir, write_results
-from memory_eval import _MESSAGES, _synthetic_records, score
+from memory_eval import (
+    _MESSAGES,
+    DEV_SCENARIOS,
+    _synthetic_records,
+    probe_category,
+    replay,
+    score,
+)
 
-from memo_core.cli.memory import load_scenarios, replay
+from memo_core.cli.memory import load_scenarios
 from memo_core.memory import MemoHood, MemoryConfig, RecallGate
 from memo_core.memory.timeutil import parse_when
 
@@ -129,6 +139,7 @@ def run_scenarios(
                     )
     for name, rows_ in lg_rows.items():
         out[f"langgraph-{name}"] = score(scenarios, rows_)
+    out["categories"] = sorted({probe_category(s, p) for s in scenarios for p in s["probes"]})
     out["capture"] = {
         "memo_capture_ms_median": median(capture_ms),
         "memo_capture_ms_p95": percentile(capture_ms, 95),
@@ -189,19 +200,62 @@ def latency(facts: int, embedder: CachedEmbedder, folder: Path, queries: int) ->
 # -- report ---------------------------------------------------------------------
 
 
-def report(quality: dict[str, Any], speed: list[dict[str, Any]], embedder: str) -> str:
-    rows = [
-        [
-            name,
-            r["must_include_probe_share"],
-            r["must_include_string_share"],
-            r["leak_probes"],
-            r.get("gate_accuracy", ""),
+_SYSTEMS = ("memo", "langgraph-overwrite", "langgraph-append", "langgraph-turns")
+
+
+def category_table(quality: dict[str, Any]) -> str:
+    """Per probe category, each system's must_include probe share and leaking probes."""
+    headers = ["category", "probes"]
+    for name in _SYSTEMS:
+        headers += [f"{name} must_include", f"{name} leaks"]
+    rows = []
+    for category in quality["memo"]["by_category"]:
+        cells: list[Any] = [category, quality["memo"]["by_category"][category]["probes"]]
+        for name in _SYSTEMS:
+            r = quality[name]["by_category"][category]
+            share = r["must_include_probe_share"]
+            cells += ["-" if share is None else share, r["leak_probes"]]
+        rows.append(cells)
+    return markdown_table(headers, rows)
+
+
+def report(files: dict[str, dict[str, Any]], speed: list[dict[str, Any]], embedder: str) -> str:
+    """``files``: a scenario file's name -> its ``run_scenarios`` result."""
+    parts = [f"Embedder for every store: {embedder} (same vectors, computed once)."]
+    for file_name, quality in files.items():
+        rows = [
+            [
+                name,
+                quality[name]["must_include_probe_share"],
+                quality[name]["must_include_string_share"],
+                quality[name]["leak_probes"],
+                quality[name].get("gate_accuracy", ""),
+            ]
+            for name in _SYSTEMS
         ]
-        for name, r in quality.items()
-        if name != "capture"
-    ]
-    cap = quality["capture"]
+        cap = quality["capture"]
+        parts += [
+            f"### {file_name}",
+            markdown_table(
+                [
+                    "system",
+                    "probes with all must_include",
+                    "must_include strings",
+                    "probes with a stale/foreign leak",
+                    "gate accuracy",
+                ],
+                rows,
+            ),
+            "By category (share of probes with all must_include, probes with a leak):",
+            category_table(quality),
+            (
+                f"Capture cost per turn ({cap['turns']} turns): memo capture p50 "
+                f"{cap['memo_capture_ms_median']:.1f} ms (p95 {cap['memo_capture_ms_p95']:.1f}); "
+                f"LangGraph put of a raw user turn p50 {cap['langgraph_put_turn_ms_median']:.1f} ms "
+                f"(p95 {cap['langgraph_put_turn_ms_p95']:.1f}); turn texts pre-embedded for both "
+                "(memo's figure includes embedding the facts it extracts, and its supersede checks)."
+            ),
+        ]
     lat_rows = [
         [
             f"{s['facts']:,}",
@@ -213,42 +267,23 @@ def report(quality: dict[str, Any], speed: list[dict[str, Any]], embedder: str) 
         ]
         for s in speed
     ]
-    return "\n\n".join(
-        [
-            f"Embedder for every store: {embedder} (same vectors, computed once).",
-            markdown_table(
-                [
-                    "system",
-                    "probes with all must_include",
-                    "must_include strings",
-                    "probes with a stale/foreign leak",
-                    "gate accuracy",
-                ],
-                rows,
-            ),
-            (
-                f"Capture cost per turn ({cap['turns']} turns): memo capture p50 "
-                f"{cap['memo_capture_ms_median']:.1f} ms (p95 {cap['memo_capture_ms_p95']:.1f}); "
-                f"LangGraph put of a raw user turn p50 {cap['langgraph_put_turn_ms_median']:.1f} ms "
-                f"(p95 {cap['langgraph_put_turn_ms_p95']:.1f}); turn texts pre-embedded for both "
-                "(memo's figure includes embedding the facts it extracts, and its supersede checks)."
-            ),
-            "Gate + recall latency by stored facts (3 in 4 facts belong to the probed user); "
-            "message vectors are cached for both, so embedding is excluded; memo's figure "
-            "includes its Model2Vec gate, LangGraph has none.",
-            markdown_table(
-                [
-                    "stored facts",
-                    "memo gate+recall p50 ms",
-                    "p95 ms",
-                    "LangGraph search p50 ms",
-                    "p95 ms",
-                    "LangGraph / memo",
-                ],
-                lat_rows,
-            ),
-        ]
-    )
+    parts += [
+        "Gate + recall latency by stored facts (3 in 4 facts belong to the probed user); "
+        "message vectors are cached for both, so embedding is excluded; memo's figure "
+        "includes its Model2Vec gate, LangGraph has none.",
+        markdown_table(
+            [
+                "stored facts",
+                "memo gate+recall p50 ms",
+                "p95 ms",
+                "LangGraph search p50 ms",
+                "p95 ms",
+                "LangGraph / memo",
+            ],
+            lat_rows,
+        ),
+    ]
+    return "\n\n".join(parts)
 
 
 def plot(speed: list[dict[str, Any]], path: Path) -> None:
@@ -275,7 +310,9 @@ def plot(speed: list[dict[str, Any]], path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--scenarios", default=str(shared_dir() / "eval" / "memory" / "scenarios.jsonl")
+        "--scenarios",
+        action="append",
+        help="a scenario file (repeatable; default: the public set and the dev set)",
     )
     parser.add_argument("--facts", default="1000,10000", help="comma-separated fact counts")
     parser.add_argument("--queries", type=int, default=40)
@@ -291,17 +328,23 @@ def main() -> None:
 
         inner = default_local_embedder()
     embedder = CachedEmbedder(inner)
-    scenarios = load_scenarios(args.scenarios)
+    public = shared_dir() / "eval" / "memory" / "scenarios.jsonl"
+    paths = args.scenarios or [str(p) for p in (public, DEV_SCENARIOS) if p.exists()]
     with tempfile.TemporaryDirectory() as tmp:
-        quality = run_scenarios(scenarios, embedder, Path(tmp))
+        files: dict[str, dict[str, Any]] = {}
+        for number, path in enumerate(paths):
+            print(f"{path} ...", flush=True)
+            folder = Path(tmp) / f"file{number}"
+            folder.mkdir()
+            files[Path(path).name] = run_scenarios(load_scenarios(path), embedder, folder)
         speed = []
         for facts in [int(f) for f in args.facts.split(",") if f]:
             print(f"{facts:,} facts ...", flush=True)
             speed.append(latency(facts, embedder, Path(tmp), args.queries))
-    md = report(quality, speed, inner.fingerprint.describe())
+    md = report(files, speed, inner.fingerprint.describe())
     write_results(
         "peers_memory",
-        {"embedder": inner.fingerprint.describe(), "quality": quality, "latency": speed},
+        {"embedder": inner.fingerprint.describe(), "quality": files, "latency": speed},
         md,
     )
     plot(speed, RESULTS / "peers_memory.png")

@@ -259,6 +259,8 @@ def _where(locator: dict[str, Any]) -> str:
         return f"§ {locator['heading']}"
     if "start_time" in locator:
         return f"@ {float(locator['start_time']):.0f}s"
+    if "line_start" in locator:
+        return f"lines {locator['line_start']}-{locator['line_end']}"
     return ""
 
 

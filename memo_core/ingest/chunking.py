@@ -15,6 +15,7 @@ The function is pure and deterministic.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -53,14 +54,18 @@ def chunk_document(
     min_chars = min(min_chars, max_chars // 2)
     chunks: list[ChunkDraft] = []
     text = doc.text
+    lines = _LineIndex(text) if doc.kind in LINE_LOCATED_KINDS else None
     for start, end, sections in _regions(doc, max_chars):
         for span_start, span_end in _split(text, start, end, max_chars, overlap_chars, min_chars):
+            locator = _locator(sections, span_start, span_end)
+            if lines is not None:
+                locator = {**lines.span(span_start, span_end), **locator}
             chunks.append(
                 ChunkDraft(
                     text=text[span_start:span_end],
                     start=span_start,
                     end=span_end,
-                    locator=_locator(sections, span_start, span_end),
+                    locator=locator,
                 )
             )
             if max_chunks is not None and len(chunks) > max_chunks:
@@ -69,6 +74,23 @@ def chunk_document(
                     "(IngestPolicy.max_chunks_per_document); refused before embedding"
                 )
     return chunks
+
+
+#: Kinds with no pages, headings or timecodes: their chunks are located by line range.
+LINE_LOCATED_KINDS = frozenset({"text"})
+
+
+class _LineIndex:
+    """Character offsets to 1-based line numbers (``line_start``/``line_end``, inclusive)."""
+
+    def __init__(self, text: str) -> None:
+        self._breaks = [i for i, ch in enumerate(text) if ch == "\n"]
+
+    def line(self, offset: int) -> int:
+        return bisect.bisect_right(self._breaks, offset - 1) + 1
+
+    def span(self, start: int, end: int) -> dict[str, int]:
+        return {"line_start": self.line(start), "line_end": self.line(max(start, end - 1))}
 
 
 def _regions(doc: ExtractedDocument, max_chars: int) -> Iterator[tuple[int, int, list[Section]]]:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from memo_core.embedders.base import Embedder
 from memo_core.errors import EmbedderMismatchError, InvalidInputError, NotFoundError
 from memo_core.kb.claims import DocumentClaims
+from memo_core.kb.locators import locator_from_metadata
 from memo_core.kb.store import ChunkInput, DocumentInfo, KnowledgeStore, require_owner, sha256
 from memo_core.rerank.base import Reranker
 from memo_core.search.hybrid import HybridSearcher, SearchSettings
@@ -231,7 +232,7 @@ class MemoBase:
         if stored is not None:
             return stored
         if chunks is None:
-            chunks = default_chunks(text)
+            chunks = default_chunks(text, locator=locator_from_metadata(meta))
         if not shared_id or not self._embeds():
             return self._store_document(
                 owner, collection, doc_id, text, chunks, source, title, kind, meta, digest
@@ -314,9 +315,13 @@ class MemoBase:
         for i, text in enumerate(texts):
             doc_id = ids[i] if ids is not None and ids[i] else uuid.uuid4().hex
             meta = dict(metadatas[i]) if metadatas is not None else {}
+            # page / heading / timecode / url in the metadata: where the citation points.
+            where = locator_from_metadata(meta)
             if chunk or vectors is None:
                 chunks = (
-                    default_chunks(text) if chunk else [ChunkInput(text, 0, len(text), id=doc_id)]
+                    default_chunks(text, locator=where)
+                    if chunk
+                    else [ChunkInput(text, 0, len(text), where, id=doc_id)]
                 )
                 info = self._put_document(
                     text,
@@ -338,7 +343,7 @@ class MemoBase:
                     collection=collection,
                     document_id=doc_id,
                     text=text,
-                    chunks=[ChunkInput(text, 0, len(text), id=doc_id)],
+                    chunks=[ChunkInput(text, 0, len(text), where, id=doc_id)],
                     vectors=[vectors[i]],
                     source=str(meta.get("source", "")),
                     title=str(meta.get("title", "")),
@@ -561,8 +566,9 @@ def _stable_document_id(collection: str, source: str) -> str:
     return hashlib.sha256(f"{collection}\x00{source}".encode()).hexdigest()[:24]
 
 
-def default_chunks(text: str) -> list[ChunkInput]:
-    """Structure-aware chunks of plain text (delegates to the ingest chunker)."""
+def default_chunks(text: str, *, locator: Mapping[str, Any] | None = None) -> list[ChunkInput]:
+    """Structure-aware chunks of plain text (delegates to the ingest chunker), each
+    located by its line range plus the caller's ``locator`` (a page, a heading...)."""
     from memo_core.ingest import ExtractedDocument, Section, chunk_document
 
     doc = ExtractedDocument(
@@ -573,4 +579,5 @@ def default_chunks(text: str) -> list[ChunkInput]:
         sections=[Section(0, len(text), {})],
         metadata={},
     )
-    return [ChunkInput(c.text, c.start, c.end, dict(c.locator)) for c in chunk_document(doc)]
+    given = dict(locator or {})
+    return [ChunkInput(c.text, c.start, c.end, {**c.locator, **given}) for c in chunk_document(doc)]

@@ -129,6 +129,7 @@ def test_peers_memory_on_a_few_scenarios(tmp_path: Path) -> None:
         "langgraph-append",
         "langgraph-turns",
         "capture",
+        "categories",
     }
     for name in ("memo", "langgraph-overwrite", "langgraph-append", "langgraph-turns"):
         assert 0.0 <= quality[name]["must_include_string_share"] <= 1.0
@@ -137,4 +138,6 @@ def test_peers_memory_on_a_few_scenarios(tmp_path: Path) -> None:
     speed = peers_memory.latency(200, embedder, tmp_path, queries=3)
     assert speed["facts"] == 200
     assert speed["memo_gate_recall_p50_ms"] > 0 and speed["langgraph_search_p50_ms"] > 0
-    assert "LangGraph / memo" in peers_memory.report(quality, [speed], "hash")
+    text = peers_memory.report({"scenarios.jsonl": quality}, [speed], "hash")
+    assert "LangGraph / memo" in text and "langgraph-append leaks" in text
+    assert set(quality["memo"]["by_category"]) == set(quality["categories"])

@@ -119,3 +119,63 @@ def test_the_paraphrase_check_refuses_a_shared_stem() -> None:
         mod.build(_SOURCE.format(probe="What instrument do my daughters play?"))
     with pytest.raises(mod.ScenarioError, match="no user turn"):
         mod.build(_SOURCE.replace("|| Wilhelmina ||", "|| Ottoline ||").format(probe="Who?"))
+
+
+class _Recorder:
+    """A stand-in memory that records what the benchmark's replay asks of it."""
+
+    def __init__(self) -> None:
+        self.recalls: list[dict[str, object]] = []
+
+    def capture(self, text: str, **kwargs: object) -> None:
+        return None
+
+    def recall(self, message: str, **kwargs: object) -> object:
+        from types import SimpleNamespace
+
+        self.recalls.append({"message": message, **kwargs})
+        facts = [SimpleNamespace(statement="the fact mentions Wilhelmina")]
+        gate = SimpleNamespace(action="recall")
+        return SimpleNamespace(gate=gate, facts=facts, history=[], block="")
+
+
+def test_benchmark_replay_asks_temporal_probes_as_of_their_date(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.syspath_prepend(str(DATA.parents[1]))
+    import memory_eval
+
+    rows = _scenarios_module().build(
+        _SOURCE.format(probe="Who is my kid?")
+        + "? Who was my kid back then? || Wilhelmina || Ottoline || || asof=-2h\n! thanks\n"
+    )
+    memory = _Recorder()
+    replayed = list(memory_eval.replay(memory, rows))  # type: ignore[arg-type]
+    assert [r["as_of"] for r in memory.recalls] == [None, memory.recalls[1]["as_of"], None]
+    assert memory.recalls[1]["as_of"] is not None
+    assert memory.recalls[1]["as_of"] < memory.recalls[1]["at"]
+    result = memory_eval.score(rows, replayed)
+    assert set(result["by_category"]) == {"single_session", "smalltalk"}
+    assert result["by_category"]["smalltalk"]["smalltalk_skipped"] == 0.0  # it recalled
+    assert result["by_category"]["single_session"]["must_include_probe_share"] == 1.0
+    assert "| all |" in memory_eval.category_table(result)
+
+
+def test_a_credential_leaks_from_anywhere_in_the_prompt_block(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.syspath_prepend(str(DATA.parents[1]))
+    import memory_eval
+
+    token = "tok_Zq81Lm0Pv27Xs"
+    rows = _scenarios_module().build(
+        f"@user en-t2\n== credential\nu: the staging password is {token}\n"
+        "? How do I log into the test box? || || " + token + " ||\n",
+        filler_per_scenario=0,
+    )
+    scenario, probe = rows[0], rows[0]["probes"][0]
+    row = {"id": scenario["id"], "probe": 0, "gate": "recall", "facts": [], "history": []}
+    assert memory_eval.score(rows, [{**row, "block": "nothing"}])["leak_probes"] == 0
+    leaked = memory_eval.score(rows, [{**row, "block": f"past turn: {token}"}])
+    assert leaked["leak_probes"] == 1
+    assert probe["must_not_include"] == [token]

@@ -62,9 +62,14 @@ def test_chunk_spans_are_exact_bounded_and_cover_everything(
         assert len(chunk.text) <= kw["max_chars"]
         touched = _section_of(doc, chunk)
         hard = [i for i in touched if not doc.sections[i].is_timed]
+        # Plain text is also located by its lines (1-based, inclusive).
+        lines = {k: chunk.locator[k] for k in ("line_start", "line_end")}
+        assert lines["line_start"] == doc.text.count("\n", 0, chunk.start) + 1
+        assert lines["line_end"] == doc.text.count("\n", 0, chunk.end - 1) + 1
+        located = {k: v for k, v in chunk.locator.items() if k not in lines}
         if hard:  # a page/heading/row chunk sits inside exactly one section
             assert touched == hard and len(hard) == 1
-            assert chunk.locator == doc.sections[hard[0]].locator
+            assert located == doc.sections[hard[0]].locator
         elif touched:  # timecoded sections may share a chunk; the locator spans them
             assert chunk.locator["start_time"] == doc.sections[touched[0]].locator["start_time"]
             assert chunk.locator["end_time"] == doc.sections[touched[-1]].locator["end_time"]

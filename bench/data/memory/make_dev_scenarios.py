@@ -10,12 +10,16 @@ turns, probes with expect_recall / must_include / must_not_include / history_mus
 - ``category`` on every scenario, in the categories of LongMemEval: single_session,
   multi_session, knowledge_update (chains included), temporal, abstention, preference,
   third_party (third parties, hypotheticals and assistant suggestions: never the user's facts),
-  isolation (another user asks the same questions) and smalltalk (probes the gate should skip);
+  isolation (another user asks the same questions), credential (a key or token said in chat must
+  not come back verbatim) and smalltalk (probes the gate should skip);
 - ``as_of`` on a probe (optional, ISO time): a temporal question, recalled with the versions that
   were current then (``MemoHood.recall(as_of=...)``); without it, recall is "now" at the probe.
 
 Several scenarios share one user, in order, so a probe is asked against everything that user said
-before it (a haystack), and many users share one file (isolation).
+before it, and many users share one file (isolation). Before each scenario the user also says four
+haystack turns in a session of their own (``"filler": true``, two keeps and two drops drawn with a
+fixed seed from ``capture_labels.jsonl``, none holding a string any probe of that user looks for),
+so recall has to rank a realistic pile of other facts and chatter.
 
 The source format, one item a line (``#`` starts a comment):
 
@@ -39,9 +43,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import re
 import sys
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -51,6 +57,10 @@ import Stemmer
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "dev_scenarios.txt"
+LABELS = HERE / "capture_labels.jsonl"
+SEED = 17
+FILLER_PER_SCENARIO = 4  # haystack turns before each scenario: 2 keeps, 2 drops
+_ACK = {"en": "Okay.", "ru": "Хорошо."}
 OUT = HERE / "dev_scenarios.jsonl"
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 CATEGORIES = (
@@ -62,6 +72,7 @@ CATEGORIES = (
     "preference",
     "third_party",
     "isolation",
+    "credential",
     "smalltalk",
 )
 
@@ -134,8 +145,13 @@ def _strings(field_text: str) -> list[str]:
     return [s.strip() for s in field_text.split(";") if s.strip()]
 
 
-def parse(text: str) -> list[Scenario]:
-    """The source lines as scenarios with their timestamps."""
+Filler = Callable[[str, int], list[str]]
+
+
+def parse(text: str, filler: Filler | None = None) -> list[Scenario]:
+    """The source lines as scenarios with their timestamps; ``filler(user, n)`` gives the
+    haystack turns said in a session of their own before that user's n-th scenario."""
+    counts: Counter[str] = Counter()
     scenarios: list[Scenario] = []
     clocks: dict[str, datetime] = {}
     user: str | None = None
@@ -162,6 +178,14 @@ def parse(text: str) -> list[Scenario]:
             current = Scenario(user, user[:2], words[0], opts.get("name"), opts.get("of"), number)
             scenarios.append(current)
             clocks[user] = clocks[user].replace(hour=9, minute=0) + timedelta(days=1)
+            for said in filler(user, counts[user]) if filler else []:
+                for role, text_ in (("user", said), ("assistant", _ACK[user[:2]])):
+                    clocks[user] += timedelta(minutes=2)
+                    turn = {"t": _iso(clocks[user]), "role": role, "text": text_, "filler": True}
+                    current.turns.append(turn)
+            if filler:
+                clocks[user] = clocks[user].replace(hour=9, minute=0) + timedelta(days=1)
+            counts[user] += 1
             shifted = True
             continue
         if current is None:
@@ -250,8 +274,45 @@ def check(scenarios: list[Scenario]) -> list[str]:
     return problems
 
 
-def build(text: str) -> list[dict[str, Any]]:
+def _user_strings(scenarios: list[Scenario]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for s in scenarios:
+        for p in s.probes:
+            strings = p["must_include"] + p["must_not_include"] + p["history_must_include"]
+            out.setdefault(s.user, set()).update(x.casefold() for x in strings)
+    return out
+
+
+def haystack(scenarios: list[Scenario], per_scenario: int = FILLER_PER_SCENARIO) -> Filler:
+    """Turns from the capture dataset (half keeps, half drops, the user's language), none of
+    which holds any string a probe of that user looks for; each user gets its own, seeded."""
+    pool = [json.loads(line) for line in LABELS.read_text(encoding="utf-8").splitlines()]
+    pool = [r for r in pool if r["register"] != "list" and "\n" not in r["text"]]
+    strings = _user_strings(scenarios)
+    queues: dict[str, list[str]] = {}
+    for user, wanted in strings.items():
+        rng = random.Random(f"{SEED}:{user}")
+        mine = [r for r in pool if r["lang"] == user[:2]]
+        mine = [r for r in mine if not any(w in r["text"].casefold() for w in wanted)]
+        keeps = [r["text"] for r in mine if r["label"] == "keep"]
+        drops = [r["text"] for r in mine if r["label"] == "drop"]
+        rng.shuffle(keeps)
+        rng.shuffle(drops)
+        queue: list[str] = []
+        for k, d in zip(keeps, drops, strict=False):
+            queue += [k, d]
+        queues[user] = queue
+
+    def filler(user: str, n: int) -> list[str]:
+        return queues[user][n * per_scenario : (n + 1) * per_scenario]
+
+    return filler
+
+
+def build(text: str, filler_per_scenario: int = FILLER_PER_SCENARIO) -> list[dict[str, Any]]:
     scenarios = parse(text)
+    if filler_per_scenario:
+        scenarios = parse(text, haystack(scenarios, filler_per_scenario))
     problems = check(scenarios)
     if problems:
         raise ScenarioError(f"{len(problems)} problem(s):\n  " + "\n  ".join(problems))
