@@ -82,15 +82,10 @@ print("embedder:", embedder.fingerprint.describe())
 
 GATE = """
 from memo_core.memory import RecallGate
-from memo_core.memory.config import GATE_MODEL_ENV, repo_test_gate_model
 
-# The recall gate skips small talk. Its Model2Vec model comes from $MEMO_GATE_MODEL or the
-# offline copy next to this repository; without either we use the lexical gate here, so the
-# notebook never downloads. (MemoHood(path) with no gate= fetches the default model once.)
-if os.environ.get(GATE_MODEL_ENV) or repo_test_gate_model() is not None:
-    gate = RecallGate.default()
-else:
-    gate = RecallGate()
+# The recall gate skips small talk with a Model2Vec model shipped inside memo (15 MB, no
+# download); MemoHood(path) with no gate= loads the same one.
+gate = RecallGate.default()
 print("recall gate:", "Model2Vec" if gate.uses_model else "lexical rule")
 """
 

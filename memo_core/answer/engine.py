@@ -49,6 +49,7 @@ from memo_core.answer.types import (
 )
 from memo_core.answer.verify import CitationVerifier
 from memo_core.errors import AnswerFormatError, InvalidInputError
+from memo_core.kb.flags import INSTRUCTIONS, instruction_spans
 from memo_core.llm.base import LLM, supports_json_mode
 from memo_core.types import Hit, SearchMode
 
@@ -221,6 +222,8 @@ class GuardedAnswerer:
     ) -> list[Claim]:
         # Memory facts compete as passages after the documents, under keys no chunk id has.
         remembered = {f"\x00memory:{i}": e for i, e in enumerate(evidence)}
+        # A chunk that addresses an AI assistant with instructions is never the answer.
+        hits = [h for h in hits if INSTRUCTIONS not in h.flags]
         picked = extractive_answer(
             question,
             [(h.chunk_id, h.text) for h in hits] + [(key, e.text) for key, e in remembered.items()],
@@ -249,7 +252,8 @@ class GuardedAnswerer:
         evidence: Sequence[MemoryEvidence] = (),
     ) -> ParsedAnswer | None:
         assert self.llm is not None
-        messages = build_answer_messages(question, [h.text for h in hits])
+        quarantined = {i for i, h in enumerate(hits, start=1) if INSTRUCTIONS in h.flags}
+        messages = build_answer_messages(question, [h.text for h in hits], quarantined=quarantined)
         messages = with_memory_passages(messages, evidence, first=len(hits) + 1)
         json_mode = supports_json_mode(self.llm)
         reply = self.llm.complete(messages, json_mode=json_mode)
@@ -317,7 +321,11 @@ class GuardedAnswerer:
             citations = []
             for cited in claim.citations:
                 if 1 <= cited.passage <= len(hits):
-                    citation = self._check(cited.quote, hits[cited.passage - 1], explanation)
+                    hit = hits[cited.passage - 1]
+                    citation = self._check(cited.quote, hit, explanation)
+                    if citation is not None and _relays_instructions(citation, hit):
+                        log.info("quote %r relays a planted instruction: dropped", cited.quote)
+                        citation = None
                 elif 1 <= cited.passage - len(hits) <= len(evidence):
                     fact = evidence[cited.passage - len(hits) - 1]
                     citation = self._check_memory(cited.quote, fact, explanation)
@@ -325,7 +333,9 @@ class GuardedAnswerer:
                     continue  # a passage the model was never shown
                 if citation is not None:
                     citations.append(citation)
-            if citations:  # a claim with no verified quote is dropped whole
+            if citations and not instruction_spans(claim.text):
+                # A claim with no verified quote, or one that passes on an instruction
+                # to the reader, is dropped whole.
                 text = _strip_markers(claim.text)
                 quotes = [c.quote for c in citations]
                 failure = (
@@ -344,6 +354,17 @@ class GuardedAnswerer:
                     text = " ".join(dict.fromkeys(c.quote for c in citations))
                 claims.append(Claim(text, tuple(citations)))
         return claims
+
+
+def _relays_instructions(citation: Citation, hit: Hit) -> bool:
+    """Whether the quote lies in a sentence of a flagged chunk that instructs an assistant."""
+    if INSTRUCTIONS not in hit.flags:
+        return False
+    for a, b in instruction_spans(hit.text):
+        start, end = sentence_around(hit.text, a, b)
+        if citation.start < end and start < citation.end:
+            return True
+    return False
 
 
 def _missing_terms(question: str, citations: Sequence[Citation], hits: Sequence[Hit]) -> list[str]:

@@ -28,6 +28,7 @@ is one dialect, and ``memo migrate`` finds a knowledge base by that name.
 
 from __future__ import annotations
 
+from memo_core.kb.flags import backfill_chunk_flags
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.migrations import Migrations
 
@@ -105,22 +106,6 @@ def create_core_tables(db: SQLDatabase) -> None:
     )
 
 
-@pg_kb_schema
-def add_ingest_claims(db: SQLDatabase) -> None:
-    """Who is embedding which document now, so overlapping ingests embed it once."""
-    db.executescript(
-        """
-        CREATE TABLE IF NOT EXISTS kb_ingest_claims (
-            owner TEXT COLLATE "C" NOT NULL,
-            document_id TEXT COLLATE "C" NOT NULL,
-            holder TEXT NOT NULL,
-            expires_at DOUBLE PRECISION NOT NULL,
-            PRIMARY KEY (owner, document_id)
-        );
-        """
-    )
-
-
 def pg_vector_table_ddl(name: str, dimensions: int, *, index: bool = True) -> list[str]:
     """Statements creating a vector table: owner and collection sit beside the vector
     so a filtered search needs no join, and HNSW (cosine) serves the nearest-neighbour
@@ -145,3 +130,26 @@ def pg_vector_index_ddl(name: str, dimensions: int) -> list[str]:
     return [
         f"CREATE INDEX IF NOT EXISTS {name}_hnsw ON {name} USING hnsw (embedding vector_cosine_ops)"
     ]
+
+
+@pg_kb_schema
+def add_chunk_flags(db: SQLDatabase) -> None:
+    """``chunks.flags``, as in SQLite (``kb/schema.py``)."""
+    db.execute("ALTER TABLE chunks ADD COLUMN IF NOT EXISTS flags TEXT NOT NULL DEFAULT ''")
+    backfill_chunk_flags(db)
+
+
+@pg_kb_schema
+def add_ingest_claims(db: SQLDatabase) -> None:
+    """Who is embedding which document now, so overlapping ingests embed it once."""
+    db.executescript(
+        """
+        CREATE TABLE IF NOT EXISTS kb_ingest_claims (
+            owner TEXT COLLATE "C" NOT NULL,
+            document_id TEXT COLLATE "C" NOT NULL,
+            holder TEXT NOT NULL,
+            expires_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (owner, document_id)
+        );
+        """
+    )

@@ -48,7 +48,7 @@ class PostgresKnowledgeStore(KnowledgeStore):
     # JSONB comes back parsed; the shared reader expects JSON text, as SQLite gives it.
     _HIT_COLUMNS = (
         'c.rowid, c.id, d.id, c.text, d.source, d.title, c.collection, c.start, c."end",'
-        " c.locator, c.metadata::text"
+        " c.locator, c.metadata::text, c.flags"
     )
 
     def __init__(self, db: SQLDatabase, *, languages: Sequence[str] = DEFAULT_LANGUAGES) -> None:

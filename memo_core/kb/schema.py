@@ -17,6 +17,7 @@ Tables (one SQLite file per base):
 
 from __future__ import annotations
 
+from memo_core.kb.flags import backfill_chunk_flags
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY, new_base_id
 from memo_core.storage.migrations import Migrations
@@ -124,6 +125,15 @@ def add_base_identity(db: SQLDatabase) -> None:
     db.execute(
         "INSERT OR IGNORE INTO kb_meta (key, value) VALUES (?, ?)", [BASE_ID_KEY, new_base_id()]
     )
+
+
+@kb_schema
+def add_chunk_flags(db: SQLDatabase) -> None:
+    """``chunks.flags``: ingest-time flags (``kb/flags.py``), set on the chunks already stored."""
+    columns = {row[1] for row in db.query("PRAGMA table_info(chunks)")}
+    if "flags" not in columns:
+        db.execute("ALTER TABLE chunks ADD COLUMN flags TEXT NOT NULL DEFAULT ''")
+    backfill_chunk_flags(db)
 
 
 @kb_schema

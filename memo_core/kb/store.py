@@ -26,6 +26,7 @@ from memo_core.errors import (
     NamespaceRequiredError,
     StorageError,
 )
+from memo_core.kb.flags import chunk_flags, decode_flags, encode_flags
 from memo_core.kb.schema import kb_schema, vec_table_ddl
 from memo_core.search.filters import compile_filter
 from memo_core.search.keyword import (
@@ -328,7 +329,7 @@ class KnowledgeStore:
                 merged.setdefault("title", title)
                 inserted = self.db.query(
                     'INSERT INTO chunks (id, doc_rowid, owner, collection, ord, start, "end", text,'
-                    " locator, metadata, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+                    " locator, metadata, content_hash, flags) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
                     " RETURNING rowid",
                     [
                         chunk_id,
@@ -342,6 +343,7 @@ class KnowledgeStore:
                         json.dumps(dict(chunk.locator), ensure_ascii=False, default=str),
                         json.dumps(merged, ensure_ascii=False, default=str),
                         chunk_hash,
+                        encode_flags(chunk_flags(chunk.text)),
                     ],
                 )
                 chunk_rowid = int(inserted[0][0])
@@ -504,7 +506,7 @@ class KnowledgeStore:
 
     _HIT_COLUMNS = (
         'c.rowid, c.id, d.id, c.text, d.source, d.title, c.collection, c.start, c."end",'
-        " c.locator, c.metadata"
+        " c.locator, c.metadata, c.flags"
     )
 
     def hits_by_rowid(self, rowids: Sequence[int]) -> dict[int, Hit]:
@@ -530,6 +532,7 @@ class KnowledgeStore:
                     end=int(r[8]),
                     locator=json.loads(r[9]),
                     metadata=json.loads(r[10]),
+                    flags=decode_flags(r[11]),
                 )
         return out
 
@@ -830,6 +833,34 @@ class KnowledgeStore:
         ]
 
     # -- maintenance --------------------------------------------------------
+
+    def flagged_chunks(
+        self, owner: str | None = None, document_ids: Sequence[str] = (), limit: int = 100
+    ) -> list[dict[str, Any]]:
+        """Chunks stored with an ingest flag (``kb/flags.py``), newest first."""
+        where, params = ["c.flags <> ''"], []
+        if owner:
+            where.append("c.owner = ?")
+            params.append(owner)
+        if document_ids:
+            where.append(f"d.id IN ({','.join('?' for _ in document_ids)})")
+            params.extend(document_ids)
+        rows = self.db.query(
+            "SELECT c.id, d.id, d.source, c.flags, c.text FROM chunks c"
+            " JOIN documents d ON d.rowid = c.doc_rowid"
+            f" WHERE {' AND '.join(where)} ORDER BY c.rowid DESC LIMIT ?",
+            [*params, int(limit)],
+        )
+        return [
+            {
+                "chunk_id": r[0],
+                "document_id": r[1],
+                "source": r[2],
+                "flags": list(decode_flags(r[3])),
+                "text": " ".join(str(r[4]).split())[:160],
+            }
+            for r in rows
+        ]
 
     def counts(self, owner: str | None = None) -> dict[str, int]:
         scope, params = ("WHERE owner = ?", [owner]) if owner else ("", [])
