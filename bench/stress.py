@@ -33,6 +33,7 @@ from _common import markdown_table, write_results  # noqa: E402
 from reliability_attacks import (  # noqa: E402
     attack_control_names,
     attack_expanding_documents,
+    attack_full_disk,
     attack_secret_text,
     attack_secrets_env,
     attack_slow_loris,
@@ -241,6 +242,7 @@ def run_attacks(folder: Path, trials: int, seed: int) -> dict[str, Any]:
         "documents expanding past the text or chunk bound": attack_expanding_documents,
         "slow-loris web servers (silent, status, headers, body, redirects)": attack_slow_loris,
         "file names with newlines, escapes and bidi overrides": attack_control_names,
+        "a full disk during memo kb ingest": lambda f, n, s: attack_full_disk(f, max(1, n // 4), s),
     }
     if read_only_available(folder / "probe") is None:
         attacks["base on read-only media"] = lambda f, n, s: run_read_only(f, max(1, n // 4), s)
