@@ -35,6 +35,7 @@ from reliability_attacks import (  # noqa: E402
     attack_control_names,
     attack_crashed_claimer,
     attack_expanding_documents,
+    attack_full_disk,
     attack_overlapping_ingest,
     attack_secret_text,
     attack_secrets_env,
@@ -246,6 +247,7 @@ def run_attacks(folder: Path, trials: int, seed: int) -> dict[str, Any]:
         "file names with newlines, escapes and bidi overrides": attack_control_names,
         "new documents ingested by 4 processes over overlapping folders": attack_overlapping_ingest,
         "a claimer SIGKILLed while embedding, then another ingest": attack_crashed_claimer,
+        "a full disk during memo kb ingest": lambda f, n, s: attack_full_disk(f, max(1, n // 4), s),
     }
     if read_only_available(folder / "probe") is None:
         attacks["base on read-only media"] = lambda f, n, s: run_read_only(f, max(1, n // 4), s)
