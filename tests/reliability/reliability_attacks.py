@@ -942,6 +942,10 @@ def attack_crashed_claimer(folder: Path, trials: int, seed: int) -> AttackTally:
             lost=not complete,
             leaked=twice,
             why=f"claimed {claimed}, second exit {second.exitcode}, stored {len(stored)}/{len(texts)}",
+        )
+    return tally
+
+
 # -- a full disk (issue 16, item 6) ---------------------------------------------------------
 
 REPO = Path(__file__).resolve().parents[2]
