@@ -11,8 +11,9 @@ learned. Searches read current versions only, under a namespace *prefix*.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from memo_core.errors import InvalidInputError
@@ -25,7 +26,8 @@ from memo_core.memory.namespace import (
     encode_namespace,
 )
 from memo_core.memory.records import FactRow
-from memo_core.memory.timeutil import as_utc
+from memo_core.memory.store import MAX_LIMIT
+from memo_core.memory.timeutil import as_utc, from_iso, to_iso
 from memo_core.memory.types import Fact
 from memo_core.search.rrf import rrf
 
@@ -100,6 +102,31 @@ def matches_filter(value: Mapping[str, Any], filter: Mapping[str, Any] | None) -
     return True
 
 
+def _check_ttl(ttl_minutes: float | None) -> float | None:
+    if ttl_minutes is None:
+        return None
+    if isinstance(ttl_minutes, bool) or not isinstance(ttl_minutes, (int, float)):
+        raise InvalidInputError("ttl must be a number of minutes")
+    if not math.isfinite(ttl_minutes) or ttl_minutes <= 0:
+        raise InvalidInputError("ttl must be a positive, finite number of minutes")
+    return float(ttl_minutes)
+
+
+def _plus(iso: str, minutes: float) -> str:
+    return to_iso(from_iso(iso) + timedelta(minutes=minutes))
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=False))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return round(dot / norm, 6) if norm else 0.0
+
+
+def _score(cosine: float | None) -> float | None:
+    """What a store's ``score`` reports: the cosine similarity clamped to [0, 1]."""
+    return None if cosine is None else min(1.0, max(0.0, cosine))
+
+
 def _check_item_key(key: object) -> None:
     """A key is a non-empty string without NUL (no backend could have stored one)."""
     if not isinstance(key, str) or not key:
@@ -126,14 +153,18 @@ class ItemsMixin(HoodBase):
         *,
         index_text: str | None = None,
         at: datetime | None = None,
+        ttl_minutes: float | None = None,
     ) -> Fact:
         """Store ``value`` under ``key``; an existing key is superseded (history kept).
 
         ``index_text`` is what search matches (default: the value's text field or its
         string values); ``""`` stores the item without indexing it for search.
+        ``ttl_minutes`` makes the item expire that long after ``at`` (``None``: never;
+        a put without it removes an earlier TTL, as LangGraph's stores do).
         """
         _, enc = self._ns(namespace)
         _check_item_key(key)
+        ttl = _check_ttl(ttl_minutes)
         if not isinstance(value, Mapping):
             raise InvalidInputError("value must be a dict")
         try:
@@ -158,6 +189,10 @@ class ItemsMixin(HoodBase):
             vectors = self._store.embed_documents([text])
             vector = vectors[0] if vectors else None
         with self.db.transaction():
+            if ttl is None:
+                self._store.clear_item_ttl(enc, key)
+            else:
+                self._store.set_item_ttl(enc, key, _plus(values["valid_from"], ttl), ttl)
             existing = self._store.current_by_key(enc, key)
             if existing is None:
                 return self._fact(self._insert(values, vector), at)
@@ -166,12 +201,30 @@ class ItemsMixin(HoodBase):
                 return self._fact(old, at)
             return self._fact(self._supersede(old, values, vector), at)
 
-    def get_item(self, namespace: NamespaceLike | None, key: str) -> Fact | None:
-        """The current version stored under ``key`` at exactly ``namespace``, or None."""
+    def get_item(
+        self,
+        namespace: NamespaceLike | None,
+        key: str,
+        *,
+        refresh_ttl: bool = False,
+        at: datetime | None = None,
+    ) -> Fact | None:
+        """The current version stored under ``key`` at exactly ``namespace``, or None.
+
+        An expired item is gone (None); ``refresh_ttl`` restarts a live item's TTL.
+        """
         _, enc = self._ns(namespace)
         _check_item_key(key)
+        now = to_iso(as_utc(at))
         row = self._store.current_by_key(enc, key)
-        return self._fact(row) if row is not None else None
+        if row is None:
+            return None
+        expiry = self._store.item_ttls(enc).get((enc, key))
+        if expiry is not None and expiry[0] <= now:
+            return None
+        if refresh_ttl and expiry is not None:
+            self._store.refresh_item_ttls([(enc, key)], now)
+        return self._fact(row)
 
     def delete_item(self, namespace: NamespaceLike | None, key: str) -> bool:
         """Delete every version of the item (FTS and vector rows too)."""
@@ -182,7 +235,21 @@ class ItemsMixin(HoodBase):
             if row is None:
                 return False
             chain = [FactRow(r) for r in self._store.chain(FactRow(row).chain_id)]
+            self._store.clear_item_ttl(enc, key)
             return self._store.delete_facts([r.rowid for r in chain]) > 0
+
+    def sweep_expired_items(self, at: datetime | None = None) -> int:
+        """Delete every item whose TTL has passed (any namespace); returns how many."""
+        now = to_iso(as_utc(at))
+        swept = 0
+        for enc, key in self._store.expired_items(now):
+            with self.db.transaction():
+                row = self._store.current_by_key(enc, key)
+                self._store.clear_item_ttl(enc, key)
+                if row is not None:
+                    chain = [FactRow(r) for r in self._store.chain(FactRow(row).chain_id)]
+                    swept += self._store.delete_facts([r.rowid for r in chain]) > 0
+        return swept
 
     def search_items(
         self,
@@ -191,53 +258,88 @@ class ItemsMixin(HoodBase):
         filter: Mapping[str, Any] | None = None,
         limit: int = 10,
         offset: int = 0,
+        *,
+        min_score: float | None = None,
+        refresh_ttl: bool = False,
+        at: datetime | None = None,
     ) -> list[Fact]:
-        """Current items under ``namespace_prefix``, by hybrid relevance when ``query`` is set.
+        """Current, unexpired items under ``namespace_prefix`` that pass ``filter``.
 
-        With a query, an item must match a query word or be within ``vector_floor``
-        cosine of it. Without a query, the most recently written come first.
-        ``Fact.score`` is the RRF score (None without a query); ``Fact.item_value`` is
-        the item's value.
+        The filter is applied to the whole namespace before ``offset``/``limit`` (a
+        page is a page of the matching items). Without a query, the most recently
+        written come first and ``Fact.score`` is None. With a query, every matching
+        item is ranked (keyword and vector legs fused by RRF: fusion only orders)
+        and ``Fact.score`` is the item's cosine similarity to the query, clamped to
+        [0, 1] (None without an embedder); there is no relevance floor unless
+        ``min_score`` asks for one. Items stored without an index come after the
+        ranked ones with ``score=None``. ``refresh_ttl`` restarts the TTL of the
+        items returned.
         """
         _, enc = self._ns(namespace_prefix)
         if limit < 0 or offset < 0:
             raise InvalidInputError("limit and offset must not be negative")
-        if not (query and query.strip()):
-            out: list[Fact] = []
-            skipped = 0
-            for raw in self._store.facts_in([], prefix=enc, order="valid_from DESC, rowid DESC"):
-                fact = self._fact(raw)
-                if not matches_filter(fact.item_value, filter):
+        if min_score is not None and not 0.0 <= float(min_score) <= 1.0:
+            raise InvalidInputError("min_score must be between 0 and 1")
+        now = to_iso(as_utc(at))
+        with self.db.snapshot():
+            expiry = self._store.item_ttls(enc)
+            rows: list[FactRow] = []
+            # Ties in time break on (namespace, key), never on rowids, which a copy renumbers.
+            for raw in self._store.facts_in([], prefix=enc, order="valid_from DESC, ns, key"):
+                row = FactRow(raw)
+                ttl = expiry.get((row.ns, row.key))
+                if ttl is not None and ttl[0] <= now:
                     continue
-                if skipped < offset:
-                    skipped += 1
-                    continue
-                out.append(fact)
-                if len(out) >= limit:
-                    break
-            return out
-        namespaces = self._store.namespaces_with_prefix(enc)
-        pool = max(50, (offset + limit) * 5)
-        fts = self._store.search_fts("mem_facts_fts", "mem_facts", query, namespaces, pool)
-        vec: list[tuple[int, float]] = []
-        qvec = self._store.embed_query(query) if self._store.vectors is not None else None
+                if matches_filter(self._fact(row).item_value, filter):
+                    rows.append(row)
+            if query and query.strip():
+                ranked = self._rank_items(rows, query)
+            else:
+                ranked = [(row, None) for row in rows]
+        if min_score is not None:
+            ranked = [(r, sc) for r, sc in ranked if sc is not None and sc >= min_score]
+        page = ranked[offset : offset + limit]
+        if refresh_ttl:
+            live = [(r.ns, r.key) for r, _ in page if (r.ns, r.key) in expiry]
+            if live:
+                self._store.refresh_item_ttls(live, now)
+        return [self._fact(row, score=score) for row, score in page]
+
+    def _rank_items(
+        self, rows: Sequence[FactRow], query: str
+    ) -> list[tuple[FactRow, float | None]]:
+        """Indexed rows in fused order with their similarity, then unindexed ones."""
+        indexed = [r for r in rows if r.indexed]
+        by_rowid = {r.rowid: r for r in indexed}
+        namespaces = sorted({r.ns for r in indexed})
+        keyword = [
+            rowid
+            for rowid, _ in self._store.search_fts(
+                "mem_facts_fts", "mem_facts", query, namespaces, MAX_LIMIT
+            )
+            if rowid in by_rowid
+        ]
+        similarity: dict[int, float] = {}
+        qvec = self._store.embed_query(query) if indexed and self._store.vectors else None
         if qvec is not None:
-            vec = self._store.search_vec("mem_facts_vec", qvec, namespaces, pool)
-        # A vector-only neighbour must be similar enough: KNN always returns k rows.
-        vec = [(r, cos) for r, cos in vec if cos >= self.config.vector_floor]
-        fused = rrf([[r for r, _ in fts], [r for r, _ in vec]])
-        rows = {
-            FactRow(r).rowid: FactRow(r) for r in self._store.facts_by_rowids(r for r, _ in fused)
-        }
-        results: list[Fact] = []
-        for rowid, score in fused:
-            row = rows.get(rowid)
-            if row is None or row.valid_to is not None:
-                continue
-            fact = self._fact(row, score=round(score, 6))
-            if matches_filter(fact.item_value, filter):
-                results.append(fact)
-        return results[offset : offset + limit]
+            stored = self._store.vectors_for("mem_facts_vec", list(by_rowid))
+            similarity = {rowid: _cosine(qvec, vec) for rowid, vec in stored.items()}
+        # Ranked by the raw cosine (the reported score is clamped at 0); ties keep the
+        # rows' own order, which a copy to another backend does not change.
+        vector = sorted(
+            (rowid for rowid in by_rowid if rowid in similarity),
+            key=lambda rowid: -similarity[rowid],
+        )
+        fused = [rowid for rowid, _ in rrf([keyword, vector])]
+        placed = set(fused)
+        # Indexed items neither leg returned (no embedder and no keyword match) keep
+        # their recency order after the ranked ones: no hidden floor.
+        order = fused + [r.rowid for r in indexed if r.rowid not in placed]
+        out: list[tuple[FactRow, float | None]] = [
+            (by_rowid[rowid], _score(similarity.get(rowid))) for rowid in order
+        ]
+        out.extend((r, None) for r in rows if not r.indexed)
+        return out
 
     def list_namespaces(
         self,

@@ -21,7 +21,7 @@ them explicitly anyway (one code path with SQLite), the constraint is a backstop
 
 from __future__ import annotations
 
-from memo_core.memory.schema import add_recall_indexes
+from memo_core.memory.schema import add_item_ttl, add_recall_indexes
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.migrations import Migrations
 
@@ -135,8 +135,10 @@ def create_memory_tables(db: SQLDatabase) -> None:
         db.execute(statement)
 
 
-# Plain indexes: the SQLite step is portable, so both dialects run the same one.
+# Plain indexes and the item TTL table: the SQLite steps are portable, so both
+# dialects run the same ones.
 pg_memory_schema(add_recall_indexes)
+pg_memory_schema(add_item_ttl)
 
 
 def hnsw_index_ddl(name: str, dimensions: int) -> str | None:

@@ -14,6 +14,8 @@ Tables:
 * ``mem_turns`` — raw conversation turns (episodic memory); ``focus`` remembers
   who a pronoun in the next turn refers to.
 * ``mem_messages`` — chat transcripts per session key, for chat-history adapters.
+* ``mem_item_ttl`` — the time-to-live of a keyed item (``(ns, key)``, key-value
+  stores only): when it expires and the TTL in minutes a read may refresh it by.
 * ``mem_facts_fts`` / ``mem_turns_fts`` — FTS5 (raw, stemmed), rowid = the table's rowid.
 * ``mem_facts_vec`` / ``mem_turns_vec`` — sqlite-vec ``vec0`` tables (cosine),
   partitioned by ``ns``; created when an embedder is first attached.
@@ -133,5 +135,22 @@ def add_recall_indexes(db: SQLDatabase) -> None:
             ON mem_facts (ns, valid_from) WHERE valid_to IS NULL AND party_terms != '';
         CREATE INDEX IF NOT EXISTS mem_facts_ns_event
             ON mem_facts (ns, event_end) WHERE valid_to IS NULL AND event_end IS NOT NULL;
+        """
+    )
+
+
+@memory_schema
+def add_item_ttl(db: SQLDatabase) -> None:
+    """Item time-to-live (LangGraph's TTL): one row per ``(ns, key)``, portable SQL."""
+    db.executescript(
+        """
+        CREATE TABLE IF NOT EXISTS mem_item_ttl (
+            ns TEXT NOT NULL,
+            key TEXT NOT NULL,
+            expires_at TEXT NOT NULL,
+            ttl_minutes DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (ns, key)
+        );
+        CREATE INDEX IF NOT EXISTS mem_item_ttl_expiry ON mem_item_ttl (expires_at);
         """
     )

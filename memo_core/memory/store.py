@@ -20,11 +20,13 @@ import logging
 import struct
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, ClassVar
 
 from memo_core.embedders.base import Embedder, EmbedderFingerprint
 from memo_core.errors import DimensionMismatchError, EmbedderMismatchError, InvalidInputError
 from memo_core.memory.schema import memory_schema, vec_table_ddl
+from memo_core.memory.timeutil import from_iso, to_iso
 from memo_core.search.text import detect_language, fts_match_expression, stem_text
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.migrations import Migrations
@@ -52,6 +54,10 @@ MAX_K = 4096
 
 def _pack(vector: Sequence[float]) -> bytes:
     return struct.pack(f"{len(vector)}f", *vector)
+
+
+def _plus_minutes(iso: str, minutes: float) -> str:
+    return to_iso(from_iso(iso) + timedelta(minutes=minutes))
 
 
 def _placeholders(n: int) -> str:
@@ -470,6 +476,43 @@ class FactStore:
                 cursor = self.db.execute(f"DELETE FROM mem_facts WHERE rowid IN ({marks})", chunk)
                 deleted += int(cursor.rowcount)
         return deleted
+
+    # -- item TTLs --------------------------------------------------------------------
+
+    def set_item_ttl(self, ns: str, key: str, expires_at: str, ttl_minutes: float) -> None:
+        self.db.execute(
+            "INSERT INTO mem_item_ttl (ns, key, expires_at, ttl_minutes) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (ns, key) DO UPDATE SET expires_at = excluded.expires_at, "
+            "ttl_minutes = excluded.ttl_minutes",
+            [ns, key, expires_at, float(ttl_minutes)],
+        )
+
+    def clear_item_ttl(self, ns: str, key: str) -> None:
+        self.db.execute("DELETE FROM mem_item_ttl WHERE ns = ? AND key = ?", [ns, key])
+
+    def item_ttls(self, prefix: str) -> dict[tuple[str, str], tuple[str, float]]:
+        """``(ns, key) -> (expires_at, ttl_minutes)`` of the items under an encoded prefix."""
+        rows = self.db.query(
+            "SELECT ns, key, expires_at, ttl_minutes FROM mem_item_ttl WHERE substr(ns, 1, ?) = ?",
+            [len(prefix), prefix],
+        )
+        return {(r[0], r[1]): (r[2], float(r[3])) for r in rows}
+
+    def refresh_item_ttls(self, items: Sequence[tuple[str, str]], now: str) -> None:
+        """Restart the TTL clock of ``(ns, key)`` items (their own TTL, from ``now``)."""
+        for ns, key in items:
+            row = self.db.query_one(
+                "SELECT ttl_minutes FROM mem_item_ttl WHERE ns = ? AND key = ?", [ns, key]
+            )
+            if row is not None:
+                self.db.execute(
+                    "UPDATE mem_item_ttl SET expires_at = ? WHERE ns = ? AND key = ?",
+                    [_plus_minutes(now, float(row[0])), ns, key],
+                )
+
+    def expired_items(self, now: str) -> list[tuple[str, str]]:
+        rows = self.db.query("SELECT ns, key FROM mem_item_ttl WHERE expires_at <= ?", [now])
+        return [(r[0], r[1]) for r in rows]
 
     # -- turns ------------------------------------------------------------------------
 

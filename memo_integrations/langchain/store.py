@@ -19,10 +19,11 @@ list) is confined to that subtree and a namespace outside it is refused.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import logging
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.runnables.config import run_in_executor
 
@@ -37,8 +38,10 @@ try:
         Result,
         SearchItem,
         SearchOp,
+        TTLConfig,
         get_text_at_path,
     )
+    from langgraph.store.base.embed import ensure_embeddings
 except ImportError as exc:  # pragma: no cover - exercised only without langgraph
     from memo_core.errors import MissingDependencyError
 
@@ -50,71 +53,174 @@ from memo_core.llm.base import LLM
 from memo_core.memory import MemoHood, MemoryConfig, RecallGate
 from memo_core.memory.namespace import NamespaceLike, normalize_namespace
 from memo_core.memory.types import Fact
+from memo_integrations.langchain._memory import open_memory
 
 __all__ = ["MemoHoodStore", "remember_and_recall"]
 
-
-def _open(
-    memory: MemoHood | str | Path,
-    *,
-    embedder: Embedder | None,
-    llm: LLM | None,
-    gate: RecallGate | None,
-    config: MemoryConfig | None,
-) -> MemoHood:
-    if isinstance(memory, MemoHood):
-        if any(x is not None for x in (embedder, llm, gate, config)):
-            raise InvalidInputError(
-                "an open MemoHood already has its providers; pass them only with a path"
-            )
-        return memory
-    return MemoHood(memory, embedder=embedder, llm=llm, gate=gate, config=config)
+log = logging.getLogger(__name__)
 
 
-def _index_text(value: dict[str, Any], index: Any) -> str | None:
+def _index_text(value: dict[str, Any], index: Any, fields: Sequence[str] | None) -> str | None:
     """What memo indexes for search: ``index=False`` nothing, a field list those
-    fields' text (LangGraph path syntax), ``None`` memo's default rendering."""
+    fields' text (LangGraph path syntax; the store's ``fields`` when the put names
+    none), the whole value (``["$"]`` or no fields) memo's default rendering."""
     if index is False:
         return ""
+    paths = fields if index is None else index
+    if paths is None or list(paths) == ["$"]:
+        return None
+    parts = [text for path in paths for text in get_text_at_path(value, path)]
+    return " ".join(p for p in parts if p.strip())
+
+
+def _index_embedder(index: Mapping[str, Any]) -> Embedder | None:
+    """The memo embedder for a LangGraph ``IndexConfig``'s ``embed`` (and ``dims``)."""
+    embed = index.get("embed")
+    if embed is None:
+        return None
+    if isinstance(embed, Embedder):
+        return embed
+    from memo_integrations.langchain.embeddings import LangChainEmbedder
+
+    dims = index.get("dims")
+    return LangChainEmbedder(ensure_embeddings(embed), dimensions=dims)
+
+
+def _local_embedder() -> Embedder | None:
+    """memo's offline MiniLM embedder, or None (keyword-only) without ``memo[local]``."""
+    try:
+        from memo_core.embedders.fastembed import default_local_embedder
+
+        return default_local_embedder()
+    except Exception as exc:  # no local extra: keyword-only, said once
+        log.warning("default local embedder unavailable (%s); keyword-only store search", exc)
+        return None
+
+
+def _check_index(index: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if index is None:
         return None
-    parts = [text for path in index for text in get_text_at_path(value, path)]
-    return " ".join(p for p in parts if p.strip())
+    if not isinstance(index, Mapping):
+        raise InvalidInputError(
+            'index must be a dict like {"dims": 384, "embed": ..., "fields": [...]}'
+        )
+    unknown = set(index) - {"dims", "embed", "fields", "ann_index_config", "distance_type"}
+    if unknown:
+        raise InvalidInputError(f"unknown index options: {sorted(unknown)}")
+    dims = index.get("dims")
+    if dims is not None and (isinstance(dims, bool) or not isinstance(dims, int) or dims < 1):
+        raise InvalidInputError("index dims must be a positive integer")
+    fields = index.get("fields")
+    if fields is not None and (
+        isinstance(fields, str) or not all(isinstance(f, str) and f for f in fields)
+    ):
+        raise InvalidInputError("index fields must be a list of field paths")
+    return dict(index)
+
+
+def _check_ttl_config(ttl: Mapping[str, Any] | None) -> TTLConfig | None:
+    if ttl is None:
+        return None
+    if not isinstance(ttl, Mapping):
+        raise InvalidInputError(
+            'ttl must be a dict like {"default_ttl": 60, "refresh_on_read": True}'
+        )
+    unknown = set(ttl) - {
+        "default_ttl",
+        "refresh_on_read",
+        "sweep_interval_minutes",
+        "omit_expired",
+    }
+    if unknown:
+        raise InvalidInputError(f"unknown ttl options: {sorted(unknown)}")
+    return cast(TTLConfig, dict(ttl))
 
 
 class MemoHoodStore(BaseStore):
     """A LangGraph ``BaseStore`` backed by a MemoHood memory file.
 
-    ``memory``: an open :class:`~memo_core.memory.MemoHood`, or a path to open one with
-    ``embedder`` (vector recall), ``llm``, ``gate`` and ``config``.
+    ``memory``: an open :class:`~memo_core.memory.MemoHood`, or a path (or database
+    URL) to open one with ``embedder`` (default: the local MiniLM embedder when
+    ``memo[local]`` is installed, else keyword-only), ``llm``, ``gate`` and ``config``.
+
+    ``index`` takes LangGraph's ``IndexConfig``: ``embed`` (a LangChain
+    ``Embeddings``, an embedding function, or a memo embedder) with its ``dims``, and
+    ``fields``, the value paths indexed by default (``["$"]``, the whole value, when
+    absent); a put's own ``index=[...]`` overrides them and ``index=False`` stores an
+    item that a query search still returns, after the ranked ones, with
+    ``score=None``.
+
+    Query search ranks every item under the prefix that passes the filter (the
+    filter and the TTL are applied before ``offset``/``limit``); the order comes
+    from memo's fusion of keyword and vector matches, and ``SearchItem.score`` is the
+    item's cosine similarity to the query in [0, 1]. There is no relevance floor
+    unless ``min_score`` sets one.
+
+    ``ttl`` takes LangGraph's ``TTLConfig`` (``default_ttl`` minutes,
+    ``refresh_on_read``); ``put(..., ttl=minutes)`` sets one item's. Expired items
+    are never returned (LangGraph's ``omit_expired``, always on);
+    :meth:`sweep_ttl` deletes them.
 
     ``namespace_prefix`` scopes the store to one subtree (one tenant): reads and writes
     outside it raise :class:`~memo_core.errors.InvalidInputError`, and searches and
     ``list_namespaces`` never see past it. Without it the store sees the whole file:
     ``list_namespaces()`` then lists every user's namespaces. The store is
     thread-safe (one connection behind a lock), so ``abatch`` runs the same code in
-    an executor. TTLs are not supported (memo decays facts by age instead).
+    an executor.
+
+    Deliberate differences from LangGraph's stores: an empty namespace prefix (search
+    "everything") fails closed with :class:`~memo_core.errors.NamespaceRequiredError`;
+    an item with several indexed fields has one vector, of those fields' text
+    together (LangGraph keeps one per field and scores by the best); a new value on
+    an existing key supersedes the old one, which stays in the fact's history.
     """
 
-    supports_ttl = False
+    supports_ttl = True
 
     def __init__(
         self,
         memory: MemoHood | str | Path,
         *,
+        index: Mapping[str, Any] | None = None,
+        ttl: Mapping[str, Any] | None = None,
+        min_score: float | None = None,
         embedder: Embedder | None = None,
         llm: LLM | None = None,
         gate: RecallGate | None = None,
         config: MemoryConfig | None = None,
         namespace_prefix: Sequence[str] | None = None,
     ) -> None:
+        self.index_config = _check_index(index)
+        self.ttl_config = _check_ttl_config(ttl)
+        if min_score is not None and not 0.0 <= float(min_score) <= 1.0:
+            raise InvalidInputError("min_score must be between 0 and 1")
+        self.min_score = min_score
         self.scope: tuple[str, ...] = (
             normalize_namespace(namespace_prefix) if namespace_prefix is not None else ()
         )
-        self.memory = _open(memory, embedder=embedder, llm=llm, gate=gate, config=config)
+        from_index = _index_embedder(self.index_config) if self.index_config else None
+        if from_index is not None and embedder is not None:
+            raise InvalidInputError("pass the embedder in index={'embed': ...} or embedder=")
+        embedder = from_index or embedder
+        if embedder is None and not isinstance(memory, MemoHood):
+            embedder = _local_embedder()
+        self.memory, self._owns_memory = open_memory(
+            memory, embedder=embedder, llm=llm, gate=gate, config=config
+        )
+        fields = (self.index_config or {}).get("fields")
+        self._fields: list[str] | None = list(fields) if fields is not None else None
 
     def close(self) -> None:
-        self.memory.close()
+        """Close the memory file (only when this store opened it from a path)."""
+        if self._owns_memory:
+            self.memory.close()
+
+    def sweep_ttl(self) -> int:
+        """Delete every expired item now; returns how many were deleted."""
+        return self.memory.sweep_expired_items()
+
+    async def asweep_ttl(self) -> int:
+        return await run_in_executor(None, self.sweep_ttl)
 
     # -- conversion ---------------------------------------------------------
 
@@ -169,18 +275,22 @@ class MemoHoodStore(BaseStore):
 
     def _run(self, op: Op) -> Result:
         if isinstance(op, GetOp):
-            fact = self.memory.get_item(self._inside(op.namespace), op.key)
+            fact = self.memory.get_item(
+                self._inside(op.namespace), op.key, refresh_ttl=op.refresh_ttl
+            )
             return None if fact is None else self._item(fact)
         if isinstance(op, PutOp):
-            if op.ttl is not None:
-                raise NotImplementedError("MemoHoodStore does not support TTLs")
             namespace = self._inside(op.namespace)
             if op.value is None:
                 self.memory.delete_item(namespace, op.key)
             else:
                 value = dict(op.value)
                 self.memory.put_item(
-                    namespace, op.key, value, index_text=_index_text(value, op.index)
+                    namespace,
+                    op.key,
+                    value,
+                    index_text=_index_text(value, op.index, self._fields),
+                    ttl_minutes=op.ttl,
                 )
             return None
         if isinstance(op, SearchOp):
@@ -190,6 +300,8 @@ class MemoHoodStore(BaseStore):
                 filter=op.filter,
                 limit=op.limit,
                 offset=op.offset,
+                min_score=self.min_score,
+                refresh_ttl=op.refresh_ttl,
             )
             return [self._search_item(f) for f in facts]
         if isinstance(op, ListNamespacesOp):

@@ -39,8 +39,11 @@ def test_search_items_is_prefix_scoped_current_only_and_filtered(memory: MemoHoo
     memory.put_item(("m", "u1", "a"), "k1", {"text": "python version 3.13", "kind": "tech"})
     hits = memory.search_items(("m", "u1"), "python")
     texts = [h.item_value["text"] for h in hits]
-    assert set(texts) == {"python version 3.13", "python snake named Monty"}
-    assert all(h.score is not None for h in hits)
+    # every current item under the prefix, matches first: no hidden relevance floor
+    assert set(texts[:2]) == {"python version 3.13", "python snake named Monty"}
+    assert texts[2:] == ["tea over coffee"]
+    assert all(h.score is not None and 0.0 <= h.score <= 1.0 for h in hits)
+    assert [h.key for h in memory.search_items(("m", "u1"), "python", min_score=0.99)] == []
     assert [
         h.item_value["text"]
         for h in memory.search_items(("m", "u1"), "python", filter={"kind": "pet"})
@@ -97,4 +100,5 @@ def test_put_item_rejects_bad_values(memory: MemoHood) -> None:
         memory.put_item("u1", "k", {"bad": object()})
     unindexed = memory.put_item("u1", "secret", {"text": "not searchable"}, index_text="")
     assert memory.get_item("u1", "secret").id == unindexed.id
-    assert memory.search_items("u1", "searchable") == []
+    # an unindexed item is still listed by a query search, unscored
+    assert [(f.key, f.score) for f in memory.search_items("u1", "searchable")] == [("secret", None)]

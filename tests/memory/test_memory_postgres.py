@@ -32,6 +32,7 @@ from memo_core.embedders.hash import HashEmbedder
 from memo_core.errors import InvalidInputError
 from memo_core.memory import MemoHood, RecallGate, pg_store
 from memo_core.memory.namespace import encode_namespace
+from memo_core.memory.records import FactRow
 
 from .conftest import MONDAY, day
 
@@ -251,7 +252,12 @@ def test_keyword_parity_spot_checks(twins: Any) -> None:
     for memory in twins.values():
 
         def hits(query: str, m: MemoHood = memory) -> list[str]:
-            return [f.key for f in m.search_items("u1", query)]
+            """Keys of the items the keyword leg matches (search_items also lists the rest)."""
+            ns = [encode_namespace(("u1",))]
+            rowids = [
+                r for r, _ in m._store.search_fts("mem_facts_fts", "mem_facts", query, ns, 100)
+            ]
+            return sorted(FactRow(row).key for row in m._store.facts_by_rowids(rowids))
 
         assert hits("cafe") == ["doc0"]  # diacritics folded
         assert hits("strasse") == []  # ß is not a diacritic

@@ -82,7 +82,8 @@ def test_put_supersedes_and_search_sees_current_versions_only(store: MemoHoodSto
     # ...but search only ever returns the current version.
     hits = store.search(("u1",), query="lives in")
     assert [h.value["text"] for h in hits] == ["lives in Berlin"]
-    assert store.search(("u1",), query="Lisbon") == []  # only the old version says Lisbon
+    # only the old version says Lisbon: the current one is returned, never the old
+    assert [h.value["text"] for h in store.search(("u1",), query="Lisbon")] == ["lives in Berlin"]
     assert all(h.value["text"] != "lives in Lisbon" for h in store.search(("u1",)))
 
 
@@ -91,7 +92,7 @@ def test_delete_removes_from_get_and_search(store: MemoHoodStore) -> None:
     store.put(("u1",), "b", {"text": "beta note"})
     store.delete(("u1",), "a")
     assert store.get(("u1",), "a") is None
-    assert [h.key for h in store.search(("u1",), query="note")] == ["b"]
+    assert [h.key for h in store.search(("u1",), query="alpha note")] == ["b"]
     store.delete(("u1",), "never-existed")  # no error
 
 
@@ -133,23 +134,30 @@ def test_namespaces_are_isolated(store: MemoHoodStore) -> None:
 
 def test_index_option(tmp_path: Path) -> None:
     # Keyword-only memory: what matches is exactly what was indexed.
-    store = MemoHoodStore(tmp_path / "kw.db", gate=RecallGate())
+    with MemoHood(tmp_path / "kw.db", gate=RecallGate()) as memory:
+        _index_option(MemoHoodStore(memory))
+
+
+def _index_option(store: MemoHoodStore) -> None:
     store.put(("u1",), "hidden", {"text": "secret walrus plan"}, index=False)
     store.put(
         ("u1",), "titled", {"title": "walrus facts", "body": "tusks are teeth"}, index=["body"]
     )
     store.put(("u1",), "plain", {"text": "a walrus sunbathes"})
     assert store.get(("u1",), "hidden") is not None
-    assert [h.key for h in store.search(("u1",), query="walrus")] == ["plain"]
-    assert [h.key for h in store.search(("u1",), query="tusks teeth")] == ["titled"]
+    # what matches ranks first; the rest follows (no floor), the unindexed item last
+    assert next(h.key for h in store.search(("u1",), query="walrus")) == "plain"
+    assert next(h.key for h in store.search(("u1",), query="tusks teeth")) == "titled"
+    assert [h.key for h in store.search(("u1",), query="walrus")][-1] == "hidden"
     assert {h.key for h in store.search(("u1",))} == {"hidden", "titled", "plain"}
-    store.close()
 
 
-def test_unindexed_items_never_match_a_query(store: MemoHoodStore) -> None:
+def test_unindexed_items_come_last_with_no_score(store: MemoHoodStore) -> None:
     store.put(("u1",), "hidden", {"text": "secret walrus plan"}, index=False)
     store.put(("u1",), "shown", {"text": "the walrus plan"})
-    assert [h.key for h in store.search(("u1",), query="secret walrus plan")] == ["shown"]
+    hits = store.search(("u1",), query="secret walrus plan")
+    assert [(h.key, h.score is None) for h in hits] == [("shown", False), ("hidden", True)]
+    assert [h.key for h in store.search(("u1",), query="secret walrus plan", limit=1)] == ["shown"]
 
 
 def test_list_namespaces(run: Any) -> None:
@@ -173,10 +181,8 @@ def test_list_namespaces(run: Any) -> None:
 
 
 def test_unsupported_requests_are_refused(store: MemoHoodStore) -> None:
-    with pytest.raises(NotImplementedError):
-        store.put(("u1",), "k", {"text": "x"}, ttl=5.0)
-    with pytest.raises(NotImplementedError):
-        store.batch([PutOp(("u1",), "k", {"text": "x"}, ttl=1.0)])
+    with pytest.raises(InvalidInputError):
+        store.put(("u1",), "k", {"text": "x"}, ttl=-5.0)
     two_prefixes = (MatchCondition("prefix", ("a",)), MatchCondition("prefix", ("b",)))
     with pytest.raises(InvalidInputError):
         store.batch([ListNamespacesOp(match_conditions=two_prefixes)])
@@ -205,6 +211,7 @@ async def test_async_convenience_methods(store: MemoHoodStore) -> None:
     item = await store.aget(("u1",), "k")
     assert item is not None and item.value == {"text": "async value"}
     assert [h.key for h in await store.asearch(("u1",), query="async")] == ["k"]
+    assert (await store.asearch(("u1",), query="async value"))[0].score == pytest.approx(1.0)
     assert await store.alist_namespaces() == [("u1",)]
     await store.adelete(("u1",), "k")
     assert await store.aget(("u1",), "k") is None
