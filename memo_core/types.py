@@ -44,6 +44,10 @@ class Hit:
     keyword_score: float | None = None
     vector_similarity: float | None = None
     rerank_score: float | None = None
+    #: Ingest-time flags of the chunk (``memo_core.kb.flags``): ``"instructions"``...
+    flags: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        out["flags"] = list(self.flags)
+        return out

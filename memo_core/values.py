@@ -38,6 +38,7 @@ from memo_core.search.text import stem_token
 
 __all__ = [
     "ATTRIBUTE_CUES",
+    "CLOCK",
     "DATE_CUES",
     "MONTH_WORDS",
     "NUMBER_CUES",
@@ -45,6 +46,7 @@ __all__ = [
     "DateRange",
     "Value",
     "ValueKind",
+    "clock_parts",
     "entity_words",
     "extract_values",
     "find_date_range",
@@ -167,7 +169,13 @@ _MAY_VERB = re.compile(r"\b(?:i|you|we|they|he|she|it|this|that|which|who)\s+$",
 
 # -- times ------------------------------------------------------------------------------
 
-_CLOCK = re.compile(r"\b(\d{1,2})[:.](\d{2})\b(?:\s?([ap])\.?m\b\.?)?", re.IGNORECASE)
+#: "10:30", "7.30 pm", "at 9.15", "в 10.30"; a bare "3.12" is a version or an amount.
+CLOCK = re.compile(
+    r"\b(\d{1,2}):(\d{2})\b(?:\s?([ap])\.?m\b\.?)?|"
+    r"\b(?:at|from|until|till|by|to|в|до|с|к)\s(\d{1,2})\.(\d{2})\b(?:\s?([ap])\.?m\b\.?)?|"
+    r"\b(\d{1,2})\.(\d{2})\s?([ap])\.?m\b\.?",
+    re.IGNORECASE,
+)
 _AMPM = re.compile(r"\b(\d{1,2})\s?([ap])\.?m\b\.?", re.IGNORECASE)
 _WEEKDAY = re.compile(
     r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|"
@@ -447,7 +455,7 @@ def find_date_range(text: str, ref: date) -> DateRange | None:
 
 def has_time_value(text: str) -> bool:
     """A clock time or weekday ("Thursday 09:30", "по вторникам")."""
-    return bool(_CLOCK.search(text) or _AMPM.search(text) or _WEEKDAY.search(text))
+    return bool(CLOCK.search(text) or _AMPM.search(text) or _WEEKDAY.search(text))
 
 
 # -- values -----------------------------------------------------------------------------
@@ -460,11 +468,21 @@ def _dates(text: str) -> list[Value]:
     ]
 
 
+def clock_parts(m: re.Match[str]) -> tuple[str, str, str | None]:
+    """(hours, minutes, "a"/"p" or None) of a :data:`CLOCK` match, whichever branch matched."""
+    groups = m.groups()
+    for i in (0, 3, 6):
+        if groups[i] is not None:
+            return groups[i], groups[i + 1], groups[i + 2]
+    raise ValueError(m.group(0))  # pragma: no cover - every branch sets its hours
+
+
 def _times(text: str) -> list[Value]:
     found: list[Value] = []
-    for m in _CLOCK.finditer(text):
-        hour, minute = int(m.group(1)), int(m.group(2))
-        if m.group(3) and m.group(3).lower() == "p" and hour < 12:
+    for m in CLOCK.finditer(text):
+        hh, mm, ampm = clock_parts(m)
+        hour, minute = int(hh), int(mm)
+        if ampm and ampm.lower() == "p" and hour < 12:
             hour += 12
         if hour < 24 and minute < 60:
             found.append(Value("time", m.group(0), ("clock", hour, minute), *m.span()))

@@ -37,7 +37,7 @@ from memo_core.answer.prompting import (
     parse_answer,
 )
 from memo_core.answer.salience import missing_terms
-from memo_core.answer.sentences import sentence_around
+from memo_core.answer.sentences import sentence_around, split_sentences
 from memo_core.answer.types import (
     Answer,
     AnswerResult,
@@ -46,9 +46,11 @@ from memo_core.answer.types import (
     GateDecision,
     QuoteCheck,
     Refusal,
+    RelatedPassage,
 )
 from memo_core.answer.verify import CitationVerifier
 from memo_core.errors import AnswerFormatError, InvalidInputError
+from memo_core.kb.flags import INSTRUCTIONS, instruction_spans
 from memo_core.llm.base import LLM, supports_json_mode
 from memo_core.types import Hit, SearchMode
 
@@ -140,6 +142,7 @@ class GuardedAnswerer:
             owner=owner,
         )
         searched = sorted({h.title or h.source or h.document_id for h in hits})
+        found = list(hits)
         decision = self.gate.decide(question, hits, self.kb.store)
         if explanation is not None:
             explanation.gate = decision
@@ -164,6 +167,7 @@ class GuardedAnswerer:
                     f"sufficiency threshold {decision.threshold:.2f})",
                     decision.score,
                     searched,
+                    _related(found),
                 )
             hits = []  # the base holds no answer: only the memory facts may be quoted
         if self.llm is None:
@@ -182,6 +186,7 @@ class GuardedAnswerer:
                 f"{NOT_IN_BASE} (no statement could be backed by a verified quote{where})",
                 decision.score,
                 searched,
+                _related(found),
             )
         all_cited = [c for claim in claims for c in claim.citations]
         citations = [c for c in all_cited if not c.is_memory]
@@ -194,6 +199,7 @@ class GuardedAnswerer:
                 f"{NOT_IN_BASE} (the passages found do not mention {', '.join(missing)})",
                 decision.score,
                 searched,
+                _related(found),
             )
 
         def marker(c: Citation) -> str:
@@ -221,6 +227,8 @@ class GuardedAnswerer:
     ) -> list[Claim]:
         # Memory facts compete as passages after the documents, under keys no chunk id has.
         remembered = {f"\x00memory:{i}": e for i, e in enumerate(evidence)}
+        # A chunk that addresses an AI assistant with instructions is never the answer.
+        hits = [h for h in hits if INSTRUCTIONS not in h.flags]
         picked = extractive_answer(
             question,
             [(h.chunk_id, h.text) for h in hits] + [(key, e.text) for key, e in remembered.items()],
@@ -249,7 +257,8 @@ class GuardedAnswerer:
         evidence: Sequence[MemoryEvidence] = (),
     ) -> ParsedAnswer | None:
         assert self.llm is not None
-        messages = build_answer_messages(question, [h.text for h in hits])
+        quarantined = {i for i, h in enumerate(hits, start=1) if INSTRUCTIONS in h.flags}
+        messages = build_answer_messages(question, [h.text for h in hits], quarantined=quarantined)
         messages = with_memory_passages(messages, evidence, first=len(hits) + 1)
         json_mode = supports_json_mode(self.llm)
         reply = self.llm.complete(messages, json_mode=json_mode)
@@ -317,7 +326,11 @@ class GuardedAnswerer:
             citations = []
             for cited in claim.citations:
                 if 1 <= cited.passage <= len(hits):
-                    citation = self._check(cited.quote, hits[cited.passage - 1], explanation)
+                    hit = hits[cited.passage - 1]
+                    citation = self._check(cited.quote, hit, explanation)
+                    if citation is not None and _relays_instructions(citation, hit):
+                        log.info("quote %r relays a planted instruction: dropped", cited.quote)
+                        citation = None
                 elif 1 <= cited.passage - len(hits) <= len(evidence):
                     fact = evidence[cited.passage - len(hits) - 1]
                     citation = self._check_memory(cited.quote, fact, explanation)
@@ -325,7 +338,9 @@ class GuardedAnswerer:
                     continue  # a passage the model was never shown
                 if citation is not None:
                     citations.append(citation)
-            if citations:  # a claim with no verified quote is dropped whole
+            if citations and not instruction_spans(claim.text):
+                # A claim with no verified quote, or one that passes on an instruction
+                # to the reader, is dropped whole.
                 text = _strip_markers(claim.text)
                 quotes = [c.quote for c in citations]
                 failure = (
@@ -344,6 +359,43 @@ class GuardedAnswerer:
                     text = " ".join(dict.fromkeys(c.quote for c in citations))
                 claims.append(Claim(text, tuple(citations)))
         return claims
+
+
+#: How many nearby passages a refusal offers, and how long each may be.
+RELATED_PASSAGES = 3
+RELATED_CHARS = 300
+
+
+def _related(hits: Sequence[Hit]) -> list[RelatedPassage]:
+    """The nearest passages, for a refusal: whole sentences up to ``RELATED_CHARS``.
+
+    Chunks flagged as instructions to an assistant are left out: they are not shown
+    as something to read on.
+    """
+    out = []
+    for hit in hits:
+        if INSTRUCTIONS in hit.flags:
+            continue
+        spans = split_sentences(hit.text)
+        end = next((b for _, b in reversed(spans) if b <= RELATED_CHARS), None)
+        text = hit.text[: end or RELATED_CHARS].strip()
+        out.append(
+            RelatedPassage(text, hit.chunk_id, hit.document_id, hit.source, hit.title, hit.locator)
+        )
+        if len(out) == RELATED_PASSAGES:
+            break
+    return out
+
+
+def _relays_instructions(citation: Citation, hit: Hit) -> bool:
+    """Whether the quote lies in a sentence of a flagged chunk that instructs an assistant."""
+    if INSTRUCTIONS not in hit.flags:
+        return False
+    for a, b in instruction_spans(hit.text):
+        start, end = sentence_around(hit.text, a, b)
+        if citation.start < end and start < citation.end:
+            return True
+    return False
 
 
 def _missing_terms(question: str, citations: Sequence[Citation], hits: Sequence[Hit]) -> list[str]:

@@ -193,6 +193,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         human += f"\n  skipped {printable(skip['path'])}: {printable(skip['reason'])}"
     if report.secrets:
         human += f"\n  secrets found and {args.secrets}ed: {len(report.secrets)}"
+    for flagged in report.flagged:  # never quoted as an answer; see memo_core/kb/flags.py
+        human += f"\n  flagged {flagged['chunk_id']} ({', '.join(flagged['flags'])}): {flagged['source']}"
     _print(args, report.to_dict(), human)
     if not args.json:  # the failures, once each, where errors go (--json has them)
         for failure in report.failed:
@@ -317,6 +319,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
         payload["explain"] = explanation.to_dict()
     if result.refused:
         human = f"Refused: {payload['reason']}"
+        if payload["related"]:
+            human += "\nNearby, but not an answer:" + "".join(
+                f"\n  - {r['title'] or r['source']} {_where(r['locator'])}: {r['text'][:120]}"
+                for r in payload["related"]
+            )
     else:
         human = (
             payload["answer"]

@@ -432,6 +432,8 @@ class MemoBase:
             "vector_search": False,
             "backend": self.db.dialect,
             "driver": getattr(getattr(self.db, "driver", None), "name", "psycopg"),
+            # Chunks that address an AI assistant with instructions (never quoted as answers).
+            "flagged_chunks": self.store.flagged_chunks(),
         }
         if not self.db.has_vec:
             out["vector_search_off"] = (

@@ -61,6 +61,8 @@ class IngestReport:
     #: What was left out on purpose, and why: ``{path, reason}`` (hidden, binary, empty...).
     skipped: list[dict[str, str]] = field(default_factory=list)
     secrets: list[dict[str, Any]] = field(default_factory=list)
+    #: Chunks flagged at ingest (``kb/flags.py``): ``{chunk_id, document_id, source, flags, text}``.
+    flagged: list[dict[str, Any]] = field(default_factory=list)
     chunks: int = 0
     seconds: float = 0.0
     embed_seconds: float = 0.0
@@ -219,7 +221,7 @@ def ingest_sources(
                     extracted if isinstance(extracted, list) else [extracted]
                 )
                 for doc in docs:
-                    status, _, n = store_extracted(
+                    status, document_id, n = store_extracted(
                         kb,
                         doc,
                         collection=collection,
@@ -228,6 +230,8 @@ def ingest_sources(
                     )
                     getattr(report, status).append(doc.source)
                     report.chunks += n
+                    if status != "unchanged":
+                        report.flagged += kb.store.flagged_chunks(kb._owner(owner), [document_id])
                     for finding in doc.metadata.get("secrets", []):
                         report.secrets.append({"source": doc.source, **finding})
             except (StorageError, EmbedderMismatchError) as exc:

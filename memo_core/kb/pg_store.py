@@ -48,7 +48,7 @@ class PostgresKnowledgeStore(KnowledgeStore):
     # JSONB comes back parsed; the shared reader expects JSON text, as SQLite gives it.
     _HIT_COLUMNS = (
         'c.rowid, c.id, d.id, c.text, d.source, d.title, c.collection, c.start, c."end",'
-        " c.locator, c.metadata::text"
+        " c.locator, c.metadata::text, c.flags"
     )
 
     def __init__(self, db: SQLDatabase, *, languages: Sequence[str] = DEFAULT_LANGUAGES) -> None:
@@ -59,6 +59,12 @@ class PostgresKnowledgeStore(KnowledgeStore):
         self._word_counts = DocumentFrequencies(self.document_frequencies, self._size_hint)
 
     # -- writes (hooks of the shared store) -----------------------------------
+
+    def _log_position(self) -> int | None:
+        return None  # no change log here: a re-index cannot resume, it starts over
+
+    def _log_low(self) -> int | None:
+        return None
 
     def _create_vector_table(self, name: str, dimensions: int, *, bulk: bool = False) -> None:
         for statement in pg_vector_table_ddl(name, dimensions, index=not bulk):

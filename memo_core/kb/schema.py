@@ -15,6 +15,7 @@ Tables (one SQLite file per base):
 
 from __future__ import annotations
 
+from memo_core.kb.flags import backfill_chunk_flags
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY, new_base_id
 from memo_core.storage.migrations import Migrations
@@ -115,10 +116,20 @@ def add_search_aids(db: SQLDatabase) -> None:
     )
 
 
-@kb_schema
+@kb_schema.skippable_by_readers
 def add_base_identity(db: SQLDatabase) -> None:
     """A random id naming this base, so an index saved beside the file can tell
-    that it was made for this very base (``storage/identity.py``)."""
+    that it was made for this very base (``storage/identity.py``). A read-only
+    file without it is searched with its aids kept in RAM only."""
     db.execute(
         "INSERT OR IGNORE INTO kb_meta (key, value) VALUES (?, ?)", [BASE_ID_KEY, new_base_id()]
     )
+
+
+@kb_schema
+def add_chunk_flags(db: SQLDatabase) -> None:
+    """``chunks.flags``: ingest-time flags (``kb/flags.py``), set on the chunks already stored."""
+    columns = {row[1] for row in db.query("PRAGMA table_info(chunks)")}
+    if "flags" not in columns:
+        db.execute("ALTER TABLE chunks ADD COLUMN flags TEXT NOT NULL DEFAULT ''")
+    backfill_chunk_flags(db)

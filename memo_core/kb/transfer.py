@@ -42,7 +42,7 @@ _DOCUMENT_COLUMNS = (
 )
 _CHUNK_COLUMNS = (
     'rowid, id, doc_rowid, owner, collection, ord, start, "end", text, locator, metadata,'
-    " content_hash"
+    " content_hash, flags"
 )
 
 
@@ -145,7 +145,7 @@ def _copy_chunks(
 ) -> tuple[int, int, int]:
     src, dst = source.db, target.db
     columns = _CHUNK_COLUMNS.replace(" metadata,", f" {_json_column(src, 'metadata')},")
-    marks = ", ".join("?" for _ in range(12))
+    marks = ", ".join("?" for _ in range(13))
     chunks = indexed = vectors = 0
     last = -1
     while True:

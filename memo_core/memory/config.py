@@ -60,8 +60,10 @@ DEFAULT_HALF_LIVES: Mapping[str, float] = MappingProxyType(
     }
 )
 
-#: What real users load for the recall gate (downloaded once from the model hub).
-DEFAULT_GATE_MODEL = "minishlab/potion-base-8M"
+#: The recall gate's Model2Vec model, shipped inside the package (``data/gate-model``,
+#: 15 MB, Apache-2.0, see its NOTICE): no download, the same model in a checkout and in
+#: an installed wheel.
+DEFAULT_GATE_MODEL = str(Path(__file__).resolve().parents[1] / "data" / "gate-model")
 #: Environment variable naming a local Model2Vec folder (tests, CI, offline replays).
 GATE_MODEL_ENV = "MEMO_GATE_MODEL"
 
@@ -137,6 +139,12 @@ class MemoryConfig:
     relative_floor: float = 0.6
     #: Candidates fetched from each retrieval leg before filtering.
     candidate_pool: int = 40
+    #: A namespace with at most this many current facts has them all ranked (no
+    #: similarity floor); a larger one is searched, with ``vector_floor`` and
+    #: ``relative_floor``. Intent routing reads this many of the newest facts.
+    recall_scan_limit: int = 400
+    #: Facts each intent of a message (health, food, family, ...) brings in.
+    intent_k: int = 6
     #: Whether assistant turns may appear among recalled turns (they never become facts).
     recall_assistant_turns: bool = False
 
@@ -159,7 +167,16 @@ class MemoryConfig:
             raise ConfigError(f"secrets must be redact, block or allow, not {self.secrets!r}")
         if self.max_turn_chars < 1 or self.max_facts_per_turn < 0:
             raise ConfigError("max_turn_chars must be positive, max_facts_per_turn not negative")
-        for name in ("recall_k", "profile_k", "turns_k", "upcoming_k", "habits_k", "token_budget"):
+        for name in (
+            "recall_k",
+            "profile_k",
+            "turns_k",
+            "upcoming_k",
+            "habits_k",
+            "token_budget",
+            "intent_k",
+            "recall_scan_limit",
+        ):
             if getattr(self, name) < 0:
                 raise ConfigError(f"{name} must not be negative")
         object.__setattr__(self, "half_lives", MappingProxyType(dict(self.half_lives)))
@@ -202,23 +219,14 @@ def resolve_gate_model(explicit: str | Path | None = None) -> str:
 
     1. ``explicit`` (a folder or a model-hub name);
     2. the ``MEMO_GATE_MODEL`` environment variable;
-    3. ``../shared/models/m2v-minilm-256`` beside the repository (this project's
-       offline test model), when that folder exists;
-    4. :data:`DEFAULT_GATE_MODEL`, downloaded once from the model hub.
+    3. :data:`DEFAULT_GATE_MODEL`, the model shipped inside the package.
+
+    Nothing outside the installed package is probed, so a checkout and a wheel
+    choose the same model, and only an explicit hub name can cause a download.
     """
     if explicit:
         return str(explicit)
     env = os.environ.get(GATE_MODEL_ENV)
     if env:
         return env
-    local = repo_test_gate_model()
-    if local is not None:
-        return str(local)
     return DEFAULT_GATE_MODEL
-
-
-def repo_test_gate_model() -> Path | None:
-    """The offline test model folder next to the repository, if present."""
-    repo_root = Path(__file__).resolve().parents[2]
-    candidate = repo_root.parent / "shared" / "models" / "m2v-minilm-256"
-    return candidate if (candidate / "model.safetensors").exists() else None

@@ -21,7 +21,7 @@ from memo_core.memory import lexicon as lx
 from memo_core.memory.config import PINNED_BY_DEFAULT, MemoryConfig
 from memo_core.memory.types import Decision
 from memo_core.search.text import STOPWORDS, detect_language, stem_token, tokenize
-from memo_core.values import DateRange, find_date_range, has_time_value
+from memo_core.values import CLOCK, DateRange, clock_parts, find_date_range, has_time_value
 
 __all__ = [
     "CandidateFact",
@@ -148,10 +148,15 @@ _CONTRACTIONS = frozenset({"m", "ve", "ll", "re", "d", "s", "t"})
 _NOISE = STOPWORDS | lx.FILLER_WORDS | lx.MARKER_WORDS | _CONTRACTIONS
 
 
-_CLOCK = re.compile(r"\b(\d{1,2})[:.](\d{2})\b")
+_CLOCK = CLOCK
 _DAY_OF_MONTH = re.compile(
     r"\b\d{1,2}-?(?:го|ое)\b.*\bчисл\w*|\bon the \d{1,2}(?:st|nd|rd|th)\b|\bкаждого \d", re.I
 )
+
+
+def _clock_token(m: re.Match[str]) -> tuple[int, str]:
+    hh, mm, _ = clock_parts(m)
+    return int(hh), mm
 
 
 def content_stems(text: str) -> frozenset[str]:
@@ -159,7 +164,7 @@ def content_stems(text: str) -> frozenset[str]:
 
     A clock time is one token ("10:00" -> "t1000"), so "19:00" and "20:00" share nothing.
     """
-    text = _CLOCK.sub(lambda m: f" t{int(m.group(1)):02d}{m.group(2)} ", text)
+    text = _CLOCK.sub(lambda m: " t{:02d}{} ".format(*_clock_token(m)), text)
     lang = detect_language(text)
     return frozenset(stem_token(t, lang) for t in tokenize(text) if t not in _NOISE)
 

@@ -18,6 +18,7 @@ __all__ = [
     "FILLER_WORDS",
     "GENERIC_WORDS",
     "MARKER_WORDS",
+    "PLEASANTRY_WORDS",
     "RELATIONS",
     "REL_ALT",
     "SIGNALS",
@@ -51,6 +52,25 @@ _WEEKDAYS_RU = (
 
 # Content-free words: acknowledgements, greetings, laughter, fillers. A message made
 # only of these is small talk; a sentence made only of these carries no fact.
+#: Words of greetings, good-nights, thanks, farewells and well-wishes (EN + RU). A short
+#: message made only of these and fillers is small talk: "Доброй ночи, до завтра",
+#: "Большое спасибо за помощь!", "Have a nice weekend!". No question word and no
+#: possessive is here, so "how are my kids doing?" still recalls.
+PLEASANTRY_WORDS: frozenset[str] = frozenset(
+    _words(
+        "a an the to for and too all you your ya y'all very much so lot lots again soon later "
+        "see talk chat have nice good great lovely wonderful day days weekend week evening "
+        "night nights sleep dreams tomorrow take care bye goodbye thanks thank appreciate it "
+        "help helped helpful how are doing going is it's hope well everyone there mate folks "
+        "guys dear happy merry new year holidays enjoy rest safe travels luck best wishes "
+        "спасибо спс благодарю большое огромное за помощь привет приветик здравствуй "
+        "здравствуйте доброе утро добрый день вечер доброй спокойной ночи сладких снов до "
+        "завтра встречи скорого свидания пока хорошего хороших хорошей выходных дня вечера "
+        "недели как дела ты вы у тебя вас всё все хорошо отлично понял поняла ясно ок окей "
+        "ладно супер класс круто пожалуйста удачи береги себя всего всем тебе вам и с "
+        "праздником наступающим рад рада"
+    )
+)
 FILLER_WORDS: frozenset[str] = frozenset(
     _words(
         "thanks thank thx ty you u ok okay k kk cool great nice awesome perfect lol lmao rofl "

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memo_core.memory import lexicon as lx
+from memo_core.memory.intents import widen_relations
 from memo_core.memory.types import Fact, Turn
 from memo_core.search.text import STOPWORDS, detect_language, stem_token, tokenize
 
@@ -39,7 +40,14 @@ __all__ = ["Candidate", "QueryInfo", "analyse_query", "coverage", "estimate_toke
 #: Weight of a generic query word ("want", "хочу") in lexical coverage.
 GENERIC_WEIGHT = 0.3
 #: Score floors per source, so an always-relevant fact is not squeezed out.
-SOURCE_FLOOR = {"search": 0.0, "people": 0.4, "upcoming": 0.3, "habits": 0.2, "profile": 0.25}
+SOURCE_FLOOR = {
+    "search": 0.0,
+    "people": 0.4,
+    "intent": 0.35,
+    "upcoming": 0.3,
+    "habits": 0.2,
+    "profile": 0.25,
+}
 
 BLOCK_OPEN = "<memory>"
 BLOCK_CLOSE = "</memory>"
@@ -116,7 +124,7 @@ def analyse_query(text: str) -> QueryInfo:
     return QueryInfo(
         text,
         weights,
-        frozenset(relations),
+        widen_relations(frozenset(relations), text),
         frozenset(stems),
         family,
         mentions_time_intent(text),

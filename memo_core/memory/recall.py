@@ -16,6 +16,7 @@ from memo_core.errors import InvalidInputError
 from memo_core.memory.base import HoodBase
 from memo_core.memory.decay import refreshed_strength
 from memo_core.memory.extract import content_stems
+from memo_core.memory.intents import Intent, intents_of
 from memo_core.memory.namespace import NamespaceLike, ancestors, encode_namespace
 from memo_core.memory.ranking import (
     Candidate,
@@ -138,7 +139,14 @@ class RecallMixin(HoodBase):
         limit: int,
     ) -> list[Candidate]:
         cfg = self.config
-        pool = cfg.candidate_pool
+        # A namespace's facts are few: rank all of its current facts (no similarity
+        # floor) when they fit in recall_scan_limit; a larger pool is searched.
+        as_of_iso = to_iso(as_of) if as_of is not None else None
+        count = self._store.count_visible(read, as_of_iso, cfg.recall_scan_limit + 1)
+        small = count <= cfg.recall_scan_limit
+        # Intent routing reads every fact of a small namespace, the newest of a large one.
+        every = self._rows(read, as_of, "", limit=count if small else cfg.candidate_pool * 2)
+        pool = max(cfg.candidate_pool, count) if small else cfg.candidate_pool
         fts = self._store.search_fts("mem_facts_fts", "mem_facts", message, read, pool)
         vec = self._store.search_vec("mem_facts_vec", qvec, read, pool) if qvec else []
         cosines = dict(vec)
@@ -148,6 +156,9 @@ class RecallMixin(HoodBase):
                 FactRow, self._store.facts_by_rowids([r for r, _ in fts] + [r for r, _ in vec])
             )
         }
+        if small:
+            for row in every:
+                hit_rows.setdefault(row.rowid, row)
         rrf = dict(fuse([[r for r, _ in fts], [r for r, _ in vec]]))
         chains: dict[str, Candidate] = {}
         by_chain_rows = self._versions_at([row.chain_id for row in hit_rows.values()], view, as_of)
@@ -166,7 +177,11 @@ class RecallMixin(HoodBase):
             cand.rrf = max(cand.rrf, rrf.get(rowid, 0.0))
             if shown.subject_kind == "person" and not names_party(query, shown.terms):
                 continue
-            if cand.matched_weight >= 1.0 or cand.cosine >= cfg.vector_floor:
+            if (
+                (small and (cand.matched_weight > 0 or cand.cosine > 0))
+                or cand.matched_weight >= 1.0
+                or cand.cosine >= cfg.vector_floor
+            ):
                 cand.sources.add("search")
         searched = [c for c in chains.values() if "search" in c.sources]
         if searched:
@@ -179,7 +194,7 @@ class RecallMixin(HoodBase):
         )[:limit]
         picked = {c.fact.chain_id: c for c in selected}
 
-        def add(rows: Sequence[FactRow], source: str, cap: int) -> None:
+        def add(rows: Sequence[FactRow], source: str, cap: int, *, ranked: bool = True) -> None:
             # Rank on the rows (cheap), build facts only for the few that are kept; ties
             # keep the SQL order (newest first, or soonest first for upcoming plans).
             scored: list[tuple[float, int, FactRow, Candidate | None]] = []
@@ -187,7 +202,8 @@ class RecallMixin(HoodBase):
                 known = picked.get(row.chain_id) or chains.get(row.chain_id)
                 relevance = known.relevance if known else coverage(query, row.stems)[0]
                 scored.append((-relevance, position, row, known))
-            scored.sort(key=lambda item: (item[0], item[1]))
+            if ranked:
+                scored.sort(key=lambda item: (item[0], item[1]))
             for negative, _, row, known in scored[:cap]:
                 cand = known
                 if cand is None:
@@ -203,6 +219,8 @@ class RecallMixin(HoodBase):
             add(self._habit_rows(read, view, as_of), "habits", cfg.habits_k)
         if query.time_intent:
             add(self._upcoming_rows(read, view, as_of), "upcoming", cfg.upcoming_k)
+        for found in intents_of(message):
+            add(self._intent_rows(found, query, every), "intent", cfg.intent_k, ranked=False)
         _drop_confusable(picked, query)
         return sorted(picked.values(), key=lambda c: -c.score())
 
@@ -260,6 +278,29 @@ class RecallMixin(HoodBase):
             return []
         rows = self._rows(read, as_of, "party_terms != ''", limit=2000)
         return [r for r in rows if names_party(query, r.terms)]
+
+    @staticmethod
+    def _intent_rows(found: Intent, query: QueryInfo, rows: Sequence[FactRow]) -> list[FactRow]:
+        """Current facts in the topic of ``found``, pinned first, then the newest.
+
+        Someone else's fact is routed only when the message names them, or asks
+        about the family as a whole, so it never passes for the user's own. A fact
+        sharing words with the message competes in the search ranking instead: routing
+        is for the facts a paraphrase cannot reach.
+        """
+        out = [
+            row
+            for row in rows
+            if coverage(query, row.stems)[1] == 0
+            and found.holds(row.statement, row.category, row.subject_kind)
+            and (
+                row.subject_kind != "person"
+                or names_party(query, row.terms)
+                or found.name == "family"
+            )
+        ]
+        out.sort(key=lambda r: (r.valid_from, r.rowid), reverse=True)
+        return sorted(out, key=lambda r: not r.pinned)  # stable: pinned first, then newest
 
     def _upcoming_rows(
         self, read: list[str], view: datetime, as_of: datetime | None

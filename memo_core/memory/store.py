@@ -386,6 +386,24 @@ class FactStore:
             args.extend([limit, offset])
         return self.db.query(sql, args)
 
+    def count_visible(self, namespaces: Sequence[str], as_of: str | None, cap: int) -> int:
+        """How many facts recall could show in ``namespaces`` (current and not archived,
+        or valid at ``as_of``), counting no further than ``cap``."""
+        if not namespaces:
+            return 0
+        where = f"ns IN ({_placeholders(len(namespaces))})"
+        args: list[Any] = list(namespaces)
+        if as_of is not None:
+            where += " AND valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)"
+            args += [as_of, as_of]
+        else:
+            where += " AND valid_to IS NULL AND archived = 0"
+        row = self.db.query_one(
+            f"SELECT count(*) FROM (SELECT 1 FROM mem_facts WHERE {where} LIMIT ?) AS seen",
+            [*args, cap],
+        )
+        return int(row[0]) if row else 0
+
     def namespaces_with_prefix(self, prefix: str | None) -> list[str]:
         if prefix is None:
             rows = self.db.query("SELECT DISTINCT ns FROM mem_facts WHERE valid_to IS NULL")

@@ -12,6 +12,10 @@ holds the value, or string contains it), ``$any`` / ``$all`` (array holds any /
 all of the values), ``$text_match`` / ``$text_match_insensitive`` (substring),
 ``$exists`` (bool), ``$is_empty`` (missing, null, "" or []).
 
+``$not`` selects every row its filter does not select, so a row without the field
+is kept, as ``$ne`` and ``$nin`` keep it ("everything except news" keeps the
+untagged rows).
+
 Field names become JSON paths passed as parameters; a name containing a quote or
 control character is rejected, so no input can alter the SQL text.
 """
@@ -160,7 +164,10 @@ def compile_filter(
                 + ")"
             )
         elif key == "$not":
-            parts.append(f"NOT ({compile_filter(value, params, column=column, _depth=_depth + 1)})")
+            # Two-valued: "not true". A comparison with a missing field is NULL, and a
+            # bare NOT(NULL) would drop the row, where $ne and $nin keep it.
+            inner = compile_filter(value, params, column=column, _depth=_depth + 1)
+            parts.append(f"NOT coalesce({inner}, 0)")
         elif key.startswith("$"):
             raise InvalidInputError(f"unknown filter operator: {key}")
         elif isinstance(value, Mapping):

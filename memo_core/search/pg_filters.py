@@ -9,8 +9,9 @@ rules for ``json_extract`` values, so this module spells those rules out over
   numbers compare by value (``1 == 1.0``), strings by their UTF-8 bytes (``COLLATE "C"``).
 * Every number (and boolean) orders before every string; an array or object compares
   as its JSON text, which is a string.
-* A comparison with a missing field or a JSON ``null`` is SQL ``NULL``, not false, so
-  ``{"$not": {"k": 1}}`` skips rows without ``k``; ``$ne`` and ``$nin`` do match them.
+* A comparison with a missing field or a JSON ``null`` is SQL ``NULL``, not false;
+  ``$not`` reads it as false (``NOT COALESCE(..., FALSE)``), so ``{"$not": {"k": 1}}``
+  keeps rows without ``k``, as ``$ne`` and ``$nin`` do.
 * ``$contains`` on a non-array and ``$text_match`` look for a substring of the value's
   text (a number's digits, ``1``/``0`` for booleans, an array's compact JSON).
 * ``lower()`` folds ASCII only, as SQLite's built-in ``lower`` does.
@@ -489,7 +490,8 @@ def _compile(spec: Any, column: str, depth: int) -> _Sql:
             subs = [_compile(sub, column, depth + 1) for sub in value]
             parts.append(_join(subs, "AND" if key == "$and" else "OR", _TRUE))
         elif key == "$not":
-            parts.append(_cat("NOT (", _compile(value, column, depth + 1), ")"))
+            # Two-valued, as in SQLite: NOT (NULL) would drop rows without the field.
+            parts.append(_cat("(NOT COALESCE(", _compile(value, column, depth + 1), ", FALSE))"))
         elif key.startswith("$"):
             raise InvalidInputError(f"unknown filter operator: {key}")
         elif isinstance(value, Mapping):

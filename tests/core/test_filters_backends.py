@@ -105,8 +105,8 @@ CASES: list[tuple[dict[str, Any], set[int]]] = [
     ({"obj": {"$gt": "{"}}, {3}),
     ({"s": {"$in": ["apple", "10", 10]}}, {1, 4}),
     ({"n": {"$in": [1, None]}}, {3}),
-    ({"$not": {"n": {"$in": [1, None]}}}, set()),  # NULL in the list: never false
-    ({"$not": {"n": {"$in": [1]}}}, {1, 2, 4}),  # NOT of NULL is NULL: missing n excluded
+    ({"$not": {"n": {"$in": [1, None]}}}, {1, 2, 4, 5, 6}),  # "not true": NULL counts as no
+    ({"$not": {"n": {"$in": [1]}}}, {1, 2, 4, 5, 6}),  # missing n kept, as $nin keeps it
     ({"n": {"$in": []}}, set()),
     ({"n": {"$nin": [5, 10]}}, {3, 4, 5, 6}),
     ({"n": {"$nin": [5, None]}}, {2, 3, 4, 5, 6}),
@@ -120,8 +120,8 @@ CASES: list[tuple[dict[str, Any], set[int]]] = [
     ({"nested": {"$any": ['["a"]', "zz"]}}, {3}),
     ({"f": {"$any": [1.5, 2]}}, {1, 2}),  # floats compare element by element
     ({"tags": {"$all": [1, "eu"]}}, set()),
-    ({"$not": {"s": "apple"}}, {2, 3, 4}),
-    ({"$not": {"nul": "x"}}, set()),  # JSON null compares as NULL, like a missing field
+    ({"$not": {"s": "apple"}}, {2, 3, 4, 5, 6}),  # rows without s are "not apple"
+    ({"$not": {"nul": "x"}}, ALL),  # JSON null compares as NULL, like a missing field
     ({"s": {"$contains": "an"}}, {2, 3}),
     ({"n": {"$contains": 0}}, {2}),  # the digits of 10
     ({"f": {"$contains": ".5"}}, {1, 3}),
@@ -149,7 +149,10 @@ CASES: list[tuple[dict[str, Any], set[int]]] = [
     ({"tags": {"$is_empty": False}}, {1, 3, 4}),
     ({"$or": [{"n": 1}, {"s": "apple"}]}, {1, 3}),
     ({"$and": [{"b": True}, {"n": {"$gt": 1}}]}, {1, 4}),
-    ({"$not": {"n": 5}}, {2, 3, 4}),
+    ({"$not": {"n": 5}}, {2, 3, 4, 5, 6}),  # the same rows as {"n": {"$ne": 5}}
+    ({"$not": {"$not": {"n": 5}}}, {1}),
+    ({"$not": {"$or": [{"n": 5}, {"s": "Banana"}]}}, {3, 4, 5, 6}),
+    ({"$not": {"n": {"$gt": 1}}}, {3, 5, 6}),
     ({"$not": {}}, set()),
     ({"$or": [{}, {"n": 5}]}, ALL),
     ({"s": "apple", "n": {"$ne": 5}}, set()),
@@ -180,6 +183,14 @@ def _conditions(spec: Any) -> Iterator[dict[str, Any]]:
             yield from _conditions(value)
         else:
             yield value if isinstance(value, dict) else {"$eq": value}
+
+
+def test_not_keeps_rows_without_the_field_like_ne(pair: Pair) -> None:
+    """ "Everything except news": untagged rows stay, on both backends, as with $ne."""
+    pair.load({1: {"kind": "news"}, 2: {"kind": "blog"}, 3: {}, 4: None, 5: {"kind": None}})
+    for spec in ({"$not": {"kind": "news"}}, {"kind": {"$ne": "news"}}):
+        assert pair.both(spec) == ({2, 3, 4, 5}, {2, 3, 4, 5}), spec
+    assert pair.both({"$not": {"kind": {"$in": ["news", "blog"]}}}) == ({3, 4, 5}, {3, 4, 5})
 
 
 def test_every_case_on_both_backends(pair: Pair) -> None:

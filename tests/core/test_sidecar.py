@@ -100,8 +100,9 @@ def test_every_base_has_an_id_and_an_older_file_gets_one_on_open(tmp_path: Path)
     assert len(ids) == 2 and None not in ids
     # A file made before the migration: no id, and its migration not recorded yet.
     first.db.execute("DELETE FROM kb_meta WHERE key = ?", [BASE_ID_KEY])
-    first.db.execute(
-        "DELETE FROM _memo_migrations WHERE schema = 'kb' AND name = 'add_base_identity'"
+    first.db.execute(  # and the later ones, which re-run on open (they are idempotent)
+        "DELETE FROM _memo_migrations WHERE schema = 'kb' AND version >= (SELECT version"
+        " FROM _memo_migrations WHERE schema = 'kb' AND name = 'add_base_identity')"
     )
     first.close()
     other.close()

@@ -18,7 +18,7 @@ import pytest
 
 from memo_core.embedders.hash import HashEmbedder
 from memo_core.memory import MemoHood, RecallGate
-from memo_core.memory.config import GATE_MODEL_ENV, repo_test_gate_model
+from memo_core.memory.config import DEFAULT_GATE_MODEL, GATE_MODEL_ENV
 
 MONDAY = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -79,9 +79,7 @@ def keyword_memory(backend_url: str, lexical_gate: RecallGate) -> Iterator[MemoH
 @pytest.fixture(scope="session")
 def gate_model_path() -> Path:
     env = os.environ.get(GATE_MODEL_ENV)
-    path = Path(env) if env else repo_test_gate_model()
-    if path is None or not path.exists():
-        pytest.skip("the offline Model2Vec test model (../shared/models/m2v-minilm-256) is absent")
+    path = Path(env) if env else Path(DEFAULT_GATE_MODEL)  # shipped inside the package
     pytest.importorskip("model2vec", reason="model2vec (memo[local]) is not installed")
     return path
 

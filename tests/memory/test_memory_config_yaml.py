@@ -70,7 +70,7 @@ def test_unknown_memohood_setting_is_a_one_line_error(
     code = main(
         [
             "memory",
-            "recall",
+            "capture",  # a writing command: a read one would stop first, at the missing base
             "hi",
             "--db",
             str(tmp_path / "m.db"),

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import memo_core
 from memo_core.memory import RecallGate, load_gate_examples
 from memo_core.memory.config import DEFAULT_GATE_MODEL, resolve_gate_model
 
@@ -73,6 +74,36 @@ def test_gate_model_resolution(monkeypatch, tmp_path) -> None:
     assert resolve_gate_model() == str(tmp_path)
     assert resolve_gate_model("explicit") == "explicit"
     monkeypatch.delenv("MEMO_GATE_MODEL")
-    assert DEFAULT_GATE_MODEL == "minishlab/potion-base-8M"
+    assert resolve_gate_model() == DEFAULT_GATE_MODEL
+    shipped = Path(DEFAULT_GATE_MODEL)  # inside the installed package, nothing beside it
+    assert shipped.is_relative_to(Path(memo_core.__file__).parent)
+    assert (shipped / "model.safetensors").is_file() and (shipped / "NOTICE").is_file()
     broken = RecallGate.default(tmp_path / "missing-model")
     assert not broken.uses_model  # falls back to the lexical rule, never fails recall
+
+
+PLEASANTRIES = [
+    "Sleep well, talk tomorrow!",
+    "Thank you so much, that helped a lot",
+    "Hope you have a lovely weekend",
+    "Спокойной ночи, до завтра!",
+    "Огромное спасибо за помощь",
+    "Хороших выходных!",
+    "🌙✨",
+]
+MEMORY_QUESTIONS = [
+    "Good night! Oh wait, when is my train tomorrow?",
+    "Thanks! And how much is my parking permit?",
+    "how are my parents doing with the move?",
+    "Спасибо! А во сколько у меня стоматолог?",
+    "Как дела у моего брата с работой?",
+]
+
+
+@pytest.mark.parametrize("use_model", [False, True])
+def test_pleasantries_are_skipped_and_memory_questions_kept(
+    use_model: bool, model_gate: RecallGate
+) -> None:
+    gate = model_gate if use_model else RecallGate()
+    assert [gate.decide(t).action for t in PLEASANTRIES] == ["skip"] * len(PLEASANTRIES)
+    assert [gate.decide(t).action for t in MEMORY_QUESTIONS] == ["recall"] * len(MEMORY_QUESTIONS)

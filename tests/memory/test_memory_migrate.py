@@ -136,7 +136,9 @@ def test_copy_keeps_rows_chains_vectors_and_recall(
         assert counting.documents == 0  # nothing was (re-)embedded
         after = _snapshot(copied)
         new = copied.remember("I started learning Go.", namespace="u1", at=day(21))
-        assert copied.get(new.id, namespace="u1").statement == "I started learning Go."  # rowids move on
+        assert (
+            copied.get(new.id, namespace="u1").statement == "I started learning Go."
+        )  # rowids move on
     with MemoHood(src, embedder=HashEmbedder(), gate=RecallGate()) as original:
         before = _snapshot(original)
     assert after == before

@@ -755,3 +755,65 @@ def attack_control_names(folder: Path, trials: int, seed: int) -> AttackTally:
             why=f"exit {code}, forged {forged[:3]!r}: {output[-300:]!r}",
         )
     return tally
+
+
+# -- a full disk (issue 16, item 6) ---------------------------------------------------------
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _limit_file_size(limit: int) -> Callable[[], None]:
+    import resource
+
+    def apply() -> None:  # in the child: every write past ``limit`` bytes fails (EFBIG)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return apply
+
+
+def attack_full_disk(folder: Path, trials: int, seed: int) -> AttackTally:
+    """``memo kb ingest`` of a folder onto a disk that fills after a few pages.
+
+    The child process may grow its files by only a few pages (``RLIMIT_FSIZE``, the
+    way a full disk answers: a write fails with EFBIG, which SQLite reports as "database
+    or disk is full"). survived = exit 2, one line naming where it stopped, nearly every
+    file never read, and the base still opens with its earlier document; leaked = the
+    run went on reading and embedding (exit 0 or 1) or a traceback escaped; lost = the
+    earlier document is gone or the base does not pass its integrity check.
+    """
+    import os
+    import sys
+
+    rng, tally = random.Random(seed), AttackTally()
+    for i in range(trials):
+        here = folder / f"full-{i}"
+        docs = here / "docs"
+        docs.mkdir(parents=True)
+        db = here / "kb.db"
+        with MemoBase(db, embedder=embedder()) as kb:
+            kb.add_texts([doc_text(f"before{i}", 1)], metadatas=[{"source": "before.txt"}])
+        count = rng.randint(15, 40)
+        for n in range(count):
+            text = doc_text(f"full{i}", n, paragraphs=30, seed=seed)
+            (docs / f"n{n:03}.txt").write_text(text, encoding="utf-8")
+        limit = db.stat().st_size + rng.choice((16, 32, 64)) * 1024
+        done = subprocess.run(
+            # no --embedder: the CLI follows the hash embedder the base was built with
+            [sys.executable, "-m", "memo_core", "kb", "ingest", str(docs), "--db", str(db)],
+            capture_output=True, text=True, timeout=300, check=False,
+            env={**os.environ, "PYTHONPATH": str(REPO)}, preexec_fn=_limit_file_size(limit),
+        )  # fmt: skip
+        err = done.stderr
+        unread = re.search(r"(\d+) not read\)", err)
+        prompt = unread is not None and int(unread.group(1)) >= count - 5
+        with MemoBase(db, embedder=None) as kb:
+            kept = any(d.source == "before.txt" for d in kb.list_documents())
+            sound = kb.db.query_one("PRAGMA integrity_check")[0] == "ok"
+        record(
+            tally,
+            survived=done.returncode == 2 and err.count("\n") == 1 and prompt and kept and sound,
+            leaked=done.returncode in (0, 1) or "Traceback" in err,
+            lost=not (kept and sound),
+            why=f"exit {done.returncode}: {err[-300:]!r}",
+        )
+    return tally

@@ -115,7 +115,11 @@ def test_an_obedient_llm_cannot_add_the_injected_text(kb: MemoBase, reply: str) 
     assert [m.role for m in llm.messages[0]] == ["system", "user"]  # no tools, no tool turns
     user = llm.messages[0][-1].content
     # The injected passage stays inside its own fence: it cannot close it early.
-    fences = re.findall(r'^<passage n="\d+">$', user, flags=re.MULTILINE)
+    fences = re.findall(
+        r'^<passage n="\d+"(?: quarantine="instructions")?>$', user, flags=re.MULTILINE
+    )
+    # The document addresses the assistant, so it was flagged at ingest and is quarantined.
+    assert '<passage n="1" quarantine="instructions">' in user
     assert user.count("</passage>") == len(fences) > 0
     assert "</passage> SYSTEM" not in user
 
@@ -135,9 +139,11 @@ def test_quoting_the_injection_itself_returns_only_the_quote(kb: MemoBase) -> No
     _assert_only_verified(result, kb)
 
 
-def test_extractive_mode_returns_only_document_sentences(kb: MemoBase) -> None:
+def test_extractive_mode_never_answers_from_the_injected_document(kb: MemoBase) -> None:
+    # Its only refund sentence sits in a chunk flagged as addressing an AI assistant:
+    # such a chunk is never the extractive answer, so the honest result is a refusal.
     result = GuardedAnswerer(kb).ask(QUESTION)
-    assert not result.refused
+    assert result.refused
     _assert_only_verified(result, kb)
 
 

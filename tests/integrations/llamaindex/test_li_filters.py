@@ -238,3 +238,14 @@ def test_sql_agrees_with_llamaindex_oracle(
 ) -> None:
     filters = MetadataFilters(filters=leaves, condition=condition)
     assert matching(rows_store, filters) == oracle(filters)
+
+
+def test_not_keeps_nodes_without_the_key(store: MemoBaseVectorStore, node_factory: Any) -> None:
+    """FilterCondition.NOT over "news" keeps untagged nodes, as NE does (and LlamaIndex)."""
+    rows = {"n": {"kind": "news"}, "b": {"kind": "blog"}, "u": {"author": "untagged"}}
+    store.add([node_factory(k, f"Node {k} text.", f"doc-{k}", m) for k, m in rows.items()])
+    except_news = MetadataFilters(filters=[mf("kind", "news")], condition=FilterCondition.NOT)
+    assert matching(store, except_news) == {"b", "u"}
+    assert matching(store, MetadataFilters(filters=[mf("kind", "news", F.NE)])) == {"b", "u"}
+    fn = build_metadata_filter_fn(lambda node_id: rows[node_id], except_news)
+    assert {k for k in rows if fn(k)} == {"b", "u"}  # LlamaIndex's own reading

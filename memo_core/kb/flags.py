@@ -1,0 +1,100 @@
+"""Flags set on a chunk at ingest, stored with it (``chunks.flags``).
+
+``instructions``: the text addresses an AI assistant with instructions of its own
+("ignore previous instructions", "you are now", "system note", "tell the user to",
+"email your private key to", and their Russian forms). A document may legitimately
+talk *about* prompt injection, so the flag does not hide the chunk from search: it
+keeps it from ever being quoted as an extractive answer, fences it in a marked
+quarantine when an LLM reads it, and lets the engine drop a claim that relays it.
+
+Flags are stored as one comma-separated text column (``""`` for none), so a new
+kind of flag needs no migration.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memo_core.storage.base import SQLDatabase
+
+__all__ = [
+    "INSTRUCTIONS",
+    "backfill_chunk_flags",
+    "chunk_flags",
+    "decode_flags",
+    "encode_flags",
+    "instruction_spans",
+]
+
+#: The flag of a chunk holding instructions addressed to an AI assistant.
+INSTRUCTIONS = "instructions"
+
+_EN = [
+    # "ignore / disregard / forget (all) (the) previous instructions"
+    r"\b(?:ignore|disregard|forget|override|bypass)\b(?:\s+\w+){0,3}?\s+"
+    r"(?:previous|prior|above|earlier|preceding|all|any|your|system|original)\s+"
+    r"(?:instructions?|prompts?|rules|directions|messages|guidelines|context)\b",
+    r"\byou\s+are\s+now\b",
+    r"\bfrom\s+now\s+on,?\s+you\b",
+    r"\b(?:pretend|act)\s+(?:to\s+be|as\s+if|as)\s+(?:an?\s+)?(?:ai|assistant|different|unrestricted)",
+    r"\bsystem\s+(?:note|prompt|message|instruction|override)s?\s*[:\-]",
+    r"[\[<]\s*/?\s*(?:system|assistant|inst)\s*[\]>]",
+    r"\b(?:note|message|instructions?)\s+(?:to|for)\s+(?:the\s+|any\s+)?"
+    r"(?:ai|assistant|llm|language\s+model|chatbot|model)s?\b",
+    r"\bif\s+you\s+are\s+an?\s+(?:ai|llm|language\s+model|assistant|chatbot)\b",
+    r"\b(?:tell|inform|advise|instruct|convince)\s+the\s+(?:user|reader|human)\s+"
+    r"(?:to|that)\b",
+    # "email your private key to ...": the reader's own secret, sent somewhere
+    r"\b(?:send|e-?mail|forward|paste|upload|reveal)\b[^.!?\n]{0,40}?\b(?:your|the\s+user'?s)\s+"
+    r"(?:\w+\s+)?(?:private\s+keys?|passwords?|credentials|api\s+keys?|secret\s+keys?|"
+    r"access\s+tokens?|seed\s+phrases?|ssh\s+keys?|one-time\s+codes?)\b",
+]
+_RU = [
+    r"(?:игнорируй|игнорируйте|забудь|забудьте|не\s+обращай(?:те)?\s+внимания\s+на)"
+    r"(?:\s+\w+){0,2}?\s+(?:все\s+)?(?:предыдущие|прежние|вышеуказанные|прошлые|свои|системные)\s+"
+    r"(?:инструкции|указания|правила|сообщения)",
+    r"\b(?:теперь\s+ты|ты\s+теперь|отныне\s+ты)\b",
+    r"\bсистемн(?:ое|ая|ые)\s+(?:сообщение|примечание|заметка|указание|инструкция)\s*[:\-]",
+    r"\b(?:скажи|скажите|сообщи|сообщите|передай|передайте|убеди|убедите)\s+пользователю\b",
+    r"\bесли\s+ты\s+(?:ии|ассистент|бот|языковая\s+модель|нейросеть)\b",
+    r"\b(?:отправь|отправьте|пришли|пришлите|перешли|перешлите|сообщи|сообщите)\s+"
+    r"(?:\w+\s+){0,2}?(?:свой\s+|свои\s+|ваш\s+|ваши\s+)?(?:парол\w*|ключ\w*|"
+    r"учётные\s+данные|учетные\s+данные|токен\w*|код\w*\s+из\s+смс)",
+]
+_INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in _EN + _RU), re.IGNORECASE)
+
+
+def instruction_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of ``text`` that address an AI assistant with an instruction."""
+    return [m.span() for m in _INSTRUCTION.finditer(text)]
+
+
+def chunk_flags(text: str) -> tuple[str, ...]:
+    """The ingest-time flags of one chunk's text."""
+    return (INSTRUCTIONS,) if _INSTRUCTION.search(text) else ()
+
+
+def encode_flags(flags: tuple[str, ...] | list[str]) -> str:
+    return ",".join(sorted(set(flags)))
+
+
+def decode_flags(value: str | None) -> tuple[str, ...]:
+    return tuple(f for f in (value or "").split(",") if f)
+
+
+def backfill_chunk_flags(db: SQLDatabase) -> None:
+    """Set the flags of every stored chunk (the ``add_chunk_flags`` migrations run it)."""
+    last = 0
+    while True:
+        rows = db.query(
+            "SELECT rowid, text FROM chunks WHERE rowid > ? ORDER BY rowid LIMIT 1000", [last]
+        )
+        if not rows:
+            return
+        for rowid, text in rows:
+            flags = encode_flags(chunk_flags(text))
+            if flags:
+                db.execute("UPDATE chunks SET flags = ? WHERE rowid = ?", [flags, rowid])
+        last = int(rows[-1][0])
