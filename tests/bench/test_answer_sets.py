@@ -117,7 +117,9 @@ def test_judge_and_summary(answer_eval, bd) -> None:  # type: ignore[no-untyped-
 
     chunk = "The kettle boils up to two litres. It switches off by itself."
     q = EvalQuestion("a", "How much?", "answerable", answer="two litres", gold_pages=frozenset({3}))
-    right = answer_eval.Quote("The kettle boils up to two litres.", "c1", 0, 34, "k.pdf", {"page": 3})
+    right = answer_eval.Quote(
+        "The kettle boils up to two litres.", "c1", 0, 34, "k.pdf", {"page": 3}
+    )
     wrong_page = answer_eval.Quote(right.text, "c1", 0, 34, "k.pdf", {"page": 4})
     off = answer_eval.Quote("It switches off by itself.", "c1", 3, 20, "k.pdf", {"page": 3})
 
