@@ -189,7 +189,8 @@ class _Cursor:
         return self._db._translated(self._cursor.fetchall)  # type: ignore[no-any-return]
 
     def __iter__(self) -> Iterator[Any]:
-        return iter(self.fetchall())
+        while rows := self.fetchmany(1000):
+            yield from rows
 
 
 def _writable(path: Path) -> bool:
