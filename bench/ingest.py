@@ -16,9 +16,7 @@ from pathlib import Path
 from _common import markdown_table, qa_dir, read_jsonl, write_results
 
 from memo_core.embedders import HashEmbedder, default_local_embedder
-from memo_core.ingest import IngestPolicy
 from memo_core.kb import MemoBase
-from memo_core.kb.ingest import ingest_sources
 
 
 def main() -> None:
@@ -37,10 +35,9 @@ def main() -> None:
         for p in corpus:
             (folder / f"{p['id']}.txt").write_text(p["text"], encoding="utf-8")
         kb = MemoBase(Path(tmp) / "kb.db", embedder=embedder)
-        policy = IngestPolicy.for_roots([folder])
-        first = ingest_sources(kb, [folder], policy=policy)
+        first = kb.ingest(folder, roots=[folder])
         calls = getattr(embedder, "calls", None)
-        again = ingest_sources(kb, [folder], policy=policy)
+        again = kb.ingest(folder, roots=[folder])
         calls_again = getattr(embedder, "calls", None)
         kb.close()
     docs = len(first.added)

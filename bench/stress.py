@@ -61,6 +61,13 @@ from reliability_harness import (  # noqa: E402
     read_acks,
 )
 from reliability_sidecars import run_bit_rot, run_foreign, run_restored  # noqa: E402
+from reliability_storage import (  # noqa: E402
+    read_only_available,
+    run_corrupt,
+    run_killed_backup,
+    run_killed_reindex,
+    run_read_only,
+)
 from reliability_workload import (  # noqa: E402
     WorkerResult,
     Workload,
@@ -211,11 +218,21 @@ def run_spend(folder: Path, processes: int, searches: int) -> dict[str, Any]:
 
 
 def run_attacks(folder: Path, trials: int, seed: int) -> dict[str, Any]:
-    """Issue 16's attacks: each ``{trials, survived, lost, leaked, errors}``."""
+    """Issue 16's attacks on search aids and storage: each
+    ``{trials, survived, lost, leaked, errors}``."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(PRELOAD)
     attacks = {
         "foreign search aids copied beside a base": run_foreign,
         "search aids made after a backup, then restored": run_restored,
         "damaged search aids (bit rot, truncation, bad header)": run_bit_rot,
+        "SIGKILL during memo backup (partial file)": lambda f, n, s: run_killed_backup(
+            ctx, f, n, s
+        ),
+        "SIGKILL during a re-index (resume, pay once)": lambda f, n, s: run_killed_reindex(
+            ctx, f, max(1, n // 4), s
+        ),
+        "base damaged in the middle": run_corrupt,
         "negative, NaN and infinite spend amounts": attack_spend,
         "secrets.env values with shell injections, sourced by bash": attack_secrets_env,
         "hostile query vectors (zero, NaN, strings, shapes)": attack_vectors,
@@ -225,6 +242,8 @@ def run_attacks(folder: Path, trials: int, seed: int) -> dict[str, Any]:
         "slow-loris web servers (silent, status, headers, body, redirects)": attack_slow_loris,
         "file names with newlines, escapes and bidi overrides": attack_control_names,
     }
+    if read_only_available(folder / "probe") is None:
+        attacks["base on read-only media"] = lambda f, n, s: run_read_only(f, max(1, n // 4), s)
     return {
         name: run(folder / f"attack-{i}", trials, seed + i).as_dict()
         for i, (name, run) in enumerate(attacks.items())

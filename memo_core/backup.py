@@ -20,6 +20,9 @@ Why it is done this way:
   always names the old or the new file, never half of one). Stale ``-wal``/``-shm``
   files are removed only then, while the lock is held, so SQLite can never
   replay the old file's log onto the new one.
+* A backup or restore killed midway leaves its hidden temp file; the next one
+  removes such files, telling them from those still being written by a lock
+  that dies with its process.
 * Search aids saved beside a knowledge base (``<db>.kwidx``, ``<db>.hnsw``) are
   bound to its random base id. Every copy (a backup, and the file a restore puts
   in place) gets a fresh one, and a restore deletes the aids beside the file it
@@ -37,6 +40,11 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+try:  # POSIX: flock tells a killed backup's partial file from one being written
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 
 from memo_core.errors import ConfigError, CorruptDatabaseError, NotFoundError, StorageError
 from memo_core.storage import is_postgres_url, sqlite_path
@@ -135,12 +143,18 @@ def verify_memo_file(path: str | Path, *, label: str | Path | None = None) -> No
     name = label if label is not None else file
     try:
         with _connection(file) as conn:
-            rows = conn.execute("PRAGMA integrity_check").fetchall()
-            problems = [str(r[0]) for r in rows if r and r[0] != "ok"]
+            # Bounded: a badly damaged file reports thousands of problems (and one row
+            # may hold many lines); the first and a count make one readable line.
+            rows = conn.execute(f"PRAGMA integrity_check({_PROBLEMS_SHOWN})").fetchall()
+            problems = [
+                line.strip()
+                for r in rows
+                if r and r[0] != "ok"
+                for line in str(r[0]).splitlines()
+                if line.strip() and not line.startswith("*** in database")
+            ]
             if problems or not rows:
-                raise CorruptDatabaseError(
-                    f"{name}: integrity check failed: {'; '.join(problems[:3]) or 'no answer'}"
-                )
+                raise CorruptDatabaseError(f"{name}: integrity check failed: {_summary(problems)}")
             found = conn.execute(
                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_memo_migrations'"
             ).fetchone()
@@ -150,6 +164,73 @@ def verify_memo_file(path: str | Path, *, label: str | Path | None = None) -> No
         raise CorruptDatabaseError(f"{name}: cannot be read as a database: {exc}") from exc
     if found is None:
         raise CorruptDatabaseError(f"{name}: not a memo file (no _memo_migrations table)")
+
+
+#: How many problems the integrity check looks for before it stops.
+_PROBLEMS_SHOWN = 100
+
+
+def _summary(problems: list[str]) -> str:
+    if not problems:
+        return "no answer"
+    if len(problems) == 1:
+        return problems[0]
+    more = f"{len(problems)}+" if len(problems) >= _PROBLEMS_SHOWN else str(len(problems))
+    return f"{more} problems, the first: {problems[0]}"
+
+
+@contextlib.contextmanager
+def _claimed(temp: Path) -> Iterator[None]:
+    """Create ``temp`` and hold a lock on it while it is written, so that a later
+    run can tell a partial file of a killed backup (no lock) from one in progress.
+
+    ``flock`` locks (not SQLite's ``fcntl`` ones, which closing any descriptor of
+    the file would drop) die with their process, SIGKILL included. The file is
+    removed on any failure that Python sees.
+    """
+    fd = os.open(temp, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        yield
+    except BaseException:
+        _remove_quietly(temp)
+        raise
+    finally:
+        os.close(fd)
+
+
+def _is_abandoned(path: Path) -> bool:
+    """True when no live process holds ``path``'s lock (its writer was killed)."""
+    if fcntl is None:  # no flock here: only files a day old count as abandoned
+        try:
+            return path.stat().st_mtime < datetime.now(UTC).timestamp() - 86_400
+        except OSError:
+            return False
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def remove_abandoned(directory: Path, pattern: re.Pattern[str]) -> list[Path]:
+    """Delete the files in ``directory`` named like ``pattern`` that a killed
+    backup or restore left behind (those still being written are kept)."""
+    removed = []
+    with contextlib.suppress(OSError):
+        for entry in directory.iterdir():
+            if pattern.match(entry.name) and _is_abandoned(entry):
+                log.info("removing %s, left by a backup or restore that was killed", entry)
+                _remove_quietly(entry)
+                removed.append(entry)
+    return removed
 
 
 def _remove_quietly(path: Path) -> None:
@@ -175,6 +256,18 @@ def list_backups(path: str | Path, out_dir: str | Path) -> list[Path]:
     return [entry for _, entry in sorted(found)]
 
 
+def _partial_pattern(source: Path) -> re.Pattern[str]:
+    """Names of the files a backup of ``source`` writes before the final rename."""
+    return re.compile(
+        rf"^\.{re.escape(source.stem)}-{_STAMP.pattern}{re.escape(source.suffix)}\.partial$"
+    )
+
+
+def _restore_temp_pattern(target: Path) -> re.Pattern[str]:
+    """Names of the files a restore of ``target`` writes before the swap."""
+    return re.compile(rf"^\.{re.escape(target.name)}\.restore-{_STAMP.pattern}\.tmp$")
+
+
 def _sqlite_file(target: str | Path) -> Path:
     """The file behind a path or ``sqlite:///`` URL; a PostgreSQL base is refused."""
     if is_postgres_url(str(target)):
@@ -198,23 +291,30 @@ def backup_database(path: str | Path, out_dir: str | Path, keep: int = DEFAULT_K
     if not source.is_file():
         raise NotFoundError(f"no database file at {source}")
     directory = Path(out_dir).expanduser()
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StorageError(f"cannot make the backup folder {directory}: {exc.strerror}") from exc
+    if not os.access(directory, os.W_OK):
+        raise StorageError(f"cannot write backups into {directory}: it is not writable")
+    remove_abandoned(directory, _partial_pattern(source))
     stamp = _timestamp()
     final = directory / f"{source.stem}-{stamp}{source.suffix}"
     while final.exists():  # two backups in the same millisecond
         stamp = _timestamp()
         final = directory / f"{source.stem}-{stamp}{source.suffix}"
     temp = directory / f".{final.name}.partial"
-    _remove_quietly(temp)
     try:
-        _copy_snapshot(source, temp, read_only=False)
-        verify_memo_file(temp, label=f"backup of {source}")
-        _fsync(temp)
-        os.replace(temp, final)
-        _fsync(directory)
-    except BaseException:
-        _remove_quietly(temp)
-        raise
+        with _claimed(temp):
+            _copy_snapshot(source, temp, read_only=False)
+            verify_memo_file(temp, label=f"backup of {source}")
+            _fsync(temp)
+            os.replace(temp, final)
+            _fsync(directory)
+    except OSError as exc:  # the folder went read-only, the disk filled up...
+        raise StorageError(
+            f"cannot write a backup into {directory}: {exc.strerror or exc}"
+        ) from exc
     for old in list_backups(source, directory)[:-keep]:
         log.info("rotating out %s", old)
         with contextlib.suppress(FileNotFoundError):
@@ -238,24 +338,27 @@ def restore_database(path: str | Path, backup: str | Path) -> Path | None:
     if target.exists() and source.resolve() == target.resolve():
         raise StorageError("the backup and the file to restore are the same file")
     target.parent.mkdir(parents=True, exist_ok=True)
+    remove_abandoned(target.parent, _restore_temp_pattern(target))
     stamp = _timestamp()
     temp = target.parent / f".{target.name}.restore-{stamp}.tmp"
-    _remove_quietly(temp)
     try:
-        try:
-            _copy_snapshot(source, temp, read_only=True)
-        except StorageError as exc:
-            raise CorruptDatabaseError(f"{source}: cannot be read as a database: {exc}") from exc
-        verify_memo_file(temp, label=source)
-        _fsync(temp)
-        kept = _swap_in(target, temp, stamp) if target.exists() else None
-        if kept is None:
-            os.replace(temp, target)
-        _fsync(target.parent)
-        for stale in remove_sidecars(target):  # made from the file just replaced
-            log.info("removed %s", stale)
+        with _claimed(temp):
+            try:
+                _copy_snapshot(source, temp, read_only=True)
+            except StorageError as exc:
+                raise CorruptDatabaseError(
+                    f"{source}: cannot be read as a database: {exc}"
+                ) from exc
+            verify_memo_file(temp, label=source)
+            _fsync(temp)
+            kept = _swap_in(target, temp, stamp) if target.exists() else None
+            if kept is None:
+                os.replace(temp, target)
+            _fsync(target.parent)
     finally:
         _remove_quietly(temp)
+    for stale in remove_sidecars(target):  # made from the file just replaced
+        log.info("removed %s", stale)
     return kept
 
 

@@ -26,6 +26,7 @@ knowledge base and memory file of that user draws on.
 
 from __future__ import annotations
 
+import logging
 import os
 import shlex
 from collections.abc import Mapping
@@ -34,8 +35,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memo_core.embedders.base import Embedder
-from memo_core.errors import ConfigError
+from memo_core.errors import ConfigError, ProviderError
 from memo_core.ledger import SpendLedger
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from memo_core.search.hybrid import SearchSettings
@@ -48,6 +51,7 @@ __all__ = [
     "build_search_settings",
     "config_dir",
     "load_settings",
+    "model_cache_dir",
     "read_secrets",
     "secrets_path",
 ]
@@ -69,6 +73,28 @@ def config_dir(env: Mapping[str, str] | None = None) -> Path:
         return Path(env[CONFIG_ENV]).expanduser().parent
     home = Path(env["HOME"]) if env.get("HOME") else Path.home()
     return home / ".config" / "memo"
+
+
+#: Where downloaded local models are kept (default: ``$XDG_CACHE_HOME/memo/models``).
+MODEL_CACHE_ENV = "MEMO_MODEL_CACHE"
+
+#: The multilingual local model ``memo setup`` offers (fastembed's ONNX export, one download).
+MULTILINGUAL_MODEL = "intfloat/multilingual-e5-large"
+MULTILINGUAL_DIMS = 1024
+MULTILINGUAL_DOWNLOAD = "about 2.2 GB"
+
+
+def model_cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``$MEMO_MODEL_CACHE``, else ``$XDG_CACHE_HOME/memo/models``, else ``~/.cache/memo/models``:
+    a lasting folder, so a model downloaded once is not fetched again after a reboot (fastembed's
+    own default is a temporary folder)."""
+    env = os.environ if env is None else env
+    if env.get(MODEL_CACHE_ENV):
+        return Path(env[MODEL_CACHE_ENV]).expanduser()
+    if env.get("XDG_CACHE_HOME"):
+        return Path(env["XDG_CACHE_HOME"]).expanduser() / "memo" / "models"
+    home = Path(env["HOME"]) if env.get("HOME") else Path.home()
+    return home / ".cache" / "memo" / "models"
 
 
 def secrets_path(env: Mapping[str, str] | None = None) -> Path:
@@ -258,8 +284,28 @@ def build_embedder(
 
         if spec.model in (None, DEFAULT_LOCAL_MODEL) and not spec.path:
             return default_local_embedder()
-        assert spec.model is not None
-        return FastEmbedEmbedder(spec.model, model_path=spec.path, dimensions=spec.dims)
+        if spec.model is None:
+            raise ConfigError("a local embedder with a path needs its model name (model:)")
+        cache = model_cache_dir((settings or load_settings()).env)
+        embedder = FastEmbedEmbedder(
+            spec.model, model_path=spec.path, dimensions=spec.dims, cache_dir=cache
+        )
+        if spec.path:
+            return embedder  # a local folder: nothing to download
+        try:
+            embedder.load()  # the one download happens here, not halfway through an ingest
+        except ProviderError as exc:
+            fallback = default_local_embedder()
+            log.warning(
+                "could not load %s into %s (%s); falling back to the English default %s "
+                "(no download)",
+                spec.model,
+                cache,
+                _first_line(exc.__cause__ or exc),
+                fallback.fingerprint.describe(),
+            )
+            return fallback
+        return embedder
     if provider == "cloudflare":
         from memo_core.embedders.cloudflare import CloudflareEmbedder
 
@@ -281,3 +327,8 @@ def build_embedder(
     raise ConfigError(
         f"unknown embedder provider {spec.provider!r} (local, hash, cloudflare, none)"
     )
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return " ".join(text.splitlines()[0].split())[:200]

@@ -25,8 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memo_core.config import (
+    MULTILINGUAL_DIMS,
+    MULTILINGUAL_DOWNLOAD,
+    MULTILINGUAL_MODEL,
+    read_secrets,
+)
 from memo_core.config import config_dir as default_config_dir
-from memo_core.config import read_secrets
 from memo_core.errors import ConfigError, MissingDependencyError
 from memo_core.ledger import SpendLedger, provider_for_url
 
@@ -44,6 +49,8 @@ CLOUDFLARE_MODEL = "@cf/baai/bge-m3"
 COHERE_MODEL = "rerank-v3.5"
 DEFAULT_CEILING_USD = 5.0
 MAX_ATTEMPTS = 3
+#: The local embedders ``memo setup`` offers.
+EMBEDDINGS = ("english", "multilingual")
 
 #: Hosted Whisper endpoints: name -> (base URL, key variable, price-table provider).
 WHISPER_ENDPOINTS: Mapping[str, tuple[str, str]] = {
@@ -309,10 +316,13 @@ class SetupWizard:
 
     # -- the flow -----------------------------------------------------------
 
-    def run(self, mode: str | None = None, *, llm: bool = True) -> SetupResult:
+    def run(
+        self, mode: str | None = None, *, llm: bool = True, embedding: str | None = None
+    ) -> SetupResult:
         """Ask everything, then write both files; returns what was configured.
 
-        ``mode`` answers the first question; ``llm=False`` skips the LLM questions
+        ``mode`` answers the first question; ``embedding`` ("english" or
+        "multilingual") the local embedder's; ``llm=False`` skips the LLM questions
         (answers stay extractive). Nothing is written until every answer is in.
         """
         config = _read_yaml(self.config_path)
@@ -328,7 +338,7 @@ class SetupWizard:
             self._cloudflare(memobase, secrets, result)
             self._cohere(memobase, secrets, result)
         else:
-            memobase["embedder"] = {"provider": "local"}
+            memobase["embedder"] = self._local_embedder(embedding, result)
             memobase.pop("rerank", None)
         if llm:
             self._llm(memobase, secrets, result, mode)
@@ -425,6 +435,25 @@ class SetupWizard:
             secrets.pop(LLM_KEY_ENV, None)
         memobase["llm"] = llm
         result.configured.append(f"llm {model} at {base}" + (f" ({mask(key)})" if key else ""))
+
+    def _local_embedder(self, choice: str | None, result: SetupResult) -> dict[str, Any]:
+        """English (ships with memo, no download) or multilingual (one download)."""
+        while choice not in EMBEDDINGS:
+            if choice is not None:
+                self.say("  please answer english or multilingual")
+            choice = self.ask(
+                "Embeddings: english (all-MiniLM-L6-v2, ships with memo, no download) or "
+                f"multilingual ({MULTILINGUAL_MODEL}, Russian and 90+ languages, one download "
+                f"of {MULTILINGUAL_DOWNLOAD})",
+                "english",
+            ).lower()
+        if choice == "multilingual":
+            result.configured.append(
+                f"local multilingual embeddings ({MULTILINGUAL_MODEL}, downloaded once, "
+                f"{MULTILINGUAL_DOWNLOAD})"
+            )
+            return {"provider": "local", "model": MULTILINGUAL_MODEL, "dims": MULTILINGUAL_DIMS}
+        return {"provider": "local"}
 
     @staticmethod
     def _drop_llm(memobase: dict[str, Any], secrets: dict[str, str], result: SetupResult) -> None:

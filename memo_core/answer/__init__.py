@@ -29,6 +29,7 @@ from memo_core.answer.types import (
     MatchMethod,
     QuoteCheck,
     Refusal,
+    RelatedPassage,
     result_from_dict,
 )
 from memo_core.answer.verify import (
@@ -58,6 +59,7 @@ __all__ = [
     "ParsedClaim",
     "QuoteCheck",
     "Refusal",
+    "RelatedPassage",
     "SufficiencyGate",
     "VerifierConfig",
     "build_answer_messages",

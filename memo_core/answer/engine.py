@@ -37,7 +37,7 @@ from memo_core.answer.prompting import (
     parse_answer,
 )
 from memo_core.answer.salience import missing_terms
-from memo_core.answer.sentences import sentence_around
+from memo_core.answer.sentences import sentence_around, split_sentences
 from memo_core.answer.types import (
     Answer,
     AnswerResult,
@@ -46,6 +46,7 @@ from memo_core.answer.types import (
     GateDecision,
     QuoteCheck,
     Refusal,
+    RelatedPassage,
 )
 from memo_core.answer.verify import CitationVerifier
 from memo_core.errors import AnswerFormatError, InvalidInputError
@@ -141,6 +142,7 @@ class GuardedAnswerer:
             owner=owner,
         )
         searched = sorted({h.title or h.source or h.document_id for h in hits})
+        found = list(hits)
         decision = self.gate.decide(question, hits, self.kb.store)
         if explanation is not None:
             explanation.gate = decision
@@ -165,6 +167,7 @@ class GuardedAnswerer:
                     f"sufficiency threshold {decision.threshold:.2f})",
                     decision.score,
                     searched,
+                    _related(found),
                 )
             hits = []  # the base holds no answer: only the memory facts may be quoted
         if self.llm is None:
@@ -183,6 +186,7 @@ class GuardedAnswerer:
                 f"{NOT_IN_BASE} (no statement could be backed by a verified quote{where})",
                 decision.score,
                 searched,
+                _related(found),
             )
         all_cited = [c for claim in claims for c in claim.citations]
         citations = [c for c in all_cited if not c.is_memory]
@@ -195,6 +199,7 @@ class GuardedAnswerer:
                 f"{NOT_IN_BASE} (the passages found do not mention {', '.join(missing)})",
                 decision.score,
                 searched,
+                _related(found),
             )
 
         def marker(c: Citation) -> str:
@@ -354,6 +359,32 @@ class GuardedAnswerer:
                     text = " ".join(dict.fromkeys(c.quote for c in citations))
                 claims.append(Claim(text, tuple(citations)))
         return claims
+
+
+#: How many nearby passages a refusal offers, and how long each may be.
+RELATED_PASSAGES = 3
+RELATED_CHARS = 300
+
+
+def _related(hits: Sequence[Hit]) -> list[RelatedPassage]:
+    """The nearest passages, for a refusal: whole sentences up to ``RELATED_CHARS``.
+
+    Chunks flagged as instructions to an assistant are left out: they are not shown
+    as something to read on.
+    """
+    out = []
+    for hit in hits:
+        if INSTRUCTIONS in hit.flags:
+            continue
+        spans = split_sentences(hit.text)
+        end = next((b for _, b in reversed(spans) if b <= RELATED_CHARS), None)
+        text = hit.text[: end or RELATED_CHARS].strip()
+        out.append(
+            RelatedPassage(text, hit.chunk_id, hit.document_id, hit.source, hit.title, hit.locator)
+        )
+        if len(out) == RELATED_PASSAGES:
+            break
+    return out
 
 
 def _relays_instructions(citation: Citation, hit: Hit) -> bool:

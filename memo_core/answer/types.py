@@ -21,6 +21,7 @@ __all__ = [
     "MatchMethod",
     "QuoteCheck",
     "Refusal",
+    "RelatedPassage",
     "result_from_dict",
 ]
 
@@ -259,17 +260,64 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class RelatedPassage:
+    """A passage near the question that does *not* answer it: shown after a refusal
+    so the user can look further ("the base has this nearby"), never as a citation."""
+
+    text: str
+    chunk_id: str
+    document_id: str
+    source: str = ""
+    title: str = ""
+    locator: dict[str, Any] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "locator", dict(self.locator))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "chunk_id": self.chunk_id,
+            "document_id": self.document_id,
+            "source": self.source,
+            "title": self.title,
+            "locator": dict(self.locator),
+            "answer": False,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RelatedPassage:
+        return cls(
+            text=str(data["text"]),
+            chunk_id=str(data["chunk_id"]),
+            document_id=str(data["document_id"]),
+            source=str(data.get("source", "")),
+            title=str(data.get("title", "")),
+            locator=dict(data.get("locator") or {}),
+        )
+
+
+@dataclass(frozen=True)
 class Refusal:
-    """An honest "not in the base": why, how confident the gate was, what was searched."""
+    """An honest "not in the base": why, how confident the gate was, what was searched,
+    and the nearest passages (``related``), which are clearly not an answer."""
 
     reason: str
     gate_score: float
     searched: tuple[str, ...] = ()
+    related: tuple[RelatedPassage, ...] = ()
 
-    def __init__(self, reason: str, gate_score: float, searched: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        reason: str,
+        gate_score: float,
+        searched: Sequence[str] = (),
+        related: Sequence[RelatedPassage] = (),
+    ) -> None:
         object.__setattr__(self, "reason", reason)
         object.__setattr__(self, "gate_score", float(gate_score))
         object.__setattr__(self, "searched", tuple(searched))
+        object.__setattr__(self, "related", tuple(related))
 
     @property
     def refused(self) -> bool:
@@ -283,6 +331,7 @@ class Refusal:
             "citations": [],
             "searched": list(self.searched),
             "gate_score": self.gate_score,
+            "related": [r.to_dict() for r in self.related],
         }
 
     @classmethod
@@ -293,6 +342,7 @@ class Refusal:
             reason=str(data["reason"]),
             gate_score=float(data["gate_score"]),
             searched=[str(s) for s in data.get("searched", ())],
+            related=[RelatedPassage.from_dict(r) for r in data.get("related", ())],
         )
 
 

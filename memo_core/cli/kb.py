@@ -319,6 +319,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
         payload["explain"] = explanation.to_dict()
     if result.refused:
         human = f"Refused: {payload['reason']}"
+        if payload["related"]:
+            human += "\nNearby, but not an answer:" + "".join(
+                f"\n  - {r['title'] or r['source']} {_where(r['locator'])}: {r['text'][:120]}"
+                for r in payload["related"]
+            )
     else:
         human = (
             payload["answer"]

@@ -8,8 +8,12 @@ no file to replace). Both work on a knowledge-base file and on a memory file.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +27,30 @@ def _print(args: argparse.Namespace, payload: Any, human: str) -> None:
         print(human)
 
 
+@contextlib.contextmanager
+def _terminate_cleanly() -> Iterator[None]:
+    """SIGTERM (``kill``, a service stop) unwinds like an exception, so the temp file
+    of a backup or restore is removed rather than left behind (by default Python
+    dies at once). A SIGKILL cannot be caught: the next run removes its leftovers."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def cmd_backup(args: argparse.Namespace) -> int:
     from memo_core.backup import backup_database, list_backups
 
-    made = backup_database(args.db, args.out, keep=args.keep)
+    with _terminate_cleanly():
+        made = backup_database(args.db, args.out, keep=args.keep)
     kept = list_backups(args.db, args.out)
     _print(
         args,
@@ -39,7 +63,8 @@ def cmd_backup(args: argparse.Namespace) -> int:
 def cmd_restore(args: argparse.Namespace) -> int:
     from memo_core.backup import restore_database
 
-    replaced = restore_database(args.db, args.source)
+    with _terminate_cleanly():
+        replaced = restore_database(args.db, args.source)
     human = f"restored {args.db} from {args.source}"
     if replaced is not None:
         human += f"; the previous file is kept as {replaced}"
@@ -74,7 +99,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
         wizard = SetupWizard(
             args.config_dir, endpoints=endpoints, ask=_no_terminal, ask_secret=_no_terminal
         )
-    wizard.run(args.mode, llm=not args.no_llm)
+    wizard.run(args.mode, llm=not args.no_llm, embedding=args.embedding)
     return 0
 
 
@@ -86,7 +111,7 @@ def _no_terminal(prompt: str) -> str:
     question = prompt.strip().rstrip(":").strip()
     raise ConfigError(
         f"memo setup needs a terminal to ask {question!r}; answer with options "
-        "(--mode local --no-llm) or pipe the answers one a line with --stdin"
+        "(--mode local --embedding english --no-llm) or pipe the answers one a line with --stdin"
     )
 
 
@@ -116,6 +141,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--whisper-url", help="transcription API base (default: ask)")
     p.add_argument("--llm-url", help="suggested LLM base URL")
     p.add_argument("--no-llm", action="store_true", help="no LLM: extractive answers")
+    p.add_argument(
+        "--embedding",
+        choices=("english", "multilingual"),
+        help="local mode: english (no download) or multilingual (one download, about 2.2 GB)",
+    )
     p.add_argument(
         "--stdin",
         action="store_true",

@@ -75,6 +75,11 @@ class FastEmbedEmbedder:
         self.texts_embedded = 0
         self.calls = 0
 
+    def load(self) -> None:
+        """Load (downloading once, into ``cache_dir``, for a hub model name) now rather than
+        on first use; a failure is a :class:`~memo_core.errors.ProviderError`."""
+        self._load()
+
     # The model loads on first use: opening a base must not cost a model load.
     def _load(self) -> Any:
         if self._model is not None:

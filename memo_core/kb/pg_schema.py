@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from memo_core.kb.flags import backfill_chunk_flags
 from memo_core.storage.base import SQLDatabase
+from memo_core.storage.identity import BASE_ID_KEY, new_base_id
 from memo_core.storage.migrations import Migrations
 
 __all__ = ["HNSW_MAX_DIMENSIONS", "pg_kb_schema", "pg_vector_index_ddl", "pg_vector_table_ddl"]
@@ -135,3 +136,12 @@ def add_chunk_flags(db: SQLDatabase) -> None:
     """``chunks.flags``, as in SQLite (``kb/schema.py``)."""
     db.execute("ALTER TABLE chunks ADD COLUMN IF NOT EXISTS flags TEXT NOT NULL DEFAULT ''")
     backfill_chunk_flags(db)
+
+
+@pg_kb_schema
+def add_base_identity(db: SQLDatabase) -> None:
+    """The base's random id, as in SQLite (``storage/identity.py``)."""
+    db.execute(
+        "INSERT INTO kb_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+        [BASE_ID_KEY, new_base_id()],
+    )

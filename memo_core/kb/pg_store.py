@@ -60,6 +60,12 @@ class PostgresKnowledgeStore(KnowledgeStore):
 
     # -- writes (hooks of the shared store) -----------------------------------
 
+    def _log_position(self) -> int | None:
+        return None  # no change log here: a re-index cannot resume, it starts over
+
+    def _log_low(self) -> int | None:
+        return None
+
     def _create_vector_table(self, name: str, dimensions: int, *, bulk: bool = False) -> None:
         for statement in pg_vector_table_ddl(name, dimensions, index=not bulk):
             self.db.execute(statement)

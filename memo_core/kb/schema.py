@@ -116,10 +116,11 @@ def add_search_aids(db: SQLDatabase) -> None:
     )
 
 
-@kb_schema
+@kb_schema.skippable_by_readers
 def add_base_identity(db: SQLDatabase) -> None:
     """A random id naming this base, so an index saved beside the file can tell
-    that it was made for this very base (``storage/identity.py``)."""
+    that it was made for this very base (``storage/identity.py``). A read-only
+    file without it is searched with its aids kept in RAM only."""
     db.execute(
         "INSERT OR IGNORE INTO kb_meta (key, value) VALUES (?, ?)", [BASE_ID_KEY, new_base_id()]
     )

@@ -108,7 +108,8 @@ def save_with_header(
     """Write the data (``write(tmp)``), then ``header`` plus the data file's identity
     (size, mtime, CRC-32).
 
-    False when the folder is not writable: the index then serves from RAM only.
+    False when it cannot be written (read-only folder, full disk): the index then
+    serves from RAM only.
     """
     tmp = Path(f"{data_path}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
@@ -123,7 +124,8 @@ def save_with_header(
         tmp.write_text(json.dumps({**header, **identity}), encoding="utf-8")
         os.replace(tmp, Path(str(data_path) + ".json"))
         return True
-    except OSError:
+    except Exception as exc:  # an OSError, or a library's own error for one (usearch)
+        log.info("%s: not saved (%s); the index serves from RAM", data_path, exc)
         with contextlib.suppress(OSError):
             tmp.unlink()
         return False

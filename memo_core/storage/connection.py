@@ -10,12 +10,19 @@ Why this module exists:
   can still succeed; what does reach it is a :class:`~memo_core.errors.MemoError`.
 * One object may be shared by threads (LangChain runs sync methods in an
   executor): a re-entrant lock serialises use of the underlying connection.
+* A file on read-only media (or whose file or folder is not writable) is opened
+  read-only, immutable when not even SQLite's ``-shm`` file can be made, so it can
+  still be searched; writes are refused with a clear error.
+* Corruption is one error class wherever it shows: SQLite's own "malformed", and
+  sqlite-vec's failures to read its shadow tables. Once a connection has seen
+  it, it refuses writes, so a damaged file is not written on top of.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import random
 import threading
 import time
@@ -94,6 +101,23 @@ def _error_classes(module: ModuleType) -> tuple[type[BaseException], ...]:
     return (module.Error,)
 
 
+#: Words of SQLite's corruption errors, and of sqlite-vec's when its shadow tables
+#: (vector chunks, rowids, validity bitmaps) cannot be read or do not add up.
+_CORRUPT_HINTS = (
+    "not a database",
+    "malformed",
+    "corrupt",
+    "internal sqlite-vec error",
+    "vectors blob",
+    "vector blob",
+    "chunks iter error",
+    "shadow table:",
+    "could not fetch vector data",
+    "could not find a row with rowid",
+    "could not extract metadata value",
+)
+
+
 def translate_sqlite_error(exc: BaseException) -> StorageError:
     """Map a driver exception to memo's tree (the one place this happens)."""
     message = str(exc)
@@ -101,8 +125,10 @@ def translate_sqlite_error(exc: BaseException) -> StorageError:
     kind = type(exc).__name__
     if "locked" in lowered or "busy" in lowered:
         return DatabaseLockedError(f"database is locked: {message}")
-    if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
-        return CorruptDatabaseError(message)
+    # (sqlite-vec words a failure to create or grow a table alike: a full disk is not damage.)
+    unrelated = "could not create" in lowered or "full" in lowered
+    if any(hint in lowered for hint in _CORRUPT_HINTS) and not unrelated:
+        return CorruptDatabaseError(f"the database file is damaged: {message}")
     if kind == "IntegrityError":
         return StorageError(f"integrity constraint failed: {message}")
     if "no such table" in lowered or "no such column" in lowered:
@@ -127,9 +153,51 @@ def split_statements(script: str, module: ModuleType) -> list[str]:
     return statements
 
 
+def _quote_uri_path(path: Path) -> str:
+    """``path`` for a ``file:`` URI (``?`` and ``#`` would end the path)."""
+    from urllib.parse import quote
+
+    return quote(str(path), safe="/")
+
+
 def _is_locked(exc: BaseException) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
+
+
+class _Cursor:
+    """A driver cursor whose fetches raise memo's errors, as its execute does.
+
+    (SQLite reports most corruption while stepping through rows, after the
+    statement started: a raw driver error must not escape from a fetch.)
+    """
+
+    def __init__(self, cursor: Any, db: Database) -> None:
+        self._cursor = cursor
+        self._db = db
+
+    def __getattr__(self, name: str) -> Any:  # rowcount, lastrowid, description...
+        return getattr(self._cursor, name)
+
+    def fetchone(self) -> Any:
+        return self._db._translated(self._cursor.fetchone)
+
+    def fetchmany(self, size: int = 1) -> list[Any]:
+        return self._db._translated(lambda: self._cursor.fetchmany(size))  # type: ignore[no-any-return]
+
+    def fetchall(self) -> list[Any]:
+        return self._db._translated(self._cursor.fetchall)  # type: ignore[no-any-return]
+
+    def __iter__(self) -> Iterator[Any]:
+        while rows := self.fetchmany(1000):
+            yield from rows
+
+
+def _writable(path: Path) -> bool:
+    """Can SQLite write ``path`` (and create its ``-wal``/``-shm`` files beside it)?
+    (access() answers EROFS on read-only media even for root.)"""
+    folder = path.parent
+    return os.access(folder, os.W_OK) and (not path.exists() or os.access(path, os.W_OK))
 
 
 class Database:
@@ -156,26 +224,47 @@ class Database:
         self._lock = threading.RLock()
         self._depth = 0
         self._reading = False
-        if self.path != ":memory:":
-            Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        #: Why writes are refused: "read-only" media, or the corruption seen here.
+        self.read_only = False
+        self.corrupt: str | None = None
+        file = Path(self.path).expanduser()
+        memory = self.path == ":memory:" or self.path.startswith("file::memory:")
+        if not memory:
+            if file.is_file() and not _writable(file):
+                self.read_only = True
+            else:
+                file.parent.mkdir(parents=True, exist_ok=True)
         errors = _error_classes(self.driver.module)
         try:
-            self.conn = self.driver.module.connect(
-                self.path,
-                timeout=busy_timeout_ms / 1000,
-                check_same_thread=False,
-                isolation_level=None,  # we issue BEGIN/COMMIT ourselves
-            )
+            self.conn = self._connect(file, busy_timeout_ms)
             self.conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-            self._retry(lambda: self.conn.execute("PRAGMA journal_mode = WAL"))
+            if not self.read_only:
+                self._retry(lambda: self.conn.execute("PRAGMA journal_mode = WAL"))
             self.conn.execute("PRAGMA foreign_keys = ON")
             self.conn.execute("PRAGMA synchronous = NORMAL")
             self.conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         except errors as exc:
-            raise translate_sqlite_error(exc) from exc
+            raise self._note(translate_sqlite_error(exc)) from exc
         self.has_vec = False
         if load_vec and self.driver.can_load_extensions:
             self.has_vec = self._load_sqlite_vec()
+
+    def _connect(self, file: Path, busy_timeout_ms: int) -> Any:
+        module = self.driver.module
+        options = {
+            "timeout": busy_timeout_ms / 1000,
+            "check_same_thread": False,
+            "isolation_level": None,  # we issue BEGIN/COMMIT ourselves
+        }
+        if not self.read_only:
+            return module.connect(self.path, **options)
+        uri = f"file:{_quote_uri_path(file.resolve())}?mode=ro"
+        if os.access(file.parent, os.W_OK):
+            return module.connect(uri, uri=True, **options)
+        # Not even "-shm" can be made beside it: nothing can change the file
+        # (read-only media), which is what "immutable" tells SQLite.
+        log.info("%s is on read-only media: opened immutable", self.path)
+        return module.connect(uri + "&immutable=1", uri=True, **options)
 
     def _load_sqlite_vec(self) -> bool:
         try:
@@ -207,9 +296,23 @@ class Database:
                 raise InvalidInputError(f"a value cannot be stored in SQLite: {exc}") from exc
             except errors as exc:
                 if not _is_locked(exc) or time.monotonic() > deadline or self._depth > 0:
-                    raise translate_sqlite_error(exc) from exc
+                    raise self._note(translate_sqlite_error(exc)) from exc
                 time.sleep(delay * (0.5 + random.random()))
                 delay = min(delay * 2, 0.5)
+
+    def _note(self, error: StorageError) -> StorageError:
+        """Remember corruption (writes are refused from then on); returns ``error``."""
+        if isinstance(error, CorruptDatabaseError) and self.corrupt is None:
+            self.corrupt = str(error)
+            log.error("%s: %s; writes to it are refused from now on", self.path, error)
+        return error
+
+    def _translated(self, op: Callable[[], Any]) -> Any:
+        """Run a fetch, raising memo's errors (no retry: rows may have been read)."""
+        try:
+            return op()
+        except _error_classes(self.driver.module) as exc:
+            raise self._note(translate_sqlite_error(exc)) from exc
 
     def _trace(self, sql: str, params: Sequence[Any] | None) -> None:
         if self.tracer is not None:
@@ -219,12 +322,12 @@ class Database:
         """Execute one statement with bound parameters; returns the cursor."""
         with self._lock:
             self._trace(sql, params if isinstance(params, Sequence) else list(params.values()))
-            return self._retry(lambda: self.conn.execute(sql, params))
+            return _Cursor(self._retry(lambda: self.conn.execute(sql, params)), self)
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any:
         with self._lock:
             self._trace(sql, None)
-            return self._retry(lambda: self.conn.executemany(sql, rows))
+            return _Cursor(self._retry(lambda: self.conn.executemany(sql, rows)), self)
 
     def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Any]:
         """Execute and fetch all rows."""
@@ -256,6 +359,16 @@ class Database:
         with self._lock:
             if self._reading:
                 raise StorageError("a write cannot start inside a read snapshot")
+            if self.corrupt is not None:
+                raise CorruptDatabaseError(
+                    f"{self.path} is damaged ({self.corrupt}); writes are refused. "
+                    "Restore it from a backup: memo restore --db FILE --from BACKUP"
+                )
+            if self.read_only:
+                raise StorageError(
+                    f"{self.path} is opened read-only (its file or folder is not writable);"
+                    " it can be searched, not written"
+                )
             if self._depth > 0:
                 self._depth += 1
                 try:
@@ -279,7 +392,7 @@ class Database:
             except errors as exc:
                 with contextlib.suppress(Exception):
                     self.conn.execute("ROLLBACK")
-                raise translate_sqlite_error(exc) from exc
+                raise self._note(translate_sqlite_error(exc)) from exc
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[Database]:

@@ -4,7 +4,8 @@ Input: a question string, or ``{"question": ..., "k": ..., "collection": ...,
 "filter": ...}``. Output: the engine's ``Answer`` or ``Refusal`` as a dict
 (``result["refused"]`` tells which). Every claim in an answer carries a quote
 that was located in the cited chunk; a question the base cannot answer gets a
-refusal, usually before any model call. The chat model sees only the retrieved
+refusal, usually before any model call, with ``result["related"]``: the nearest
+passages, clearly not an answer. The chat model sees only the retrieved
 passages and never has tools bound (a model with tools bound is refused).
 """
 

@@ -13,7 +13,11 @@ Thin adapters, one module per LlamaIndex abstraction; every behaviour lives in
 - :class:`MemoHoodChatStore` (``chat_store.py``): chat histories in a MemoHood file,
   user messages captured into long-term memory.
 - :class:`MemoHoodMemoryBlock` (``memory_block.py``): MemoHood as a block of
-  ``llama_index.core.memory.Memory`` (capture on flush, gated recall on get).
+  ``llama_index.core.memory.Memory`` (capture on flush, gated recall on get), and
+  :func:`memo_memory`, a ``Memory`` whose history and long-term memory both live in
+  the memo file and reach the model with ``ReActAgent`` and ``FunctionAgent``.
+- :class:`MemoHoodDBChatStore` (``db_chat_store.py``): the ``AsyncDBChatStore`` that
+  ``Memory`` keeps its short-term queue in.
 - :class:`MemoUnifiedRetriever` (``unified.py``): memory and documents in one
   ranked, conflict-aware retriever.
 
@@ -33,10 +37,11 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from memo_integrations.llamaindex.chat_store import MemoHoodChatStore
+from memo_integrations.llamaindex.db_chat_store import MemoHoodDBChatStore
 from memo_integrations.llamaindex.embeddings import LlamaIndexEmbedder, MemoEmbedding
 from memo_integrations.llamaindex.filters import to_memo_filter
 from memo_integrations.llamaindex.llm import LlamaIndexLLM
-from memo_integrations.llamaindex.memory_block import MemoHoodMemoryBlock
+from memo_integrations.llamaindex.memory_block import MemoHoodMemoryBlock, memo_memory
 from memo_integrations.llamaindex.query_engine import GuardedQueryEngine
 from memo_integrations.llamaindex.unified import MemoUnifiedRetriever
 from memo_integrations.llamaindex.vector_store import MemoBaseVectorStore
@@ -48,7 +53,9 @@ __all__ = [
     "MemoBaseVectorStore",
     "MemoEmbedding",
     "MemoHoodChatStore",
+    "MemoHoodDBChatStore",
     "MemoHoodMemoryBlock",
     "MemoUnifiedRetriever",
+    "memo_memory",
     "to_memo_filter",
 ]

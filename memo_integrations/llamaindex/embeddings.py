@@ -27,12 +27,19 @@ class MemoEmbedding(BaseEmbedding):
     """A memo :class:`~memo_core.embedders.base.Embedder` as a LlamaIndex embedding.
 
     Queries go through ``embed_query`` (asymmetric models add their query prefix),
-    passages through ``embed_documents`` in batches of ``embed_batch_size``.
+    passages through ``embed_documents`` in batches of ``embed_batch_size``. Without
+    an embedder, memo's offline MiniLM (``memo[local]``), as ``MemoEmbeddings()``.
     """
 
     _embedder: Embedder = PrivateAttr()
 
-    def __init__(self, embedder: Embedder, *, embed_batch_size: int = 64, **kwargs: Any) -> None:
+    def __init__(
+        self, embedder: Embedder | None = None, *, embed_batch_size: int = 64, **kwargs: Any
+    ) -> None:
+        if embedder is None:  # the same default as the LangChain side: the offline MiniLM
+            from memo_core.embedders.fastembed import default_local_embedder
+
+            embedder = default_local_embedder()
         if not isinstance(embedder, Embedder):
             raise InvalidInputError("MemoEmbedding needs a memo Embedder")
         kwargs.setdefault("model_name", embedder.fingerprint.describe())

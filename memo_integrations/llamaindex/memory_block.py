@@ -19,13 +19,32 @@ from typing import Any
 
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.llms import ChatMessage
-from llama_index.core.memory.memory import BaseMemoryBlock
+from llama_index.core.memory.memory import BaseMemoryBlock, InsertMethod, Memory
+from llama_index.core.prompts import RichPromptTemplate
 
 from memo_core.errors import InvalidInputError
 from memo_core.memory import MemoHood, Namespace, NamespaceLike, Recall, normalize_namespace
+from memo_core.memory.ranking import BLOCK_CLOSE, BLOCK_OPEN
 from memo_integrations.llamaindex.chat_store import memo_role, message_text
+from memo_integrations.llamaindex.db_chat_store import MemoHoodDBChatStore
 
-__all__ = ["MemoHoodMemoryBlock"]
+__all__ = ["MEMO_MEMORY_TEMPLATE", "MemoHoodMemoryBlock", "memo_memory"]
+
+#: The template :func:`memo_memory` formats the blocks with: memo's one ``<memory>``
+#: fence around the block texts (LlamaIndex's default adds a tag per block as well).
+MEMO_MEMORY_TEMPLATE = RichPromptTemplate(
+    "<memory>\n{% for (block_name, block_content) in memory_blocks %}"
+    "{% for block in block_content %}{% if block.block_type == 'text' %}"
+    "{{ block.text }}\n{% endif %}{% endfor %}{% endfor %}</memory>"
+)
+
+
+def _unfenced(block: str) -> str:
+    """The block without memo's own ``<memory>`` lines: ``Memory``'s template fences it."""
+    lines = block.strip().splitlines()
+    if len(lines) >= 2 and lines[0] == BLOCK_OPEN and lines[-1] == BLOCK_CLOSE:
+        lines = lines[1:-1]
+    return "\n".join(lines).strip()
 
 
 class MemoHoodMemoryBlock(BaseMemoryBlock[str]):
@@ -79,7 +98,7 @@ class MemoHoodMemoryBlock(BaseMemoryBlock[str]):
             use_gate=self.use_gate,
         )
         self._last_recall = recall
-        return recall.block
+        return _unfenced(recall.block)
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         """Capture flushed messages whose role is in ``capture_roles``, in order."""
@@ -95,3 +114,34 @@ class MemoHoodMemoryBlock(BaseMemoryBlock[str]):
                 role=memo_role(message),
                 session_id=str(session) if session is not None else None,
             )
+
+
+def memo_memory(
+    hood: MemoHood,
+    *,
+    namespace: NamespaceLike,
+    session_id: str | None = None,
+    token_limit: int = 30000,
+    insert_method: InsertMethod = InsertMethod.USER,
+    **block_options: Any,
+) -> Memory:
+    """A LlamaIndex ``Memory`` whose history and long-term memory both live in ``hood``.
+
+    The short-term queue is a :class:`MemoHoodDBChatStore` (user messages are
+    captured as they arrive), the block a :class:`MemoHoodMemoryBlock` fenced once by
+    :data:`MEMO_MEMORY_TEMPLATE`. ``insert_method`` defaults to the latest user
+    message because ``ReActAgent`` drops a leading system message, where ``Memory``
+    puts the blocks by default; with it, the recalled memory reaches the model with
+    ``ReActAgent`` and ``FunctionAgent`` alike. ``block_options`` go to the block
+    (``k``, ``token_budget``, ``use_gate``); ``capture_roles`` stays with the store,
+    so a message is captured once.
+    """
+    block = MemoHoodMemoryBlock(hood, namespace=namespace, capture_roles=(), **block_options)
+    return Memory.from_defaults(
+        session_id=session_id,
+        token_limit=token_limit,
+        chat_store=MemoHoodDBChatStore(hood, namespace=namespace),
+        memory_blocks=[block],
+        memory_blocks_template=MEMO_MEMORY_TEMPLATE,
+        insert_method=insert_method,
+    )

@@ -14,7 +14,9 @@ LlamaIndex values:
   metadata and, when the node knows its offset, the span in the LlamaIndex
   source document as ``ref_doc_start``/``ref_doc_end``);
 * a refusal -> ``Response(<the refusal reason>, source_nodes=[], metadata=...)``
-  with ``metadata["refused"] = True`` and ``metadata["reason"]``.
+  with ``metadata["refused"] = True``, ``metadata["reason"]`` and
+  ``metadata["related"]``: the nearest passages, clearly not an answer (no source
+  nodes, so nothing downstream mistakes them for one).
 
 ``metadata["result"]`` always holds the full ``to_dict()`` of the memo value.
 With ``streaming=True`` the answer is still produced and verified first; only
@@ -156,6 +158,7 @@ class GuardedQueryEngine(CustomQueryEngine):
             return result.text, nodes, metadata
         metadata["reason"] = result.reason
         metadata["citations"] = []
+        metadata["related"] = [r.to_dict() for r in result.related]
         return result.reason, [], metadata
 
     # -- CustomQueryEngine ----------------------------------------------------

@@ -32,9 +32,12 @@ import asyncio
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.bridge.pydantic import PrivateAttr
+from llama_index.core.indices.query.embedding_utils import get_top_k_mmr_embeddings
 from llama_index.core.schema import BaseNode
 from llama_index.core.vector_stores.types import (
     BasePydanticVectorStore,
@@ -44,6 +47,7 @@ from llama_index.core.vector_stores.types import (
     VectorStoreQueryResult,
 )
 
+from memo_core.embedders.base import Embedder
 from memo_core.errors import InvalidInputError
 from memo_core.kb.base import DEFAULT_COLLECTION, MemoBase
 from memo_core.search.rrf import rrf
@@ -56,9 +60,22 @@ __all__ = ["MemoBaseVectorStore"]
 log = logging.getLogger(__name__)
 
 _NO_LIMIT = sys.maxsize
+#: An MMR query chooses among this many times ``similarity_top_k`` nearest chunks.
+_MMR_PREFETCH = 4
 _KEYWORD_MODES = (VectorStoreQueryMode.TEXT_SEARCH, VectorStoreQueryMode.SPARSE)
 
 Ranked = list[tuple[int, float]]
+
+
+def _as_memo_embedder(embed_model: BaseEmbedding | None) -> Embedder | str:
+    """A memo embedder for a LlamaIndex embedding (``"auto"``: the local default)."""
+    if embed_model is None:
+        return "auto"
+    from memo_integrations.llamaindex.embeddings import LlamaIndexEmbedder, MemoEmbedding
+
+    if isinstance(embed_model, MemoEmbedding):
+        return embed_model.embedder
+    return LlamaIndexEmbedder(embed_model, model_name=embed_model.model_name or "llamaindex")
 
 
 class MemoBaseVectorStore(BasePydanticVectorStore):
@@ -78,9 +95,24 @@ class MemoBaseVectorStore(BasePydanticVectorStore):
     _kb: MemoBase = PrivateAttr()
     _degraded_noted: bool = PrivateAttr(default=False)
 
-    def __init__(self, kb: MemoBase, *, collection: str = DEFAULT_COLLECTION, **kwargs: Any):
-        if not isinstance(kb, MemoBase):
-            raise InvalidInputError("MemoBaseVectorStore needs a MemoBase")
+    def __init__(
+        self,
+        kb: MemoBase | str | Path,
+        *,
+        collection: str = DEFAULT_COLLECTION,
+        embed_model: BaseEmbedding | None = None,
+        **kwargs: Any,
+    ):
+        if isinstance(kb, MemoBase):
+            if embed_model is not None:
+                raise InvalidInputError(
+                    "an open MemoBase already has its embedder; pass embed_model= only with a path"
+                )
+        elif isinstance(kb, (str, Path)):
+            # The same defaults as the LangChain side: the local embedder, or the given model.
+            kb = MemoBase(kb, embedder=_as_memo_embedder(embed_model))
+        else:
+            raise InvalidInputError("MemoBaseVectorStore needs a MemoBase or a file path")
         if not isinstance(collection, str) or not collection:
             raise InvalidInputError("collection must be a non-empty string")
         super().__init__(collection=collection, **kwargs)  # type: ignore[call-arg]  # pydantic field
@@ -235,10 +267,14 @@ class MemoBaseVectorStore(BasePydanticVectorStore):
                 ranked = self._keyword(query.query_str, k, flt, required=True)
         elif mode is VectorStoreQueryMode.HYBRID:
             ranked = self._hybrid(query, flt)
+        elif mode is VectorStoreQueryMode.MMR:
+            threshold = kwargs.get("mmr_threshold", query.mmr_threshold)
+            prefetch = int(kwargs.get("mmr_prefetch_factor", _MMR_PREFETCH))
+            ranked = self._mmr(query, k, flt, threshold, prefetch)
         else:
             raise InvalidInputError(
                 f"MemoBaseVectorStore does not support query mode {mode.value!r}; "
-                "use default, text_search, sparse or hybrid"
+                "use default, text_search, sparse, hybrid or mmr"
             )
         return self._result(ranked)
 
@@ -254,15 +290,55 @@ class MemoBaseVectorStore(BasePydanticVectorStore):
         )
         return [(rowid, -bm25) for rowid, bm25 in found]  # FTS5 bm25: lower is better
 
+    def _query_vector(self, query: VectorStoreQuery) -> Sequence[float]:
+        if query.query_embedding is not None:
+            return query.query_embedding
+        if self._kb.embedder is None or not query.query_str:
+            raise InvalidInputError("a vector query needs query_embedding (or query_str)")
+        return self._kb.embedder.embed_query(query.query_str)
+
     def _vector(self, query: VectorStoreQuery, limit: int, flt: dict[str, Any] | None) -> Ranked:
-        vector = query.query_embedding
-        if vector is None:
-            if self._kb.embedder is None or not query.query_str:
-                raise InvalidInputError("a vector query needs query_embedding (or query_str)")
-            vector = self._kb.embedder.embed_query(query.query_str)
+        vector = self._query_vector(query)
         return self._kb.searcher.vector_leg(
             self._kb.owner, vector, limit, collections=[self.collection], filter=flt
         )
+
+    def _mmr(
+        self,
+        query: VectorStoreQuery,
+        k: int,
+        flt: dict[str, Any] | None,
+        threshold: float | None,
+        prefetch: int,
+    ) -> Ranked:
+        """Maximal marginal relevance over the ``k * prefetch`` nearest chunks.
+
+        LlamaIndex's own selection (``get_top_k_mmr_embeddings``, as its
+        ``SimpleVectorStore`` runs it); ``threshold`` weighs relevance against
+        novelty (1.0: relevance only; LlamaIndex's default 0.5 when None).
+        """
+        if threshold is not None and not 0.0 <= float(threshold) <= 1.0:
+            raise InvalidInputError("mmr_threshold must be between 0 and 1")
+        if prefetch < 1:
+            raise InvalidInputError("mmr_prefetch_factor must be at least 1")
+        if not self._vectors_available():
+            raise InvalidInputError("an mmr query needs a base with vectors (an embedder)")
+        vector = self._query_vector(query)
+        candidates = self._kb.searcher.vector_leg(
+            self._kb.owner, vector, k * prefetch, collections=[self.collection], filter=flt
+        )
+        stored = self._kb.store.vectors_by_rowid([r for r, _ in candidates])
+        ids = [r for r, _ in candidates if r in stored]
+        if not ids:
+            return []
+        scores, picked = get_top_k_mmr_embeddings(
+            list(vector),
+            [stored[r] for r in ids],
+            similarity_top_k=k,
+            embedding_ids=ids,
+            mmr_threshold=threshold,
+        )
+        return [(int(r), float(score)) for r, score in zip(picked, scores, strict=True)]
 
     def _hybrid(self, query: VectorStoreQuery, flt: dict[str, Any] | None) -> Ranked:
         settings = self._kb.searcher.settings

@@ -196,3 +196,14 @@ def test_a_claim_whose_negations_or_numbers_differ_is_never_faithful(
     if other != number:
         changed = " ".join([*words[:at], negation, other, *words[at:]])
         assert unfaithful(changed, [quote]) is not None
+
+
+def test_a_refusal_offers_the_nearest_passages_as_related(kb: MemoBase) -> None:
+    from memo_core.answer.types import Refusal, result_from_dict
+
+    question = "What is the yearly support fee for Product Beta?"
+    result = GuardedAnswerer(kb, gate=SufficiencyGate(threshold=0.0)).ask(question)
+    assert isinstance(result, Refusal)
+    assert result.related and "Product Alpha" in result.related[0].text
+    assert all(r.to_dict()["answer"] is False for r in result.related)
+    assert result_from_dict(result.to_dict()) == result

@@ -14,6 +14,7 @@ from memo_core.answer.types import (
     GateDecision,
     QuoteCheck,
     Refusal,
+    RelatedPassage,
     result_from_dict,
 )
 
@@ -61,8 +62,14 @@ def test_refusal_round_trips_and_is_refused() -> None:
         "citations": [],
         "searched": ["term", "renewal"],
         "gate_score": 0.12,
+        "related": [],
     }
     assert result_from_dict(data) == refusal and refusal.refused
+    near = RelatedPassage("The renewal fee is 20 EUR.", "c1", "d1", "fees.md", "Fees", {"page": 2})
+    with_related = Refusal("not in the base", 0.3, related=[near])
+    data = json.loads(json.dumps(with_related.to_dict()))
+    assert data["related"][0]["answer"] is False and data["related"][0]["locator"] == {"page": 2}
+    assert result_from_dict(data) == with_related
 
 
 def test_from_dict_rejects_the_other_kind() -> None:

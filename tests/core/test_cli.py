@@ -103,6 +103,8 @@ def test_ask_json_answer_and_refusal(db: str, capsys: pytest.CaptureFixture[str]
     )
     refusal = json.loads(out)
     assert refusal["refused"] is True and refusal["answer"] is None and "explain" in refusal
+    assert isinstance(refusal["related"], list)
+    assert all({"text", "chunk_id", "source", "locator"} <= set(r) for r in refusal["related"])
 
 
 def test_named_paths_are_allowed_and_walks_stay_inside_them(

@@ -20,6 +20,7 @@ from memo_core.errors import (
     EmbedderMismatchError,
     InvalidInputError,
     NamespaceRequiredError,
+    ProviderError,
 )
 from memo_core.kb import ChunkInput, MemoBase
 from memo_core.migrate import table_exists
@@ -268,6 +269,53 @@ def test_other_embedder_is_refused_then_reindex_swaps(backend_url: str) -> None:
         assert not table_exists(base.db, old_table)
     with MemoBase(backend_url, embedder=HashEmbedder(32)) as reopened:
         assert reopened.search("contract", mode="vector")[0].document_id == "a"
+
+
+class _FailingEmbedder(HashEmbedder):
+    """Counts the texts it embeds; raises on batch ``fail_at`` (a provider outage)."""
+
+    def __init__(self, fail_at: int | None = None) -> None:
+        super().__init__(32)
+        self.fail_at, self.batches, self.texts = fail_at, 0, 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.batches += 1
+        if self.batches == self.fail_at:
+            raise ProviderError("the embedding service went away")
+        self.texts += len(texts)
+        return super().embed_documents(texts)
+
+
+def test_an_interrupted_reindex_resumes_and_re_embeds_what_changed(tmp_path: Path) -> None:
+    path = tmp_path / "kb.db"
+    with MemoBase(path, embedder=HashEmbedder(64)) as base:
+        ids = [f"n{i}" for i in range(24)]
+        base.add_texts([f"note {i} about the harbour" for i in range(24)], ids=ids)
+        with pytest.raises(ProviderError):  # batches of 5: 20 chunks embedded, then it stops
+            base.store.rebuild_vectors(
+                _FailingEmbedder().fingerprint,
+                _FailingEmbedder(fail_at=5).embed_documents,
+                batch_size=5,
+            )
+        assert base.db.query_one("SELECT count(*) FROM vec_chunks_2")[0] == 20
+        # Written while it was stopped: the last five go, so the next chunk takes the
+        # rowid of n19, whose vector for the new embedder was already made.
+        base.delete(ids[19:])
+        base.add_texts(["a lighthouse keeps the harbour safe"], ids=["lighthouse"])
+        base.add_texts(["comets return every few years"], ids=["late"])
+    resumed = _FailingEmbedder()
+    with MemoBase(path, embedder=None, check_embedder=False) as base:
+        assert base.reindex(resumed) == resumed.texts
+    assert resumed.texts == 2  # 19 kept vectors are not paid again; the rowid reused is
+    with MemoBase(path, embedder=HashEmbedder(32)) as reopened:
+        for text, doc in (
+            ("a lighthouse keeps the harbour safe", "lighthouse"),
+            ("comets return every few years", "late"),
+            ("note 7 about the harbour", "n7"),
+        ):
+            assert reopened.search(text, mode="vector")[0].document_id == doc
+        assert reopened.store.meta("reindex_table") is None
+        assert reopened.db.query_one("SELECT count(*) FROM vec_chunks_2")[0] == 21
 
 
 def test_no_embedder_degrades_to_keyword_once(

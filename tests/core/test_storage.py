@@ -77,6 +77,54 @@ def test_migrations_run_once_in_order_and_are_recorded(tmp_path: Path) -> None:
     assert rows == [(1, "first"), (2, "second")]
 
 
+def test_a_read_only_file_opens_without_steps_readers_can_skip(tmp_path: Path) -> None:
+    """A file on read-only media cannot be migrated: a pending step the code copes
+    without is skipped, any other is a SchemaError naming the cure."""
+    schema = Migrations("test")
+    schema(lambda db: db.execute("CREATE TABLE t (x)"))
+    writable = Database(tmp_path / "m.db")
+    schema.apply(writable)
+    writable.close()
+
+    @schema.skippable_by_readers
+    def add_an_id(db: Database) -> None:
+        db.execute("INSERT INTO t VALUES (1)")
+
+    reader = Database(tmp_path / "m.db")
+    reader.read_only = True  # as when its file or folder is not writable
+    assert schema.apply(reader) == []
+    assert reader.query("SELECT * FROM t") == []
+    with pytest.raises(StorageError, match="read-only"), reader.transaction():
+        pass
+
+    @schema
+    def add_a_table(db: Database) -> None:
+        db.execute("CREATE TABLE u (y)")
+
+    with pytest.raises(SchemaError, match="open it once where it can be written"):
+        schema.apply(reader)
+    reader.close()
+
+
+@pytest.mark.parametrize(
+    ("message", "corrupt"),
+    [
+        ("database disk image is malformed", True),
+        ("vectors blob read error for 1", True),
+        ("could not open vectors blob for chunk 1", True),
+        ("chunks iter error", True),
+        ("Internal sqlite-vec error: Could not find latest chunk", True),
+        ("Error inserting rowid into rowids shadow table: out of memory", True),
+        ("Could not create '_chunks' shadow table: database or disk is full", False),
+        ("Internal sqlite-vec error: could not write vector blob: database or disk is full", False),
+        ("Dimension mismatch for inserted vector", False),
+    ],
+)
+def test_sqlite_vec_damage_is_corruption(message: str, corrupt: bool) -> None:
+    error = translate_sqlite_error(sqlite3.OperationalError(message))
+    assert isinstance(error, CorruptDatabaseError) is corrupt
+
+
 def test_failed_migration_rolls_back(tmp_path: Path) -> None:
     schema = Migrations("broken")
 

@@ -168,7 +168,7 @@ def test_three_rejections_then_the_service_is_skipped(tmp_path: Path, fake_api: 
 def test_local_mode_asks_no_cloud_key(tmp_path: Path, fake_api: FakeAPI) -> None:
     fake_api.has_models = False  # the check falls back to a 1-token chat completion
     folder = tmp_path / "cfg"
-    visible = Script("nope", "local", "", "tiny")  # a wrong mode is asked again
+    visible = Script("nope", "local", "", "", "tiny")  # a wrong mode is asked again
     hidden = Script(GOOD)  # the LLM key only
     out: list[str] = []
     result = _wizard(folder, fake_api, visible, hidden, out).run()
@@ -216,7 +216,7 @@ def test_setup_command_reads_piped_answers(
     tmp_path: Path, fake_api: FakeAPI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = tmp_path / "cfg"
-    answers = "\n".join(["", "tiny", GOOD]) + "\n"  # LLM url (default), model, key
+    answers = "\n".join(["", "", "tiny", GOOD]) + "\n"  # embeddings, LLM url, model, key
     monkeypatch.setattr("sys.stdin", io.StringIO(answers))
     code = main(
         [
@@ -274,10 +274,21 @@ def test_setup_without_a_terminal_refuses_unless_options_answer(
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "--stdin" in err and "--mode" in err
     assert not folder.exists()  # no configuration nobody chose
-    code = main(["setup", "--config-dir", str(folder), "--mode", "local"])
-    assert code == 2 and "LLM base URL" in capsys.readouterr().err and not folder.exists()
-    code = main(["setup", "--config-dir", str(folder), "--mode", "local", "--no-llm"])
+    local = ["setup", "--config-dir", str(folder), "--mode", "local"]
+    assert main(local) == 2 and "Embeddings" in capsys.readouterr().err and not folder.exists()
+    assert main([*local, "--embedding", "english"]) == 2
+    assert "LLM base URL" in capsys.readouterr().err and not folder.exists()
+    code = main([*local, "--embedding", "english", "--no-llm"])
     assert code == 0, capsys.readouterr().err
     config = yaml.safe_load((folder / "config.yaml").read_text())
-    assert config["memobase"]["embedder"]["provider"] == "local"
+    assert config["memobase"]["embedder"] == {"provider": "local"}
     assert "llm" not in config["memobase"]
+    assert main([*local, "--embedding", "multilingual", "--no-llm"]) == 0
+    out = capsys.readouterr().out
+    assert "intfloat/multilingual-e5-large" in out and "2.2 GB" in out  # the size is said
+    config = yaml.safe_load((folder / "config.yaml").read_text())
+    assert config["memobase"]["embedder"] == {
+        "provider": "local",
+        "model": "intfloat/multilingual-e5-large",
+        "dims": 1024,
+    }

@@ -94,6 +94,9 @@ def test_a_perturbed_quote_is_refused(kb: MemoBase) -> None:
     assert out["refused"] is True
     assert "verified quote" in out["reason"]
     assert out["answer"] is None and out["citations"] == []
+    # The nearest passages, marked as not an answer.
+    assert out["related"] and all(r["answer"] is False for r in out["related"])
+    assert any("lease term" in r["text"].lower() for r in out["related"])
 
 
 def test_off_topic_question_is_refused_before_any_model_call(kb: MemoBase) -> None:

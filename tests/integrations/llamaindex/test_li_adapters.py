@@ -31,8 +31,10 @@ def test_public_surface_is_pinned() -> None:
         "MemoBaseVectorStore",
         "MemoEmbedding",
         "MemoHoodChatStore",
+        "MemoHoodDBChatStore",
         "MemoHoodMemoryBlock",
         "MemoUnifiedRetriever",
+        "memo_memory",
         "to_memo_filter",
     }
     for name in li.__all__:

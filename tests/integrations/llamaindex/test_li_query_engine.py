@@ -92,6 +92,10 @@ def test_perturbed_number_is_refused(vs: MemoBaseVectorStore, scripted_llm: Any)
     assert response.metadata["refused"] is True
     assert response.source_nodes == []
     assert response.metadata["citations"] == []
+    # The nearest passages come along, as metadata only: never as source nodes.
+    related = response.metadata["related"]
+    assert related and all(r["answer"] is False and r["text"] for r in related)
+    assert related == response.metadata["result"]["related"]
     assert "12 months" not in str(response)
     assert str(response) == response.metadata["reason"]
     assert response.metadata["result"]["refused"] is True

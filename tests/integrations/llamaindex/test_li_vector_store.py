@@ -20,7 +20,7 @@ from memo_core.errors import DimensionMismatchError, InvalidInputError
 from memo_core.kb.base import MemoBase
 from memo_core.kb.store import ChunkInput
 from memo_core.search.rrf import rrf
-from memo_integrations.llamaindex import MemoBaseVectorStore
+from memo_integrations.llamaindex import MemoBaseVectorStore, MemoEmbedding
 
 CORPUS = [
     ("n1", "The contract term is 24 months and renews automatically.", "docA"),
@@ -306,7 +306,55 @@ def test_hybrid_weights_default_to_search_settings(
 
 def test_unsupported_mode_is_a_clear_error(filled: MemoBaseVectorStore) -> None:
     with pytest.raises(InvalidInputError, match="mmr"):
-        filled.query(VectorStoreQuery(query_str="x", query_embedding=[0.0] * 64, mode="mmr"))
+        filled.query(VectorStoreQuery(query_str="x", query_embedding=[0.0] * 64, mode="svm"))
+
+
+def test_mmr_trades_relevance_for_novelty(
+    store: MemoBaseVectorStore, node_factory: Any, embedder: HashEmbedder
+) -> None:
+    store.add(
+        [
+            node_factory("a1", "walrus colony on the arctic ice shelf"),
+            node_factory("a2", "walrus colony on the arctic ice shelf today"),
+            node_factory("b1", "walrus tusks are long teeth"),
+        ]
+    )
+    query_embedding = embedder.embed_query("walrus colony arctic ice")
+
+    def run(threshold: float | None) -> list[str]:
+        found = store.query(
+            VectorStoreQuery(
+                query_embedding=query_embedding,
+                similarity_top_k=2,
+                mode="mmr",
+                mmr_threshold=threshold,
+            )
+        )
+        return ids(found)
+
+    assert run(1.0) == ["a1", "a2"]  # relevance only: the near-duplicate comes second
+    assert run(0.3) == ["a1", "b1"]  # novelty counts: the duplicate gives way
+    with pytest.raises(InvalidInputError):
+        run(1.5)
+
+
+def test_a_path_opens_a_base_with_the_given_or_local_embedder(
+    tmp_path: Path, embed_model: MemoEmbedding, node_factory: Any
+) -> None:
+    store = MemoBaseVectorStore(str(tmp_path / "li.db"), embed_model=embed_model)
+    store.add([node_factory("n1", "a node stored through a path")])
+    assert store.kb.embedder is embed_model.embedder
+    assert ids(store.query(VectorStoreQuery(query_str="node stored path", similarity_top_k=1))) == [
+        "n1"
+    ]
+    store.kb.close()
+    with pytest.raises(InvalidInputError):
+        MemoBaseVectorStore(store.kb, embed_model=embed_model)
+    pytest.importorskip("fastembed", reason="the local embedder needs memo[local]")
+    default = MemoBaseVectorStore(tmp_path / "local.db")
+    assert default.kb.embedder is not None and default.kb.embedder.dimensions == 384
+    default.kb.close()
+    assert MemoEmbedding().embedder.dimensions == 384
 
 
 def test_top_k_zero_returns_nothing(filled: MemoBaseVectorStore) -> None:
@@ -378,7 +426,7 @@ async def test_async_twins(store: MemoBaseVectorStore, node_factory: Any) -> Non
 
 def test_constructor_validates(kb: MemoBase) -> None:
     with pytest.raises(InvalidInputError):
-        MemoBaseVectorStore("not a base")  # type: ignore[arg-type]
+        MemoBaseVectorStore(42)  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError):
         MemoBaseVectorStore(kb, collection="")
     store = MemoBaseVectorStore(kb, collection="c1")
