@@ -545,6 +545,7 @@ def analyze_turn(
                 sent.score < cfg.keep_threshold
                 and kept
                 and "event" not in signals  # what happened stays borderline (fleeting)
+                and not lx.OPINION.search(sent.cleaned)
                 and _ABOUT_SELF.search(raw)
             ):
                 sent.score = max(sent.score, cfg.keep_threshold, round(probability, 3))

@@ -20,6 +20,7 @@ __all__ = [
     "HYPOTHETICAL",
     "MARKER_WORDS",
     "NONCOMMITTAL",
+    "OPINION",
     "PLEASANTRY_WORDS",
     "RELATIONS",
     "REL_ALT",
@@ -250,6 +251,13 @@ NONCOMMITTAL = _p(
     r"\b(?:let me (?:think|sleep on|see|mull)|i'?ll (?:think|mull|sleep on|see)|think it over|"
     r"mull (?:it|this|that) over|not sure|maybe later|we'?ll see|no idea|i don'?t know|dunno|"
     r"get back to you)\b|подумаю|посмотрим|не знаю|пока не решил\w*|вернусь к этому"
+)
+#: A passing opinion ("I think the budget is too tight", "мне кажется"): only the rules
+#: may make it a fact (a preference, a decision), the classifier does not.
+OPINION = _p(
+    r"^(?:\W*(?:and|but|so|also|и|а|но)\s+)?(?:i (?:think|guess|feel like|suppose|reckon|believe)|"
+    r"i'?m (?:not sure|pretty sure)|it (?:seems|looks like)|"
+    r"мне кажется|я думаю|по-моему|кажется|похоже)\b"
 )
 FORGET_REQUEST = _p(
     r"no need to (?:keep|remember|store|save|note)|"
