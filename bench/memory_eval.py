@@ -4,7 +4,7 @@ Run: ``python bench/memory_eval.py [--scenarios FILE ...] [--embedder auto|local
 [--facts 10000] [--backend sqlite|postgres] [--pg-url URL] [--out bench/results/memory.json]``
 
 ``--scenarios`` defaults to both sets: the public ``../shared/eval/memory/scenarios.jsonl``
-and the project's dev set ``bench/data/memory/dev_scenarios.jsonl`` (225 scenarios, EN/RU,
+and the project's dev set ``bench/data/memory/dev_scenarios.jsonl`` (231 scenarios, EN/RU,
 built by ``bench/data/memory/make_dev_scenarios.py``). ``--backend postgres`` runs everything
 on PostgreSQL + pgvector: the server named by ``--pg-url`` (or ``MEMO_TEST_POSTGRES_URL``),
 else a private one started with ``pgserver``; each base is a fresh schema, dropped afterwards.
@@ -426,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, dict[str, Any]] = {}
     with bases(args.backend, args.pg_url) as url:
         for path in files:
-            results[path] = run_file(path, args.embedder, gate, url)
+            results[Path(path).name] = run_file(path, args.embedder, gate, url)
         lat = latency(args.facts, args.embedder, gate, url) if args.facts > 0 else None
     payload = {
         "backend": args.backend,
@@ -442,10 +442,10 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(payload, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     sections = []
-    for path, result in results.items():
+    for name, result in results.items():
         c = result["gate_confusion"]
         sections.append(
-            f"### {Path(path).name} ({result['scenarios']} scenarios, {result['probes']} probes)"
+            f"### {name} ({result['scenarios']} scenarios, {result['probes']} probes)"
             f"\n\nbackend {args.backend}, embedder {result['embedder']}, gate "
             f"{payload['gate']['method']}; gate confusion: recall expected {c['tp']} passed / "
             f"{c['fn']} skipped, small talk {c['tn']} skipped / {c['fp']} recalled; "
@@ -460,21 +460,21 @@ def main(argv: list[str] | None = None) -> int:
     md = "\n\n".join(sections)
     out.with_suffix(".md").write_text(md + "\n", encoding="utf-8")
     print(md)
-    for path, result in results.items():
+    for name, result in results.items():
         for miss in result["misses"]:
             print(
-                f"  miss {Path(path).stem} {miss['id']}#{miss['probe']}: {miss['missing']} "
+                f"  miss {name} {miss['id']}#{miss['probe']}: {miss['missing']} "
                 f"<- {miss['text']}",
                 file=sys.stderr,
             )
         for leak in result["leaks"]:
             print(
-                f"  leak {Path(path).stem} {leak['id']}#{leak['probe']}: {leak['leaked']}",
+                f"  leak {name} {leak['id']}#{leak['probe']}: {leak['leaked']}",
                 file=sys.stderr,
             )
         for wrong in result["gate_errors"]:
             print(
-                f"  gate {Path(path).stem} {wrong['id']}#{wrong['probe']}: {wrong['gate']} "
+                f"  gate {name} {wrong['id']}#{wrong['probe']}: {wrong['gate']} "
                 f"<- {wrong['text']}",
                 file=sys.stderr,
             )

@@ -1,11 +1,15 @@
-"""Build the example notebooks from this file, so they are reviewed as Python.
+"""Build the example notebooks from this file, so they are reviewed as Python, and run them.
 
-    python notebooks/build_notebooks.py          # (re)write notebooks/*.ipynb
-    python notebooks/build_notebooks.py --check  # exit 1 if a notebook differs from this file
+    python notebooks/build_notebooks.py          # (re)write and execute notebooks/*.ipynb
+    python notebooks/build_notebooks.py --check  # exit 1 if a notebook's cells differ from this file
+    python notebooks/build_notebooks.py --no-execute  # write the cells only (no outputs)
 
-Every notebook is written without outputs or execution counts, with stable cell ids,
-so the repository holds commit-ready notebooks and ``--check`` can compare bytes.
-Edit the cells here, never the ``.ipynb`` files by hand.
+Each notebook is written with stable cell ids, then executed top to bottom in a fresh
+kernel of this interpreter, from the repository root, offline (``HF_HUB_OFFLINE=1``, no
+``MEMO_LLM_*`` variables: the fake models answer), and committed with its outputs, so a
+reader on GitHub sees the results and the plots. ``--check`` compares the cells (kind,
+id, source), not the outputs, which hold timings and temporary paths. Edit the cells
+here, never the ``.ipynb`` files by hand; the tests (tests/notebooks) execute them again.
 
 Each notebook runs top to bottom offline: with no model configured it uses memo's
 ``FakeLLM`` (or the framework's fake chat model); with ``MEMO_LLM_BASE_URL``,
@@ -17,9 +21,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
+import time
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
@@ -536,7 +543,9 @@ def nb03() -> list[Cell]:
             * `MemoBaseRetriever`: a memo knowledge base as a LangChain retriever in an LCEL chain;
             * `GuardedQA`: the quote-or-refuse engine as a Runnable;
             * `MemoHoodStore`: long-term memory as a LangGraph `BaseStore` (`store=` at compile
-              time), used by a small agent.
+              time), used by a small agent;
+            * `MemoHoodMiddleware`: memory for a LangChain 1.x `create_agent` agent, with no tool
+              call, and `knowledge_base_tools`.
 
             Needs `pip install "memo[local,pdf,langchain]"`. Offline, the chat model is LangChain's
             `ParrotFakeChatModel`, which replies with the prompt it received, so you can see what a
@@ -721,6 +730,49 @@ def nb03() -> list[Cell]:
             print(second["reply"][:1200])
             """
         ),
+        md(
+            """
+            ## A LangChain 1.x agent that remembers without being asked
+
+            `MemoHoodMiddleware` recalls before each model call (the fenced memory block goes into
+            that call's system message) and captures the user's turns after each run; the model
+            never has to call a memory tool. `knowledge_base_tools(kb)` adds `search_knowledge_base`
+            and `ask_knowledge_base` (quote or refuse). Offline, `ScriptedChatModel` replies and
+            records what it was sent, so you can read the memory block the model received. The
+            two runs share nothing but the memory file: no checkpointer, no thread.
+            """
+        ),
+        code(
+            """
+            from langchain.agents import create_agent
+
+            from memo_integrations.langchain import (
+                MemoHoodMiddleware,
+                ScriptedChatModel,
+                knowledge_base_tools,
+            )
+
+            agent_model = chat_model if REAL_MODEL else ScriptedChatModel(default_reply="(scripted reply)")
+            lc_agent = create_agent(
+                agent_model,
+                knowledge_base_tools(kb),
+                system_prompt="You are a careful assistant.",
+                middleware=[MemoHoodMiddleware(store.memory)],  # user_id from the run's context
+            )
+            lc_agent.invoke({"messages": [("user", "My daughter Mila starts school in September.")]},
+                            context={"user_id": "carol"})
+            later = lc_agent.invoke(
+                {"messages": [("user", "What should I buy for my daughter's first school day?")]},
+                context={"user_id": "carol"},
+            )
+            if not REAL_MODEL:
+                system_sent = agent_model.calls[-1][0].content
+                print("Mila reached the model:", "Mila" in system_sent)
+                print(system_sent[:900])
+            print()
+            print(later["messages"][-1].content[:600])
+            """
+        ),
         code(
             """
             other = agent.invoke({"message": "Which antibiotic is safe for me?"}, context=Context("bob"))
@@ -745,7 +797,9 @@ def nb04() -> list[Cell]:
             * `MemoBaseVectorStore`: a `VectorStoreIndex` whose nodes live in memo's SQLite file
               (vector, keyword and hybrid queries, metadata filters);
             * `GuardedQueryEngine`: quote-or-refuse answers as a LlamaIndex query engine;
-            * `MemoHoodMemoryBlock`: memo's long-term memory as a block of LlamaIndex `Memory`.
+            * `MemoHoodMemoryBlock`: memo's long-term memory as a block of LlamaIndex `Memory`;
+            * `memo_memory`: a `Memory` whose history and long-term memory live in the memo file,
+              for a `FunctionAgent` that remembers across sessions.
 
             LlamaIndex's global `Settings` are never used (their defaults call OpenAI): the
             embedding model and the LLM are passed explicitly. Offline the LLM is `MockLLM` (it
@@ -909,6 +963,40 @@ def nb04() -> list[Cell]:
                 print()
                 print(str(reply.message.content)[:400])
             kb.close()
+            """
+        ),
+        md(
+            """
+            ## A LlamaIndex agent that remembers across sessions
+
+            `memo_memory(hood, namespace=...)` is a `Memory` whose chat history (a
+            `MemoHoodDBChatStore`) and long-term memory both live in the memo file. The memory
+            block goes with the latest user message, so it reaches the model with `FunctionAgent`
+            and `ReActAgent` alike (`ReActAgent` drops a leading system message). Offline, LlamaIndex's
+            `MockFunctionCallingLLMWithChatMemoryOfLastCall` records what it was sent.
+            """
+        ),
+        code(
+            """
+            from llama_index.core.agent.workflow import FunctionAgent
+            from llama_index.core.llms.mock import MockFunctionCallingLLMWithChatMemoryOfLastCall
+
+            from memo_integrations.llamaindex import memo_memory
+
+            agent_llm = llm if REAL_MODEL else MockFunctionCallingLLMWithChatMemoryOfLastCall()
+            agent = FunctionAgent(tools=[], llm=agent_llm, streaming=False)
+            with MemoHood(WORK / "agent-memory.db", embedder=embedder, gate=gate) as hood:
+                await agent.run("My daughter Mila starts school in September.",
+                                memory=memo_memory(hood, namespace="dana", session_id="monday"))
+                reply = await agent.run("What should I buy for my daughter's first school day?",
+                                        memory=memo_memory(hood, namespace="dana", session_id="friday"))
+                if not REAL_MODEL:
+                    sent = "\\n".join(m.content or "" for m in agent_llm.last_chat_messages)
+                    print("Mila reached the model:", "Mila" in sent)
+                    print(sent[:900])
+                print()
+                print(str(reply)[:400])
+                print("sessions in the memo file:", hood.list_session_keys("dana"))
             """
         ),
     ]
@@ -1095,7 +1183,7 @@ NOTEBOOKS = {
 
 
 def build(name: str) -> nbformat.NotebookNode:
-    """The notebook ``name`` with no outputs, no execution counts and stable cell ids."""
+    """The notebook ``name``, not yet executed, with stable cell ids."""
     stem = name.split("_", 1)[0]
     cells = []
     for i, (kind, source) in enumerate(NOTEBOOKS[name](), start=1):
@@ -1117,22 +1205,87 @@ def render(name: str) -> str:
     return nbformat.writes(build(name)) + "\n"
 
 
+def kernel_env(**overrides: str) -> dict[str, str]:
+    """The environment notebooks run in: offline, no real LLM configured, plots inline."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("MEMO_LLM_") and k not in ("OPENAI_API_KEY", "MPLBACKEND")
+    }
+    env.update(
+        MPLBACKEND="module://matplotlib_inline.backend_inline",
+        HF_HUB_OFFLINE="1",
+        PYDEVD_DISABLE_FILE_VALIDATION="1",
+        # tqdm (imported by the model libraries) asks for ipywidgets, which is not needed.
+        PYTHONWARNINGS="ignore:IProgress not found",
+    )
+    env.update(overrides)
+    return env
+
+
+def kernel_manager_class() -> type:
+    """A kernel manager whose kernels run *this* interpreter (never a python3 on PATH)."""
+    from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    class ThisInterpreterSpecs(KernelSpecManager):  # type: ignore[misc]
+        def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+            return KernelSpec(
+                argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                display_name=f"memo ({sys.executable})",
+                language="python",
+            )
+
+    class ThisInterpreterKernels(AsyncKernelManager):  # type: ignore[misc]
+        @default("kernel_spec_manager")
+        def _specs(self) -> KernelSpecManager:
+            return ThisInterpreterSpecs()
+
+    return ThisInterpreterKernels
+
+
+def execute(nb: nbformat.NotebookNode, env: dict[str, str], timeout: int = 600) -> None:
+    """Run every cell of ``nb`` in place, from the repository root."""
+    import nbclient
+
+    client = nbclient.NotebookClient(
+        nb,
+        kernel_manager_class=kernel_manager_class(),
+        timeout=timeout,
+        kernel_name="python3",
+        record_timing=False,  # no timestamps in the committed files
+        resources={"metadata": {"path": str(HERE.parent)}},
+    )
+    client.execute(env=env)
+
+
+def cells(nb: Any) -> list[tuple[str, str, str]]:
+    """What ``--check`` compares: each cell's kind, id and source."""
+    return [(c["cell_type"], c.get("id", ""), c["source"]) for c in nb["cells"]]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare, do not write")
+    parser.add_argument("--check", action="store_true", help="compare the cells, do not write")
+    parser.add_argument("--no-execute", action="store_true", help="write without outputs")
+    parser.add_argument("names", nargs="*", help="only these notebooks (default: all)")
     args = parser.parse_args(argv)
     stale = []
-    for name in NOTEBOOKS:
+    for name in args.names or list(NOTEBOOKS):
         path = HERE / name
-        text = render(name)
-        if args.check:  # compare content, not bytes (JSON layout may differ by nbformat version)
-            if not path.exists() or json.loads(path.read_text(encoding="utf-8")) != json.loads(
-                text
-            ):
+        nb = build(name)
+        if args.check:
+            committed = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+            if committed is None or cells(committed) != cells(json.loads(nbformat.writes(nb))):
                 stale.append(name)
-        else:
-            path.write_text(text, encoding="utf-8")
-            print("wrote", path)
+            continue
+        if not args.no_execute:
+            start = time.perf_counter()
+            execute(nb, kernel_env())
+            print(f"executed {name} in {time.perf_counter() - start:.0f} s")
+        path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+        print("wrote", path)
     if stale:
         print("out of date (run python notebooks/build_notebooks.py):", ", ".join(stale))
         return 1

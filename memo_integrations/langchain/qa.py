@@ -17,16 +17,26 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import run_in_executor
+from langchain_core.tools import BaseTool
+from pydantic import BaseModel, Field
 
 from memo_core.answer.engine import GuardedAnswerer
 from memo_core.errors import InvalidInputError
 from memo_core.kb.base import MemoBase
 from memo_core.llm.base import LLM
 from memo_integrations.langchain.llm import LangChainLLM
+from memo_integrations.toolkit import ASK_DESCRIPTION
 
 __all__ = ["GuardedQA", "as_memo_llm"]
 
 QAInput = str | Mapping[str, Any]
+
+
+class _QuestionInput(BaseModel):
+    question: str = Field(description="the question to answer from the documents")
+    k: int | None = Field(default=None, ge=1, description="how many passages to read")
+
+
 _OPTIONS = ("k", "collection", "filter")
 
 
@@ -73,7 +83,8 @@ class GuardedQA(Runnable[QAInput, dict[str, Any]]):
             unknown = set(input) - {"question", *_OPTIONS}
             if unknown:
                 raise InvalidInputError(f"unknown GuardedQA input keys: {sorted(unknown)}")
-            options = {key: input[key] for key in _OPTIONS if key in input}
+            # None means "not given" (a tool's schema passes every optional field).
+            options = {key: input[key] for key in _OPTIONS if input.get(key) is not None}
         else:
             raise InvalidInputError(
                 f"GuardedQA input must be a str or dict, not {type(input).__name__}"
@@ -85,6 +96,25 @@ class GuardedQA(Runnable[QAInput, dict[str, Any]]):
             filter=options.get("filter", self.filter),
         )
         return result.to_dict()
+
+    def as_tool(
+        self,
+        args_schema: type[BaseModel] | None = None,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        arg_types: dict[str, type] | None = None,
+    ) -> BaseTool:
+        """This engine as a tool: ``question`` (and an optional ``k``) in, the answer
+        or refusal dict out (``refused`` tells which)."""
+        if args_schema is None and arg_types is None:
+            args_schema = _QuestionInput
+        return super().as_tool(
+            args_schema,
+            name=name or "ask_knowledge_base",
+            description=description or ASK_DESCRIPTION,
+            arg_types=arg_types,
+        )
 
     def invoke(
         self, input: QAInput, config: RunnableConfig | None = None, **kwargs: Any

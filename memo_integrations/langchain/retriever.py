@@ -19,12 +19,22 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict, Field
 
+from memo_core.errors import InvalidInputError
 from memo_core.kb.base import MemoBase
 from memo_core.types import Hit
 
 __all__ = ["MemoBaseRetriever", "hit_to_document", "merge_filters"]
 
 Mode = Literal["hybrid", "keyword", "vector"]
+
+#: ``as_retriever()``'s ``search_type`` names, as memo search modes.
+_SEARCH_TYPES: dict[str, Mode] = {
+    "similarity": "vector",
+    "vector": "vector",
+    "hybrid": "hybrid",
+    "keyword": "keyword",
+}
+_SEARCH_KWARGS = ("k", "filter", "collection", "mode")
 
 
 def hit_to_document(hit: Hit) -> Document:
@@ -64,17 +74,59 @@ def merge_filters(*filters: dict[str, Any] | None) -> dict[str, Any] | None:
     return {"$and": present}
 
 
+def _from_as_retriever_arguments(data: dict[str, Any]) -> dict[str, Any]:
+    """Read ``search_type`` / ``search_kwargs`` as ``VectorStore.as_retriever()`` takes them.
+
+    ``search_type``: ``"similarity"`` (vector), ``"hybrid"`` or ``"keyword"``;
+    ``search_kwargs``: ``k``, ``filter``, ``collection``. Anything else (``"mmr"``,
+    ``score_threshold``, a misspelt key) is refused, never silently ignored: use
+    ``MemoBaseVectorStore.as_retriever(search_type="mmr")`` for MMR.
+    """
+    data = dict(data)
+    search_type = data.pop("search_type", None)
+    search_kwargs = data.pop("search_kwargs", None) or {}
+    if not isinstance(search_kwargs, dict):
+        raise InvalidInputError("search_kwargs must be a dict")
+    unknown = sorted(set(search_kwargs) - set(_SEARCH_KWARGS))
+    if unknown:
+        raise InvalidInputError(
+            f"MemoBaseRetriever does not take search_kwargs {unknown}; "
+            f"it takes {list(_SEARCH_KWARGS)}"
+        )
+    for key, value in search_kwargs.items():
+        if key in data and data[key] != value:
+            raise InvalidInputError(f"{key} given twice (as an argument and in search_kwargs)")
+        data[key] = value
+    if search_type is not None:
+        if search_type not in _SEARCH_TYPES:
+            raise InvalidInputError(
+                f"MemoBaseRetriever does not support search_type {search_type!r}; "
+                f"use one of {sorted(_SEARCH_TYPES)} (MMR: MemoBaseVectorStore.as_retriever)"
+            )
+        mode = _SEARCH_TYPES[search_type]
+        if data.get("mode", mode) != mode:
+            raise InvalidInputError("search_type and mode disagree")
+        data["mode"] = mode
+    return data
+
+
 class MemoBaseRetriever(BaseRetriever):
     """Retrieve chunks from a :class:`~memo_core.kb.base.MemoBase`.
 
     ``k``, ``mode``, ``collection`` and ``filter`` set the defaults; each can be
     overridden per call: ``retriever.invoke("query", k=3, filter={"page": 2})``.
+    ``search_type`` and ``search_kwargs`` are accepted as ``as_retriever()`` takes
+    them (unknown ones are refused).
     A per-call ``filter`` is ANDed with the constructor's, so a retriever built for
     one tenant's documents cannot be widened by a call. ``owner`` scopes the search
     to another owner of the same file (default: the base's own owner).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    def __init__(self, **data: Any) -> None:
+        # Checked here, not in a pydantic validator, so the error stays a typed MemoError.
+        super().__init__(**_from_as_retriever_arguments(data))
 
     kb: MemoBase
     k: int = Field(default=4, ge=0)

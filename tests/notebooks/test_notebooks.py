@@ -4,15 +4,18 @@ Each notebook is executed by nbclient in a fresh ipykernel started with ``sys.ex
 (never a ``python3`` found on PATH), with the repository root as its working directory.
 Before the notebook's own cells, one injected cell makes every non-loopback connection
 fail, so "offline" is checked, not assumed; the kernel gets no ``MEMO_LLM_*`` variables,
-so the fake-model branch runs. Each notebook's printed results are then checked.
+so the fake-model branch runs. Each notebook's printed results are then checked, in
+the run and in the outputs committed with it (``build_notebooks.py`` executes them).
 
 The real-model branch is exercised too: notebooks 01 and 02 run against a stub
-OpenAI-compatible endpoint on 127.0.0.1 that must receive their requests. And the
-repository must never hold a notebook with outputs.
+OpenAI-compatible endpoint on 127.0.0.1 that must receive their requests. No notebook
+imports a private helper.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
 import json
 import os
 import re
@@ -32,12 +35,11 @@ nbclient = pytest.importorskip("nbclient", reason="nbclient (the dev extra) is n
 pytest.importorskip("ipykernel", reason="ipykernel (the dev extra) is not installed")
 pytest.importorskip("matplotlib", reason="matplotlib (the dev extra) is not installed")
 
-from jupyter_client.kernelspec import KernelSpec, KernelSpecManager  # noqa: E402
-from jupyter_client.manager import AsyncKernelManager  # noqa: E402
-from traitlets import default  # noqa: E402
-
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
+sys.path.insert(0, str(NOTEBOOKS))
+import build_notebooks  # noqa: E402
+
 CELL_TIMEOUT = 300  # seconds per cell; a whole notebook takes well under a minute unloaded
 RUN_TIMEOUT = 900  # pytest-timeout per notebook run (the machine may be shared and slow)
 
@@ -139,46 +141,17 @@ EXPECTED = {
 IMAGES = {"02_memory.ipynb": 1, "05_evaluation.ipynb": 1}
 
 
-class _VenvKernelSpecs(KernelSpecManager):  # type: ignore[misc]
-    """Every kernel name resolves to an ipykernel of *this* interpreter (the venv's)."""
-
-    def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
-        return KernelSpec(
-            argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-            display_name=f"memo tests ({sys.executable})",
-            language="python",
-        )
-
-
-class _VenvKernelManager(AsyncKernelManager):  # type: ignore[misc]
-    """nbclient creates (and so shuts down) this manager; its kernels run sys.executable."""
-
-    @default("kernel_spec_manager")
-    def _venv_specs(self) -> KernelSpecManager:
-        return _VenvKernelSpecs()
-
-
 def _notebooks() -> list[Path]:
     return sorted(NOTEBOOKS.glob("*.ipynb"))
 
 
 def _kernel_env(**overrides: str) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("MEMO_LLM_") and k not in ("OPENAI_API_KEY", "MPLBACKEND")
-    }
-    env.update(
-        # Headless, Agg-based, and images still become outputs we can count.
-        MPLBACKEND="module://matplotlib_inline.backend_inline",
-        HF_HUB_OFFLINE="1",
-        PYDEVD_DISABLE_FILE_VALIDATION="1",
+    return build_notebooks.kernel_env(
         # A smaller sample for the evaluation notebook keeps the suite quick.
         MEMO_NB_PARAGRAPHS="40",
         MEMO_NB_QUESTIONS="30",
+        **overrides,
     )
-    env.update(overrides)
-    return env
 
 
 def run_notebook(path: Path, scratch: Path, **env: str) -> tuple[Any, float]:
@@ -195,7 +168,7 @@ def run_notebook(path: Path, scratch: Path, **env: str) -> tuple[Any, float]:
         nb.cells.insert(i, nbformat.v4.new_code_cell(source, id=f"test-prelude-{i}"))
     client = nbclient.NotebookClient(
         nb,
-        kernel_manager_class=_VenvKernelManager,
+        kernel_manager_class=build_notebooks.kernel_manager_class(),
         timeout=CELL_TIMEOUT,
         kernel_name="python3",
         resources={"metadata": {"path": str(REPO)}},  # the kernel's working directory
@@ -247,18 +220,50 @@ def _repo_notebooks() -> list[Path]:
     return found
 
 
-def test_no_notebook_in_the_repository_has_outputs() -> None:
-    found = _repo_notebooks()
-    assert found, "no notebooks found"
-    dirty = []
-    for path in found:
+def test_committed_notebooks_show_their_outputs() -> None:
+    """A reader on GitHub sees each notebook's results and plots (build_notebooks.py runs them)."""
+    for path in _notebooks():
         nb = nbformat.read(path, as_version=4)
-        for cell in nb.cells:
-            if cell.cell_type == "code" and (cell.outputs or cell.execution_count is not None):
-                dirty.append(f"{path.relative_to(REPO)} cell {cell.get('id')}")
-    assert dirty == [], "clear the outputs (python notebooks/build_notebooks.py): " + ", ".join(
-        dirty
-    )
+        unrun = [
+            c.get("id") for c in nb.cells if c.cell_type == "code" and c.execution_count is None
+        ]
+        assert unrun == [], f"{path.name}: run python notebooks/build_notebooks.py ({unrun})"
+        text = printed(nb)
+        missing = [line for line in EXPECTED[path.name] if line not in text]
+        assert missing == [], f"{path.name} was committed without {missing}"
+        assert image_count(nb) >= IMAGES.get(path.name, 0), f"{path.name} lost its plots"
+        errors = [
+            o for c in nb.cells for o in c.get("outputs", []) if o.output_type == "error"
+        ]  # fmt: skip
+        assert errors == []
+
+
+def _memo_imports(source: str) -> list[tuple[str, str]]:
+    """``(module, name)`` for each name a cell imports from memo_core or memo_integrations."""
+    found: list[tuple[str, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found += [(node.module, alias.name) for alias in node.names]
+        elif isinstance(node, ast.Import):
+            found += [(alias.name, "") for alias in node.names]
+    return [(m, n) for m, n in found if m.split(".")[0] in ("memo_core", "memo_integrations")]
+
+
+def test_no_notebook_imports_a_private_helper() -> None:
+    private = []
+    for path in _notebooks():
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "code":
+                continue
+            for module, name in _memo_imports(cell.source):
+                imported = importlib.import_module(module)
+                exported = getattr(imported, "__all__", ())
+                # The public surface is what a package exports: not a module inside it
+                # (memo_core.kb.ingest), not a name it does not list.
+                inside = not hasattr(imported, "__path__")
+                if inside or name.startswith("_") or (name and name not in exported):
+                    private.append(f"{path.name}: from {module} import {name}")
+    assert private == []
 
 
 def test_notebooks_match_their_generator() -> None:

@@ -155,3 +155,16 @@ def test_tool_bound_models_are_refused(kb: MemoBase) -> None:
     model = ScriptedChatModel()
     with pytest.raises(InvalidInputError, match="tools bound"):
         GuardedQA(kb, model.bind(tools=[{"type": "function", "function": {"name": "f"}}]))
+
+
+def test_as_tool_asks_and_refuses(kb: MemoBase) -> None:
+    tool = GuardedQA(kb).as_tool()
+    assert tool.name == "ask_knowledge_base"
+    assert set(tool.args) == {"question", "k"}
+    answer = tool.invoke({"question": "How long is the lease term?"})
+    assert answer["refused"] is False
+    assert "24 months" in answer["citations"][0]["quote"]
+    refused = tool.invoke({"question": "What colour is the front door of the office?", "k": 2})
+    assert refused["refused"] is True
+    named = GuardedQA(kb).as_tool(name="lease_qa", description="Questions about the lease.")
+    assert (named.name, named.description) == ("lease_qa", "Questions about the lease.")

@@ -16,6 +16,7 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnablePassthrough
 
 from memo_core.embedders import HashEmbedder
+from memo_core.errors import InvalidInputError
 from memo_core.kb.base import MemoBase
 from memo_core.kb.store import ChunkInput
 from memo_integrations.langchain import MemoBaseRetriever, hit_to_document
@@ -143,3 +144,35 @@ def test_memo_fields_override_user_metadata_keys(tmp_path: Path) -> None:
         doc = hit_to_document(hit)
         assert doc.metadata["chunk_id"] == "a"
         assert isinstance(doc.metadata["score"], float)
+
+
+def test_search_kwargs_and_search_type_as_as_retriever_takes_them(kb: MemoBase) -> None:
+    retriever = MemoBaseRetriever(
+        kb=kb,
+        search_type="similarity",
+        search_kwargs={"k": 1, "filter": {"kind": "memo"}, "collection": "office"},
+    )
+    assert (retriever.k, retriever.mode, retriever.collection) == (1, "vector", "office")
+    assert retriever.filter == {"kind": "memo"}
+    docs = retriever.invoke("cafeteria menu Monday")
+    assert [d.metadata["document_id"] for d in docs] == ["menu"]
+    assert docs[0].metadata["keyword_rank"] is None  # the vector leg only
+    keyword = MemoBaseRetriever(kb=kb, search_type="keyword", search_kwargs={"k": 5})
+    assert [d.metadata["document_id"] for d in keyword.invoke("cafeteria")] == ["menu"]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"search_type": "mmr"},
+        {"search_type": "similarity_score_threshold"},
+        {"search_kwargs": {"score_threshold": 0.5}},
+        {"search_kwargs": {"fetch_k": 20}},
+        {"search_kwargs": {"kk": 3}},
+        {"search_kwargs": {"k": 2}, "k": 3},
+        {"search_type": "keyword", "mode": "vector"},
+    ],
+)
+def test_unknown_search_options_are_refused_loudly(kb: MemoBase, options: dict) -> None:
+    with pytest.raises(InvalidInputError):
+        MemoBaseRetriever(kb=kb, **options)
