@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "memo_core.cli.ops",
     "memo_core.cli.recall",
     "memo_core.cli.migrate",
+    "memo_core.cli.mcp",
 )
 
 #: Exit code for a MemoError (bad input, missing file, refused operation).
