@@ -1,13 +1,14 @@
-"""Calibrate the sufficiency gate per embedder, and report how well it separates.
+"""Calibrate the answerability gate per embedder, and report how well it separates.
 
     python bench/calibrate_gate.py [--embedders default,hash,keyword-only] [--write]
 
 For each embedder: ingest ../shared/eval/qa/corpus.jsonl, compute the gate's
-features (coverage, similarity) for every ``answerable`` and ``out_of_base``
-question, fit a logistic model on one half and report ROC AUC on the other
-half, then fit on all of it and choose the threshold that keeps 95% of
-answerable questions. ``--write`` stores the weights in
-memo_core/data/gate_calibration.json (what SufficiencyGate ships with).
+features (memo_core.answer.gate.FEATURES) for every ``answerable`` and
+``out_of_base`` question, fit a logistic model on one half and report ROC AUC on
+the other half, then fit on all of it and choose the lowest threshold that answers
+at most 5% of the out-of-base questions (the issue's "at most 5% false answers");
+precision and recall at that threshold are reported too. ``--write`` stores the
+weights in memo_core/data/gate_calibration.json (what SufficiencyGate ships with).
 Results: bench/results/gate.json and .md.
 """
 
@@ -22,22 +23,35 @@ from pathlib import Path
 import numpy as np
 from _common import REPO, markdown_table, qa_dir, read_jsonl, write_results
 
-from memo_core.answer.gate import KEYWORD_ONLY, _DocumentFrequencies, gate_features
+from memo_core.answer.gate import FEATURES, KEYWORD_ONLY, _DocumentFrequencies, gate_features
 from memo_core.embedders import HashEmbedder, default_local_embedder
 from memo_core.kb import MemoBase
 
 CALIBRATION_FILE = REPO / "memo_core" / "data" / "gate_calibration.json"
-KEEP_ANSWERABLE = 0.95
+MAX_FALSE_ANSWERS = 0.05
 
 
 def auc(scores: np.ndarray, labels: np.ndarray) -> float:
     """ROC AUC by the rank-sum (Mann-Whitney) formula, ties averaged."""
-    from scipy.stats import rankdata
-
-    ranks = rankdata(scores)
+    ranks = _average_ranks(scores)
     pos = labels == 1
     n_pos, n_neg = int(pos.sum()), int((~pos).sum())
     return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def _average_ranks(values: np.ndarray) -> np.ndarray:
+    """1-based ranks, ties given their average rank (as scipy's ``rankdata``)."""
+    order = np.argsort(values, kind="mergesort")
+    sorted_values = values[order]
+    ranks = np.empty(len(values))
+    i = 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and sorted_values[j + 1] == sorted_values[i]:
+            j += 1
+        ranks[order[i : j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 4000) -> np.ndarray:
@@ -68,13 +82,13 @@ def calibrate(name: str, corpus: list[dict], questions: list[dict]) -> dict:
         rows = []
         for q in questions:
             f = gate_features(q["question"], kb.search(q["question"], k=5), freqs)
-            rows.append((f["coverage"], f["similarity"] or 0.0, q["kind"]))
+            rows.append(([float(f[name] or 0.0) for name in FEATURES], q["kind"]))
         model = kb.store.fingerprint.model if kb.store.fingerprint else KEYWORD_ONLY
         kb.close()
-    kinds = np.array([r[2] for r in rows])
-    feats = np.array([[r[0], r[1]] for r in rows])
+    kinds = np.array([r[1] for r in rows])
+    feats = np.array([r[0] for r in rows])
     if embedder is None:
-        feats[:, 1] = 0.0
+        feats[:, FEATURES.index("similarity")] = 0.0
     fit_mask = kinds != "unanswerable"
     x, y = feats[fit_mask], (kinds[fit_mask] == "answerable").astype(float)
     order = list(range(len(y)))
@@ -84,21 +98,28 @@ def calibrate(name: str, corpus: list[dict], questions: list[dict]) -> dict:
     heldout_auc = auc(score(x[test], fit_logistic(x[train], y[train])), y[test])
     w = fit_logistic(x, y)
     s_all = score(feats, w)
-    answerable = np.sort(s_all[kinds == "answerable"])
-    threshold = float(answerable[int((1 - KEEP_ANSWERABLE) * len(answerable))])
+    outside = np.sort(s_all[kinds == "out_of_base"])
+    # The lowest threshold that lets at most MAX_FALSE_ANSWERS of out-of-base through.
+    threshold = float(outside[min(len(outside) - 1, int((1 - MAX_FALSE_ANSWERS) * len(outside)))])
 
     def refusal(kind: str) -> float:
         return float((s_all[kinds == kind] < threshold).mean())
 
+    answered_true = float((s_all[kinds == "answerable"] >= threshold).sum())
+    answered_false = float((s_all[kinds == "out_of_base"] >= threshold).sum())
+    weights = {name: float(w[i]) for i, name in enumerate(FEATURES)}
+    if embedder is None:
+        weights["similarity"] = 0.0
     return {
         "embedder": model,
-        "coverage_weight": float(w[0]),
-        "similarity_weight": float(w[1]) if embedder is not None else 0.0,
-        "bias": float(w[2]),
+        "weights": weights,
+        "bias": float(w[-1]),
         "threshold": threshold,
         "metrics": {
             "roc_auc_heldout": heldout_auc,
             "roc_auc_fit": auc(score(x, w), y),
+            "precision": answered_true / max(1.0, answered_true + answered_false),
+            "recall": 1 - refusal("answerable"),
             "answerable_kept": 1 - refusal("answerable"),
             "out_of_base_refused": refusal("out_of_base"),
             "unanswerable_refused": refusal("unanswerable"),
@@ -123,6 +144,8 @@ def main() -> None:
         [
             name,
             r["metrics"]["roc_auc_heldout"],
+            r["metrics"]["precision"],
+            r["metrics"]["recall"],
             r["threshold"],
             r["metrics"]["answerable_kept"],
             r["metrics"]["out_of_base_refused"],
@@ -134,6 +157,8 @@ def main() -> None:
         [
             "embedder",
             "ROC AUC (held-out half)",
+            "precision",
+            "recall",
             "threshold",
             "answerable kept",
             "out_of_base refused",
@@ -152,7 +177,7 @@ def main() -> None:
             json.dumps(
                 {
                     "about": "Written by bench/calibrate_gate.py on ../shared/eval/qa; "
-                    "keeps 95% of answerable questions.",
+                    "answers at most 5% of out-of-base questions.",
                     "calibrations": calibrations,
                 },
                 indent=2,

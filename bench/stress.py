@@ -10,7 +10,8 @@ when a target is missed: items lost, cross-namespace leaks, locked errors,
 crashes on hostile input and overspend must all be 0. The attacks of issue 16
 (foreign, restored and damaged search aids; hostile spend amounts, secrets.env
 values and query vectors; credentials in URLs; special-purpose addresses;
-expanding documents; slow-loris servers; control characters in file names)
+expanding documents; slow-loris servers; control characters in file names;
+overlapping ingests and a killed claimer)
 report trials, survived, lost and leaked, and every trial must survive.
 """
 
@@ -32,8 +33,10 @@ sys.path.insert(0, str(REPO / "tests" / "reliability"))
 from _common import markdown_table, write_results  # noqa: E402
 from reliability_attacks import (  # noqa: E402
     attack_control_names,
+    attack_crashed_claimer,
     attack_expanding_documents,
     attack_full_disk,
+    attack_overlapping_ingest,
     attack_secret_text,
     attack_secrets_env,
     attack_slow_loris,
@@ -242,6 +245,8 @@ def run_attacks(folder: Path, trials: int, seed: int) -> dict[str, Any]:
         "documents expanding past the text or chunk bound": attack_expanding_documents,
         "slow-loris web servers (silent, status, headers, body, redirects)": attack_slow_loris,
         "file names with newlines, escapes and bidi overrides": attack_control_names,
+        "new documents ingested by 4 processes over overlapping folders": attack_overlapping_ingest,
+        "a claimer SIGKILLed while embedding, then another ingest": attack_crashed_claimer,
         "a full disk during memo kb ingest": lambda f, n, s: attack_full_disk(f, max(1, n // 4), s),
     }
     if read_only_available(folder / "probe") is None:

@@ -543,7 +543,9 @@ def nb03() -> list[Cell]:
             * `MemoBaseRetriever`: a memo knowledge base as a LangChain retriever in an LCEL chain;
             * `GuardedQA`: the quote-or-refuse engine as a Runnable;
             * `MemoHoodStore`: long-term memory as a LangGraph `BaseStore` (`store=` at compile
-              time), used by a small agent.
+              time), used by a small agent;
+            * `MemoHoodMiddleware`: memory for a LangChain 1.x `create_agent` agent, with no tool
+              call, and `knowledge_base_tools`.
 
             Needs `pip install "memo[local,pdf,langchain]"`. Offline, the chat model is LangChain's
             `ParrotFakeChatModel`, which replies with the prompt it received, so you can see what a
@@ -728,6 +730,49 @@ def nb03() -> list[Cell]:
             print(second["reply"][:1200])
             """
         ),
+        md(
+            """
+            ## A LangChain 1.x agent that remembers without being asked
+
+            `MemoHoodMiddleware` recalls before each model call (the fenced memory block goes into
+            that call's system message) and captures the user's turns after each run; the model
+            never has to call a memory tool. `knowledge_base_tools(kb)` adds `search_knowledge_base`
+            and `ask_knowledge_base` (quote or refuse). Offline, `ScriptedChatModel` replies and
+            records what it was sent, so you can read the memory block the model received. The
+            two runs share nothing but the memory file: no checkpointer, no thread.
+            """
+        ),
+        code(
+            """
+            from langchain.agents import create_agent
+
+            from memo_integrations.langchain import (
+                MemoHoodMiddleware,
+                ScriptedChatModel,
+                knowledge_base_tools,
+            )
+
+            agent_model = chat_model if REAL_MODEL else ScriptedChatModel(default_reply="(scripted reply)")
+            lc_agent = create_agent(
+                agent_model,
+                knowledge_base_tools(kb),
+                system_prompt="You are a careful assistant.",
+                middleware=[MemoHoodMiddleware(store.memory)],  # user_id from the run's context
+            )
+            lc_agent.invoke({"messages": [("user", "My daughter Mila starts school in September.")]},
+                            context={"user_id": "carol"})
+            later = lc_agent.invoke(
+                {"messages": [("user", "What should I buy for my daughter's first school day?")]},
+                context={"user_id": "carol"},
+            )
+            if not REAL_MODEL:
+                system_sent = agent_model.calls[-1][0].content
+                print("Mila reached the model:", "Mila" in system_sent)
+                print(system_sent[:900])
+            print()
+            print(later["messages"][-1].content[:600])
+            """
+        ),
         code(
             """
             other = agent.invoke({"message": "Which antibiotic is safe for me?"}, context=Context("bob"))
@@ -752,7 +797,9 @@ def nb04() -> list[Cell]:
             * `MemoBaseVectorStore`: a `VectorStoreIndex` whose nodes live in memo's SQLite file
               (vector, keyword and hybrid queries, metadata filters);
             * `GuardedQueryEngine`: quote-or-refuse answers as a LlamaIndex query engine;
-            * `MemoHoodMemoryBlock`: memo's long-term memory as a block of LlamaIndex `Memory`.
+            * `MemoHoodMemoryBlock`: memo's long-term memory as a block of LlamaIndex `Memory`;
+            * `memo_memory`: a `Memory` whose history and long-term memory live in the memo file,
+              for a `FunctionAgent` that remembers across sessions.
 
             LlamaIndex's global `Settings` are never used (their defaults call OpenAI): the
             embedding model and the LLM are passed explicitly. Offline the LLM is `MockLLM` (it
@@ -916,6 +963,40 @@ def nb04() -> list[Cell]:
                 print()
                 print(str(reply.message.content)[:400])
             kb.close()
+            """
+        ),
+        md(
+            """
+            ## A LlamaIndex agent that remembers across sessions
+
+            `memo_memory(hood, namespace=...)` is a `Memory` whose chat history (a
+            `MemoHoodDBChatStore`) and long-term memory both live in the memo file. The memory
+            block goes with the latest user message, so it reaches the model with `FunctionAgent`
+            and `ReActAgent` alike (`ReActAgent` drops a leading system message). Offline, LlamaIndex's
+            `MockFunctionCallingLLMWithChatMemoryOfLastCall` records what it was sent.
+            """
+        ),
+        code(
+            """
+            from llama_index.core.agent.workflow import FunctionAgent
+            from llama_index.core.llms.mock import MockFunctionCallingLLMWithChatMemoryOfLastCall
+
+            from memo_integrations.llamaindex import memo_memory
+
+            agent_llm = llm if REAL_MODEL else MockFunctionCallingLLMWithChatMemoryOfLastCall()
+            agent = FunctionAgent(tools=[], llm=agent_llm, streaming=False)
+            with MemoHood(WORK / "agent-memory.db", embedder=embedder, gate=gate) as hood:
+                await agent.run("My daughter Mila starts school in September.",
+                                memory=memo_memory(hood, namespace="dana", session_id="monday"))
+                reply = await agent.run("What should I buy for my daughter's first school day?",
+                                        memory=memo_memory(hood, namespace="dana", session_id="friday"))
+                if not REAL_MODEL:
+                    sent = "\\n".join(m.content or "" for m in agent_llm.last_chat_messages)
+                    print("Mila reached the model:", "Mila" in sent)
+                    print(sent[:900])
+                print()
+                print(str(reply)[:400])
+                print("sessions in the memo file:", hood.list_session_keys("dana"))
             """
         ),
     ]

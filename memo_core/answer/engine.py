@@ -49,6 +49,7 @@ from memo_core.answer.types import (
     RelatedPassage,
 )
 from memo_core.answer.verify import CitationVerifier
+from memo_core.answer.windows import diversify
 from memo_core.errors import AnswerFormatError, InvalidInputError
 from memo_core.kb.flags import INSTRUCTIONS, instruction_spans
 from memo_core.llm.base import LLM, supports_json_mode
@@ -133,14 +134,16 @@ class GuardedAnswerer:
         if not isinstance(question, str) or not question.strip():
             raise InvalidInputError("the question is empty")
         evidence = as_memory_evidence(memory_facts)
+        want = k or self.k
         hits = self.kb.search(
             question,
-            k=k or self.k,
+            k=want * 2,  # a deeper pool, so diversifying by document still fills k
             mode=self.mode,
             collection=collection,
             filter=filter,
             owner=owner,
         )
+        hits = diversify(hits, want)
         searched = sorted({h.title or h.source or h.document_id for h in hits})
         found = list(hits)
         decision = self.gate.decide(question, hits, self.kb.store)

@@ -5,7 +5,8 @@ A pure function over ranked passages. Each candidate sentence (a span found by
 sentence frequency of the question's stemmed content words it contains, so a
 rare term ("Bevington") outweighs a common one ("university"); long sentences
 pay a mild length penalty and sentences of lower-ranked passages a rank
-discount. Because answers are spans of the passages, each picked sentence is
+discount; headings (:func:`~memo_core.answer.windows.is_heading`) are never
+picked. Because answers are spans of the passages, each picked sentence is
 verbatim by construction; the engine still runs the citation check on it.
 """
 
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memo_core.answer.sentences import split_sentences
+from memo_core.answer.windows import is_heading
 from memo_core.search.text import STOPWORDS, detect_language, stem_token, tokenize
 
 __all__ = ["ExtractiveConfig", "extractive_answer"]
@@ -70,6 +72,8 @@ def extractive_answer(
     sentences: list[_Sentence] = []
     for rank, (chunk_id, text) in enumerate(passages):
         for start, end in split_sentences(text):
+            if is_heading(text, start, end):
+                continue  # a heading is context for its section, never the answer
             toks = _terms(text[start:end], language)
             sentences.append(_Sentence(chunk_id, rank, start, end, frozenset(toks), len(toks)))
     if not sentences:

@@ -1,19 +1,28 @@
-"""The sufficiency gate: refuse before any LLM call when the base holds no answer.
+"""The answerability gate: refuse before any LLM call when the base holds no answer.
 
 The original plugin gated on a rank-based RRF number, which is always above a
-small threshold and so never refused. This gate uses *absolute* signals of the
-best hit instead:
+small threshold and so never refused. This gate reads *absolute* evidence from
+the question and the best hits, as a feature vector (:data:`FEATURES`):
 
-* ``coverage`` — the IDF-weighted share of the question's content terms (stemmed)
-  that occur in the best hit. Rare terms weigh most: a question about "Afranji"
-  is not answered by a paragraph that only shares "Normans".
-* ``similarity`` — the cosine similarity of the best hit to the question (when the
-  base has vectors).
+* ``coverage`` - the IDF-weighted share of the question's content terms (stemmed)
+  in the best hit; rare terms weigh most;
+* ``window_coverage`` - the same over the best *evidence window* (a sentence with
+  its neighbours; a heading is never the window's centre) of the top hits, so a
+  chunk that only mentions the terms far apart does not count as an answer;
+* ``hard_missing`` - the share of the question's numbers, versions and capitalised
+  names (:func:`~memo_core.answer.salience.hard_terms`) absent from the best hit:
+  a question about "version 3.14" is not answered by the text about 3.12;
+* ``rare_missing`` - the IDF of the rarest question term absent from the best hit,
+  relative to the rarest possible;
+* ``type_match`` - 0 when the question asks for a date, a number or a name
+  (when / how many / who...) and the best window holds none, else 1;
+* ``agreement`` - 1 when the keyword and the vector legs both rank the best hit first;
+* ``similarity`` - the cosine similarity of the best hit (when the base has vectors).
 
-They combine in a logistic model ``score = σ(w_c·coverage + w_s·similarity + b)``
-whose weights and threshold are calibrated per embedder on ../shared/eval/qa by
-``python bench/calibrate_gate.py`` and shipped in ``memo_core/data/gate_calibration.json``.
-The threshold is the score that keeps 95% of answerable questions.
+They combine in a logistic model ``score = σ(Σ w_f·f + b)`` whose weights and
+threshold are calibrated per embedder on the team's dev sets by
+``python bench/calibrate_gate.py --write`` and shipped in
+``memo_core/data/gate_calibration.json``.
 """
 
 from __future__ import annotations
@@ -25,7 +34,9 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from memo_core.answer.salience import hard_terms, missing_terms
 from memo_core.answer.types import GateDecision
+from memo_core.answer.windows import answer_type_match, best_window
 from memo_core.errors import ConfigError
 from memo_core.search.text import STOPWORDS, detect_language, stem_token, tokenize
 from memo_core.types import Hit
@@ -34,27 +45,51 @@ if TYPE_CHECKING:
     from memo_core.kb.pg_store import PostgresKnowledgeStore
     from memo_core.kb.store import KnowledgeStore
 
-__all__ = ["GateCalibration", "SufficiencyGate", "gate_features", "load_calibrations"]
+__all__ = [
+    "FEATURES",
+    "GateCalibration",
+    "SufficiencyGate",
+    "gate_features",
+    "load_calibrations",
+]
 
 #: The calibration used when an embedder has none of its own: vectors are ignored.
 KEYWORD_ONLY = "keyword-only"
 
 
+#: The gate's features, in the order of a calibration's weight vector.
+FEATURES: tuple[str, ...] = (
+    "coverage",
+    "window_coverage",
+    "hard_missing",
+    "rare_missing",
+    "type_match",
+    "agreement",
+    "similarity",
+)
+
+
 @dataclass(frozen=True)
 class GateCalibration:
-    """Logistic weights and the decision threshold for one embedder."""
+    """Logistic weights (by feature name) and the decision threshold for one embedder."""
 
     embedder: str
-    coverage_weight: float
-    similarity_weight: float
+    weights: Mapping[str, float]
     bias: float
     threshold: float
     metrics: Mapping[str, float] = field(default_factory=dict)
 
-    def score(self, coverage: float, similarity: float | None) -> float:
-        z = self.coverage_weight * coverage + self.bias
-        if similarity is not None:
-            z += self.similarity_weight * similarity
+    def score(self, features: Mapping[str, float | None]) -> float:
+        """The probability that the base answers, from :func:`gate_features` values.
+
+        A missing (``None``) feature contributes nothing: ``similarity`` on a
+        keyword-only base.
+        """
+        z = self.bias
+        for name, weight in self.weights.items():
+            value = features.get(name)
+            if value is not None:
+                z += weight * float(value)
         return 1.0 / (1.0 + math.exp(-z))
 
 
@@ -65,8 +100,7 @@ def load_calibrations() -> dict[str, GateCalibration]:
     return {
         name: GateCalibration(
             embedder=name,
-            coverage_weight=float(c["coverage_weight"]),
-            similarity_weight=float(c["similarity_weight"]),
+            weights={k: float(v) for k, v in c["weights"].items()},
             bias=float(c["bias"]),
             threshold=float(c["threshold"]),
             metrics={k: float(v) for k, v in c.get("metrics", {}).items()},
@@ -117,18 +151,9 @@ def _content_terms(question: str) -> list[str]:
 def gate_features(
     question: str, hits: Sequence[Hit], frequencies: _DocumentFrequencies
 ) -> dict[str, Any]:
-    """The gate's raw evidence for ``question`` given the ranked ``hits``."""
-    terms = _content_terms(question)
-    idf = _idf(terms, frequencies)
-    coverage = _coverage(idf, hits[0]) if hits else 0.0
-    similarity = hits[0].vector_similarity if hits else None
-    return {
-        "coverage": coverage,
-        "similarity": similarity,
-        "terms": terms,
-        "hits": len(hits),
-        "rerank_score": hits[0].rerank_score if hits else None,
-    }
+    """The gate's evidence for ``question`` given the ranked ``hits`` (see the module doc)."""
+    total = frequencies.total()
+    return _features(question, hits, _idf(_content_terms(question), frequencies), total)
 
 
 def _idf(terms: Sequence[str], frequencies: _DocumentFrequencies) -> dict[str, float]:
@@ -136,14 +161,41 @@ def _idf(terms: Sequence[str], frequencies: _DocumentFrequencies) -> dict[str, f
     return {t: math.log((total + 1) / (frequencies.df(t) + 0.5)) for t in terms}
 
 
-def _coverage(idf: Mapping[str, float], hit: Hit) -> float:
-    """The IDF-weighted share of the question's content terms present in ``hit``."""
+def _features(
+    question: str, hits: Sequence[Hit], idf: Mapping[str, float], total: int
+) -> dict[str, Any]:
+    terms = list(idf)
     weight = sum(idf.values())
-    if weight <= 0:
-        return 0.0
-    lang = detect_language(hit.text)
-    present = {stem_token(t, lang) for t in tokenize(hit.text)}
-    return sum(v for t, v in idf.items() if t in present) / weight
+    out: dict[str, Any] = {
+        "coverage": 0.0,
+        "window_coverage": 0.0,
+        "hard_missing": 0.0,
+        "rare_missing": 1.0 if terms else 0.0,
+        "type_match": 1.0,
+        "agreement": 0.0,
+        "similarity": hits[0].vector_similarity if hits else None,
+        "terms": terms,
+        "hits": len(hits),
+        "rerank_score": hits[0].rerank_score if hits else None,
+    }
+    if not hits:
+        return out
+    top = hits[0]
+    lang = detect_language(top.text)
+    present = {stem_token(t, lang) for t in tokenize(f"{top.title} {top.text}")}
+    if weight > 0:
+        out["coverage"] = sum(v for t, v in idf.items() if t in present) / weight
+        absent = [v for t, v in idf.items() if t not in present]
+        out["rare_missing"] = max(absent, default=0.0) / math.log(total + 2)
+    hard = hard_terms(question)
+    if hard:
+        missing = missing_terms(question, [f"{top.title} {top.source} {top.text}"])
+        out["hard_missing"] = len(missing) / len(hard)
+    window, window_score = best_window(question, hits[:3], idf)
+    out["window_coverage"] = window_score / weight if weight > 0 else 0.0
+    out["type_match"] = answer_type_match(question, window)
+    out["agreement"] = 1.0 if top.keyword_rank == 1 and top.vector_rank == 1 else 0.0
+    return out
 
 
 class SufficiencyGate:
@@ -175,8 +227,10 @@ class SufficiencyGate:
             return GateDecision(
                 False, 0.0, threshold, {**signals, "calibration": calibration.embedder}
             )
-        similarity = signals["similarity"] if calibration.embedder != KEYWORD_ONLY else None
-        score = calibration.score(signals["coverage"], similarity)
+        features = dict(signals)
+        if calibration.embedder == KEYWORD_ONLY:
+            features["similarity"] = None
+        score = calibration.score(features)
         threshold = (
             calibration.threshold if self.threshold_override is None else self.threshold_override
         )
@@ -202,13 +256,14 @@ class SufficiencyGate:
         threshold = (
             calibration.threshold if self.threshold_override is None else self.threshold_override
         )
-        idf = _idf(_content_terms(question), _DocumentFrequencies(store))
-        use_vectors = calibration.embedder != KEYWORD_ONLY
-        return [
-            hit
-            for hit in hits
-            if calibration.score(
-                _coverage(idf, hit), hit.vector_similarity if use_vectors else None
-            )
-            >= threshold
-        ]
+        frequencies = _DocumentFrequencies(store)
+        idf = _idf(_content_terms(question), frequencies)
+        total = frequencies.total()
+        kept = []
+        for hit in hits:
+            features = _features(question, [hit], idf, total)
+            if calibration.embedder == KEYWORD_ONLY:
+                features["similarity"] = None
+            if calibration.score(features) >= threshold:
+                kept.append(hit)
+        return kept

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from memo_core.embedders.base import Embedder
 from memo_core.errors import EmbedderMismatchError, InvalidInputError, NotFoundError
+from memo_core.kb.claims import DocumentClaims
 from memo_core.kb.locators import locator_from_metadata
 from memo_core.kb.store import ChunkInput, DocumentInfo, KnowledgeStore, require_owner, sha256
 from memo_core.rerank.base import Reranker
@@ -108,6 +109,7 @@ class MemoBase:
         self.path = self.db.path
         try:
             self.store = open_store(self.db, languages=languages)
+            self._claims = DocumentClaims(self.store)
             self.embedder = _resolve_embedder(embedder)
             if self.embedder is not None and check_embedder:
                 self.store.attach_embedder(self.embedder.fingerprint)
@@ -148,7 +150,7 @@ class MemoBase:
     def _embed_chunks(
         self, owner: str, document_id: str, chunks: Sequence[ChunkInput]
     ) -> list[Sequence[float] | bytes] | None:
-        if self.embedder is None or self.store.vector_table is None or not self.db.has_vec:
+        if self.embedder is None or not self._embeds():
             return None
         reusable = self.store.reusable_vectors(owner, document_id)
         out: list[Sequence[float] | bytes | None] = [reusable.get(sha256(c.text)) for c in chunks]
@@ -181,25 +183,93 @@ class MemoBase:
         ``chunks`` default to structure-aware chunks of ``text``. An unchanged
         document (same content hash and metadata) is skipped: no embedding call.
         """
-        owner = self._owner(owner)
-        if not isinstance(text, str) or not text.strip():
-            raise InvalidInputError("document text is empty")
-        if "\x00" in text:
-            raise InvalidInputError("document text contains NUL characters")
         if document_id:
             doc_id = document_id
         elif source:
             doc_id = _stable_document_id(collection, source)
         else:
             doc_id = uuid.uuid4().hex
+        return self._put_document(
+            text,
+            doc_id=doc_id,
+            chunks=chunks,
+            source=source,
+            title=title,
+            kind=kind,
+            metadata=metadata,
+            collection=collection,
+            owner=self._owner(owner),
+            shared_id=bool(document_id or source),
+        )
+
+    def _put_document(
+        self,
+        text: str,
+        *,
+        doc_id: str,
+        chunks: Sequence[ChunkInput] | None,
+        source: str,
+        title: str,
+        kind: str,
+        metadata: Mapping[str, Any] | None,
+        collection: str,
+        owner: str,
+        shared_id: bool,
+    ) -> DocumentInfo:
+        """Store one document; ``shared_id``: another writer may use the same id.
+
+        A document about to be embedded under a shared id is claimed first
+        (``kb/claims.py``), so overlapping ingests embed it once; a fresh random id
+        cannot be another writer's, and storing without embedding is cheap.
+        """
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInputError("document text is empty")
+        if "\x00" in text:
+            raise InvalidInputError("document text contains NUL characters")
         meta = dict(metadata or {})
         digest = sha256(text + "\x00" + repr(sorted(meta.items())) + "\x00" + title)
-        if self.store.document_hash(owner, doc_id) == digest:
-            existing = self.store.get_document(owner, doc_id)
-            if existing is not None and existing.collection == collection:
-                return existing
+        stored = self._stored_unchanged(owner, doc_id, digest, collection)
+        if stored is not None:
+            return stored
         if chunks is None:
             chunks = default_chunks(text, locator=locator_from_metadata(meta))
+        if not shared_id or not self._embeds():
+            return self._store_document(
+                owner, collection, doc_id, text, chunks, source, title, kind, meta, digest
+            )
+        with self._claims.hold(owner, doc_id):
+            # The writer we may have waited for may just have stored this very content.
+            stored = self._stored_unchanged(owner, doc_id, digest, collection)
+            if stored is not None:
+                return stored
+            return self._store_document(
+                owner, collection, doc_id, text, chunks, source, title, kind, meta, digest
+            )
+
+    def _stored_unchanged(
+        self, owner: str, doc_id: str, digest: str, collection: str
+    ) -> DocumentInfo | None:
+        if self.store.document_hash(owner, doc_id) != digest:
+            return None
+        existing = self.store.get_document(owner, doc_id)
+        return existing if existing is not None and existing.collection == collection else None
+
+    def _embeds(self) -> bool:
+        return self.embedder is not None and self.store.vector_table is not None and self.db.has_vec
+
+    def _store_document(
+        self,
+        owner: str,
+        collection: str,
+        doc_id: str,
+        text: str,
+        chunks: Sequence[ChunkInput],
+        source: str,
+        title: str,
+        kind: str,
+        meta: dict[str, Any],
+        digest: str,
+    ) -> DocumentInfo:
         vectors = self._embed_chunks(owner, doc_id, chunks)
         made_by = self.embedder.fingerprint if vectors is not None and self.embedder else None
         return self.store.replace_document(
@@ -253,15 +323,17 @@ class MemoBase:
                     if chunk
                     else [ChunkInput(text, 0, len(text), where, id=doc_id)]
                 )
-                info = self.add_document(
+                info = self._put_document(
                     text,
-                    document_id=doc_id,
+                    doc_id=doc_id,
                     chunks=chunks,
+                    source=str(meta.get("source", "")),
+                    title=str(meta.get("title", "")),
+                    kind="text",
                     metadata=meta,
                     collection=collection,
                     owner=owner,
-                    source=str(meta.get("source", "")),
-                    title=str(meta.get("title", "")),
+                    shared_id=bool(ids is not None and ids[i]),
                 )
             else:
                 if not isinstance(text, str):

@@ -20,6 +20,8 @@ The same tables as the SQLite file (``kb/schema.py``), typed for PostgreSQL:
   (cosine), created when the first embedder is attached, rebuilt beside the old
   one by a re-index, like the SQLite ``vec0`` tables.
 
+* ``kb_ingest_claims`` — documents being embedded right now (``kb/claims.py``).
+
 Migrations are recorded under the same schema name (``kb``) as SQLite's: one base
 is one dialect, and ``memo migrate`` finds a knowledge base by that name.
 """
@@ -144,4 +146,20 @@ def add_base_identity(db: SQLDatabase) -> None:
     db.execute(
         "INSERT INTO kb_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
         [BASE_ID_KEY, new_base_id()],
+    )
+
+
+@pg_kb_schema
+def add_ingest_claims(db: SQLDatabase) -> None:
+    """Who is embedding which document now, so overlapping ingests embed it once."""
+    db.executescript(
+        """
+        CREATE TABLE IF NOT EXISTS kb_ingest_claims (
+            owner TEXT COLLATE "C" NOT NULL,
+            document_id TEXT COLLATE "C" NOT NULL,
+            holder TEXT NOT NULL,
+            expires_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (owner, document_id)
+        );
+        """
     )

@@ -11,6 +11,8 @@ Tables (one SQLite file per base):
 * ``chunks_fts`` — FTS5 over (raw, stemmed) text; rowid = ``chunks.rowid``.
 * ``vec_chunks_<generation>`` — sqlite-vec ``vec0`` table (cosine); created when
   the first embedder is attached, rebuilt beside the old one by a re-index.
+* ``kb_ingest_claims`` — documents being embedded right now, and by whom
+  (``kb/claims.py``); transient, so ``memo migrate`` does not copy it.
 """
 
 from __future__ import annotations
@@ -133,3 +135,19 @@ def add_chunk_flags(db: SQLDatabase) -> None:
     if "flags" not in columns:
         db.execute("ALTER TABLE chunks ADD COLUMN flags TEXT NOT NULL DEFAULT ''")
     backfill_chunk_flags(db)
+
+
+@kb_schema
+def add_ingest_claims(db: SQLDatabase) -> None:
+    """Who is embedding which document now, so overlapping ingests embed it once."""
+    db.executescript(
+        """
+        CREATE TABLE IF NOT EXISTS kb_ingest_claims (
+            owner TEXT NOT NULL,
+            document_id TEXT NOT NULL,
+            holder TEXT NOT NULL,
+            expires_at REAL NOT NULL,
+            PRIMARY KEY (owner, document_id)
+        );
+        """
+    )

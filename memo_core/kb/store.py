@@ -175,6 +175,42 @@ class KnowledgeStore:
             self.set_meta("vector_table", name)
             self.set_meta("vector_generation", "1")
 
+    # -- ingest claims (kb/claims.py) ----------------------------------------
+
+    def try_claim(
+        self, owner: str, document_id: str, holder: str, *, expires_at: float, now: float
+    ) -> str | None:
+        """Claim a document for embedding; returns the other holder when its claim stands.
+
+        One write transaction: a claim by another holder whose lease has not passed
+        is kept (and its holder returned); anything else is replaced by ours.
+        """
+        with self.db.transaction():
+            row = self.db.query_one(
+                "SELECT holder, expires_at FROM kb_ingest_claims"
+                " WHERE owner = ? AND document_id = ?",
+                [owner, document_id],
+            )
+            if row is not None and str(row[0]) != holder and float(row[1]) > now:
+                return str(row[0])
+            self.db.execute(
+                "DELETE FROM kb_ingest_claims WHERE owner = ? AND document_id = ?",
+                [owner, document_id],
+            )
+            self.db.execute(
+                "INSERT INTO kb_ingest_claims (owner, document_id, holder, expires_at)"
+                " VALUES (?, ?, ?, ?)",
+                [owner, document_id, holder, float(expires_at)],
+            )
+        return None
+
+    def release_claim(self, owner: str, document_id: str, holder: str) -> None:
+        """Drop ``holder``'s claim (no-op when another holder has taken it over)."""
+        self.db.execute(
+            "DELETE FROM kb_ingest_claims WHERE owner = ? AND document_id = ? AND holder = ?",
+            [owner, document_id, holder],
+        )
+
     # -- writes -------------------------------------------------------------
 
     def _vector_blob(self, vector: Sequence[float], dims: int) -> bytes:

@@ -24,6 +24,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
+# Building, installing and running the demo: minutes on a loaded 2-core machine.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
+
 pytest.importorskip("model2vec", reason="the local extra is not installed")
 pytest.importorskip("fastembed", reason="the local extra is not installed")
 

@@ -757,6 +757,195 @@ def attack_control_names(folder: Path, trials: int, seed: int) -> AttackTally:
     return tally
 
 
+# -- overlapping ingests: each new document embedded once ----------------------------------
+
+
+class LoggedEmbedder(CountingEmbedder):
+    """Appends one line per embedded text (``pid sha``) to a shared log; ``delay`` widens races."""
+
+    def __init__(self, log: str, delay: float = 0.0, block_first: bool = False) -> None:
+        super().__init__()
+        self.log, self.delay, self.block_first = log, delay, block_first
+
+    def embed_documents(self, texts: Any) -> list[list[float]]:
+        import hashlib
+        import os
+        import time
+
+        if self.block_first:  # a claimer that will be killed while it embeds
+            time.sleep(600)
+        time.sleep(self.delay)
+        lines = "".join(f"{os.getpid()} {hashlib.sha256(t.encode()).hexdigest()}\n" for t in texts)
+        fd = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, lines.encode())
+        finally:
+            os.close(fd)
+        return super().embed_documents(texts)
+
+
+def overlap_ingest_worker(
+    db: str, sources: list[str], root: str, log: str, start_at: float, block_first: bool = False
+) -> None:
+    """One process of an overlapping ingest (module level, so ``spawn`` can start it)."""
+    import time
+
+    from memo_core.ingest import IngestPolicy
+    from memo_core.kb.ingest import ingest_sources
+
+    time.sleep(max(0.0, start_at - time.time()))
+    embedder_ = LoggedEmbedder(log, delay=0.02, block_first=block_first)
+    with MemoBase(db, embedder=embedder_) as kb:  # type: ignore[arg-type]
+        report = ingest_sources(kb, sources, policy=IngestPolicy.for_roots([root]))
+    if report.failed:
+        raise SystemExit(f"failed: {report.failed}")
+
+
+def _overlap_folders(root: Path, tag: str, docs: int) -> dict[Path, str]:
+    """``shared/`` reached by every process, ``a/`` and ``b/`` by some: path -> text."""
+    texts = {}
+    for where in ("shared", "shared/deeper", "a", "b"):
+        (root / where).mkdir(parents=True, exist_ok=True)
+    for i in range(docs):
+        where = ("shared", "shared/deeper", "a", "b")[i % 4]
+        path = root / where / f"doc-{tag}-{i}.md"
+        text = doc_text(f"{tag}-{i}", 1, paragraphs=3, seed=i)
+        path.write_text(text)
+        texts[path] = text
+    return texts
+
+
+def _embed_counts(log: Path) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    if log.exists():
+        for line in log.read_text().splitlines():
+            sha = line.split()[1]
+            counts[sha] = counts.get(sha, 0) + 1
+    return counts
+
+
+def _chunk_hashes(db: Path) -> dict[str, list[str]]:
+    """Stored document source -> the sha256 of each of its chunk texts."""
+    import hashlib
+
+    out: dict[str, list[str]] = {}
+    with MemoBase(db, embedder=None) as kb:
+        for doc in kb.list_documents():
+            rows = kb.db.query(
+                "SELECT c.text FROM chunks c JOIN documents d ON d.rowid = c.doc_rowid"
+                " WHERE d.id = ? ORDER BY c.ord",
+                [doc.id],
+            )
+            out[doc.source] = [hashlib.sha256(str(r[0]).encode()).hexdigest() for r in rows]
+    return out
+
+
+def attack_overlapping_ingest(
+    folder: Path, trials: int, seed: int, *, processes: int = 4, docs: int = 12
+) -> AttackTally:
+    """``processes`` real processes ingest overlapping folders of new documents at once.
+
+    One trial per document: survived = stored, every chunk embedded exactly once
+    across all processes; leaked = a chunk embedded more than once (paid twice);
+    lost = the document is missing.
+    """
+    import multiprocessing
+    import time
+
+    ctx = multiprocessing.get_context("spawn")
+    tally = AttackTally()
+    rounds = max(1, -(-trials // docs))
+    for r in range(rounds):
+        here = folder / f"overlap-{seed}-{r}"
+        texts = _overlap_folders(here / "docs", f"r{r}", docs)
+        db, log = here / "kb.db", here / "embedded.log"
+        MemoBase(db, embedder=embedder()).close()  # the base exists before the race
+        views = [["."], ["shared"], ["shared", "a"], ["b", "shared/deeper", "a"]]
+        start_at = time.time() + 2.0
+        procs = [
+            ctx.Process(
+                target=overlap_ingest_worker,
+                args=(
+                    str(db),
+                    [str(here / "docs" / v) for v in views[p % len(views)]],
+                    str(here / "docs"),
+                    str(log),
+                    start_at,
+                ),
+            )
+            for p in range(processes)
+        ]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(timeout=300)
+        counts = _embed_counts(log)
+        stored = _chunk_hashes(db)
+        for path in list(texts)[: trials - r * docs]:
+            chunks = stored.get(str(path))
+            times = [counts.get(h, 0) for h in chunks or []]
+            record(
+                tally,
+                survived=bool(chunks) and all(t == 1 for t in times),
+                leaked=any(t > 1 for t in times),
+                lost=not chunks,
+                why=f"{path.name}: embedded {times}, exit codes {[p.exitcode for p in procs]}",
+            )
+    return tally
+
+
+def attack_crashed_claimer(folder: Path, trials: int, seed: int) -> AttackTally:
+    """A process is SIGKILLed while it holds a claim (inside the embedder); another then ingests.
+
+    One trial per round: survived = the second process stored every document,
+    each embedded once by it; lost = it did not finish or a document is
+    missing (a stale claim blocked it); leaked = a chunk embedded twice.
+    """
+    import multiprocessing
+    import os
+    import signal
+    import time
+
+    ctx = multiprocessing.get_context("spawn")
+    tally = AttackTally()
+    for r in range(trials):
+        here = folder / f"crashed-{seed}-{r}"
+        texts = _overlap_folders(here / "docs", f"c{r}", 4)
+        db, log = here / "kb.db", here / "embedded.log"
+        MemoBase(db, embedder=embedder()).close()
+        args = (str(db), [str(here / "docs")], str(here / "docs"), str(log), 0.0)
+        claimer = ctx.Process(target=overlap_ingest_worker, args=(*args, True))
+        claimer.start()
+        claimed = False
+        deadline = time.time() + 120
+        while time.time() < deadline and not claimed:
+            time.sleep(0.1)
+            with MemoBase(db, embedder=None) as kb:
+                claimed = bool(kb.db.query_one("SELECT count(*) FROM kb_ingest_claims")[0])
+        if claimer.pid is not None:
+            os.kill(claimer.pid, signal.SIGKILL)
+        claimer.join(timeout=30)
+        second = ctx.Process(target=overlap_ingest_worker, args=args)
+        second.start()
+        second.join(timeout=240)
+        finished = second.exitcode == 0
+        if second.is_alive():
+            second.kill()
+            second.join()
+        counts = _embed_counts(log)
+        stored = _chunk_hashes(db)
+        complete = finished and claimed and all(str(p) in stored for p in texts)
+        twice = any(n > 1 for n in counts.values())
+        record(
+            tally,
+            survived=complete and not twice,
+            lost=not complete,
+            leaked=twice,
+            why=f"claimed {claimed}, second exit {second.exitcode}, stored {len(stored)}/{len(texts)}",
+        )
+    return tally
+
+
 # -- a full disk (issue 16, item 6) ---------------------------------------------------------
 
 REPO = Path(__file__).resolve().parents[2]

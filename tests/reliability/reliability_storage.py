@@ -87,7 +87,7 @@ def _run(tally: AttackTally, label: str, trial: Callable[[], tuple[list[str], bo
 # -- a killed backup ------------------------------------------------------------------
 
 
-def _partials(folder: Path) -> list[Path]:
+def partials(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob(".*") if p.name.endswith(".partial"))
 
 
@@ -116,15 +116,15 @@ def killed_backup_trial(
         child.start()
         if not at_verify:
             deadline = time.monotonic() + 10
-            while not _partials(out) and child.is_alive() and time.monotonic() < deadline:
+            while not partials(out) and child.is_alive() and time.monotonic() < deadline:
                 time.sleep(0.001)
             time.sleep(rng.random() * 0.02)
             with contextlib.suppress(ProcessLookupError):
                 os.kill(child.pid or 0, signal.SIGKILL)
         child.join()
-        if _partials(out):
+        if partials(out):
             break
-    left = _partials(out)
+    left = partials(out)
     if not left:
         return ["no kill landed while a partial file existed"], False
     # A backup still being written (its lock held) must survive the clean-up.
@@ -134,7 +134,7 @@ def killed_backup_trial(
         made = backup_database(db, out)
     finally:
         holder()
-    problems = [f"left behind: {p.name}" for p in _partials(out) if p != writing]
+    problems = [f"left behind: {p.name}" for p in partials(out) if p != writing]
     if not writing.exists():
         problems.append("the clean-up deleted a partial file still being written")
     writing.unlink(missing_ok=True)

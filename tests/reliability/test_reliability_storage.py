@@ -11,11 +11,17 @@ attacks with more trials.
 from __future__ import annotations
 
 import multiprocessing.context
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 from reliability_storage import (
     TARGETS,
+    make_base,
+    partials,
     read_only_available,
     run_corrupt,
     run_killed_backup,
@@ -50,3 +56,27 @@ def test_a_base_on_read_only_media_is_searched(tmp_path: Path) -> None:
     if reason is not None:
         pytest.skip(reason)
     _held(run_read_only(tmp_path, trials=2, seed=4))
+
+
+def test_a_terminated_backup_removes_its_partial_file(tmp_path: Path) -> None:
+    """SIGTERM (a service stop) unwinds ``memo backup``: its partial file goes at once."""
+    db, out = tmp_path / "kb.db", tmp_path / "backups"
+    make_base(db, 1500, seed=5)
+    outcomes = []
+    for _ in range(20):  # until the signal lands while the partial file exists
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "memo_core", "backup", "--db", str(db), "--out", str(out)],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 30
+        while not partials(out) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.001)
+        seen = bool(partials(out))
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        outcomes.append((seen, proc.returncode, err[-300:]))
+        if seen and proc.returncode == 128 + signal.SIGTERM:
+            break
+    assert outcomes[-1][:2] == (True, 128 + signal.SIGTERM), outcomes
+    assert partials(out) == []

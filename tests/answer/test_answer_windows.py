@@ -1,0 +1,88 @@
+"""Evidence windows, headings and the answerability gate's features."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memo_core.answer.extractive import extractive_answer
+from memo_core.answer.gate import FEATURES, GateCalibration, SufficiencyGate, gate_features
+from memo_core.answer.gate import _DocumentFrequencies as Frequencies
+from memo_core.answer.windows import answer_type_match, best_window, is_heading
+from memo_core.embedders import HashEmbedder
+from memo_core.kb import MemoBase
+from memo_core.types import Hit
+
+DOC = (
+    "# Renewal fees\n"
+    "Renewal fees and deadlines\n"
+    "The renewal fee is 40 euros per year. It is paid before the first of March.\n"
+    "Late payers lose the discount."
+)
+
+
+def _spans(text: str) -> list[str]:
+    from memo_core.answer.sentences import split_sentences
+
+    return [text[a:b] for a, b in split_sentences(text) if is_heading(text, a, b)]
+
+
+def test_headings_are_told_apart_from_sentences() -> None:
+    assert _spans(DOC) == ["Renewal fees", "Renewal fees and deadlines"]
+
+
+def test_a_heading_is_never_the_extractive_answer() -> None:
+    picked = extractive_answer("What are the renewal fees and deadlines?", [("c", DOC)])
+    texts = [DOC[a:b] for _, a, b in picked]
+    assert texts and all(t != "Renewal fees and deadlines" for t in texts)
+    assert "Renewal fees" not in texts
+
+
+def test_the_best_window_is_a_sentence_with_its_neighbours() -> None:
+    hit = Hit("c", "d", DOC, 1.0)
+    window, score = best_window("When is the renewal fee paid?", [hit], {"paid": 2.0, "fee": 1.0})
+    assert "paid before the first of March" in window and score == 3.0
+    assert not window.startswith("#")
+
+
+def test_answer_type_match() -> None:
+    assert answer_type_match("When is the fee paid?", "paid before the first of March") == 1.0
+    assert answer_type_match("When is the fee paid?", "paid by the tenant") == 0.0
+    assert answer_type_match("How many rooms are there?", "there are 4 rooms") == 1.0
+    assert answer_type_match("How many rooms are there?", "the rooms are large") == 0.0
+    assert answer_type_match("Who signed it?", "it was signed by Alice Moreau") == 1.0
+    assert answer_type_match("Who signed it?", "it was signed yesterday") == 0.0
+    assert answer_type_match("Why is it late?", "no reason") == 1.0
+
+
+def test_a_question_naming_what_the_base_lacks_scores_lower(tmp_path: Path) -> None:
+    base = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64))
+    base.add_texts(
+        ["Version 3.12 of the parser added a strict mode for dates.", *DOC.split("\n")]
+        + [f"Unrelated note {i} on tides and ferns." for i in range(10)]
+    )
+    try:
+        freqs = Frequencies(base.store)
+        asked = "What did version 3.12 of the parser add?"
+        absent = "What did version 3.14 of the parser add?"
+        present = gate_features(asked, base.search(asked, k=3), freqs)
+        missing = gate_features(absent, base.search(absent, k=3), freqs)
+        assert present["hard_missing"] == 0.0 and missing["hard_missing"] == 1.0
+        calibration = GateCalibration(
+            "test", {name: 1.0 for name in FEATURES} | {"hard_missing": -4.0}, 0.0, 0.5
+        )
+        gate = SufficiencyGate(calibration)
+        assert (
+            gate.decide(asked, base.search(asked, k=3), base.store).score
+            > gate.decide(absent, base.search(absent, k=3), base.store).score
+        )
+    finally:
+        base.close()
+
+
+def test_diversify_caps_hits_per_document_and_keeps_order() -> None:
+    from memo_core.answer.windows import diversify
+
+    hits = [Hit(f"c{i}", doc, "t", 1.0) for i, doc in enumerate("aaabab")]
+    assert [h.chunk_id for h in diversify(hits, 4)] == ["c0", "c1", "c3", "c5"]
+    # With too few other documents, held-back hits fill the rest, in order.
+    assert [h.chunk_id for h in diversify(hits[:3], 3)] == ["c0", "c1", "c2"]
