@@ -1,91 +1,354 @@
-"""The guarded loop in extractive mode (no LLM) on ../shared/eval/qa.
+"""Quote or refuse on both dev sets, today's engine side by side with the previous gate.
 
-    python bench/answer_eval.py [--limit N]
+    python bench/answer_eval.py [--sets squad,pydoc] [--limit N] [--formats mixed] [--name answer]
 
-For ``answerable`` questions: how often an answer is given and how often it
-contains the gold answer; for ``out_of_base`` and ``unanswerable``: how often
-the loop refuses. Every returned quote is checked to sit at its reported span.
+Sets (loaded by ``bench/answer_sets.py``): the public SQuAD split in ../shared/eval/qa
+and the pydoc set (54 standard-library modules rebuilt by
+``bench/data/answer/build_docs.py``; ``--formats mixed`` puts txt, md, html and pdf
+in one base, ``all`` ingests every format of every module). Each set goes into a
+fresh MemoBase with the offline MiniLM int8 embedder; every question is asked, in
+extractive mode, of two engines over that same base:
+
+* ``engine``: ``GuardedAnswerer`` as the code on this branch builds it;
+* ``legacy``: the two-feature gate and sentence picker as they stood before issue 20
+  (``bench/legacy_gate.py``, frozen), on the same retrieval.
+
+Reported per set and engine: answerable questions answered with the gold answer
+inside a verified quote, answered with quotes that miss it, refused; the share of
+each refusal kind refused (its complement is false answers); answer precision
+(answers holding the gold answer / all answers given, over every kind); the gate's
+ROC AUC (answerable against the refusal kinds, on the score each engine returns);
+locator correctness (the cited PDF page / Markdown heading of a quote holding the
+gold answer is where the answer is); quotes found at their reported offsets.
+``--limit N`` takes the first N questions of each kind (a quick run).
+Results: bench/results/NAME.json and NAME.md.
 """
 
 from __future__ import annotations
 
 import argparse
-import tempfile
-from collections import Counter
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from _common import markdown_table, qa_dir, read_jsonl, write_results
+from _common import markdown_table, write_results
+from answer_sets import AnswerSet, EvalQuestion, build_docs_module, load_set
+from legacy_gate import LegacyAnswerer
 
 from memo_core.answer.engine import GuardedAnswerer
 from memo_core.embedders import default_local_embedder
+from memo_core.errors import MemoError
 from memo_core.kb import MemoBase
+
+ENGINES = ("engine", "legacy")
+
+
+@dataclass(frozen=True)
+class Quote:
+    """One quote an engine showed, reduced to what the evaluation checks."""
+
+    text: str
+    chunk_id: str
+    start: int
+    end: int
+    source: str
+    locator: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    refused: bool
+    score: float
+    quotes: tuple[Quote, ...]
+
+
+def _outcome(refused: bool, score: float, cited: Sequence[Any]) -> Outcome:
+    """Citations (engine) and LegacyQuotes (legacy) share these attribute names."""
+    quotes = tuple(
+        Quote(c.quote, c.chunk_id, c.start, c.end, c.source, dict(c.locator)) for c in cited
+    )
+    return Outcome(refused, score, quotes)
+
+
+def _askers(kb: MemoBase) -> dict[str, Callable[[str], Outcome]]:
+    engine = GuardedAnswerer(kb)
+    legacy = LegacyAnswerer(kb)
+
+    def ask_engine(question: str) -> Outcome:
+        result = engine.ask(question)
+        cited = getattr(result, "citations", ())
+        return _outcome(result.refused, float(result.gate_score or 0.0), cited)
+
+    def ask_legacy(question: str) -> Outcome:
+        result = legacy.ask(question)
+        return _outcome(result.refused, result.score, result.quotes)
+
+    return {"engine": ask_engine, "legacy": ask_legacy}
+
+
+def roc_auc(positives: Sequence[float], negatives: Sequence[float]) -> float | None:
+    """ROC AUC by the rank-sum (Mann-Whitney) formula, ties counted half."""
+    if not positives or not negatives:
+        return None
+    ordered = sorted([(s, 1) for s in positives] + [(s, 0) for s in negatives])
+    rank_sum = 0.0
+    i = 0
+    while i < len(ordered):
+        j = i
+        while j < len(ordered) and ordered[j][0] == ordered[i][0]:
+            j += 1
+        mean_rank = (i + 1 + j) / 2  # ranks i+1..j share their mean
+        rank_sum += mean_rank * sum(label for _, label in ordered[i:j])
+        i = j
+    n_pos, n_neg = len(positives), len(negatives)
+    return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+
+
+def _locator_ok(q: EvalQuestion, quote: Quote) -> bool | None:
+    """Whether a gold-holding quote cites where the answer is (None: no locator to check)."""
+    suffix = Path(quote.source).suffix.lower()
+    if suffix == ".pdf":
+        return quote.locator.get("page") in q.gold_pages
+    if suffix == ".md":
+        return quote.locator.get("heading") in q.gold_headings
+    return None
+
+
+def judge(
+    q: EvalQuestion,
+    outcome: Outcome,
+    chunk_text: Callable[[str], str],
+    normalize: Callable[[str], str],
+) -> dict[str, Any]:
+    """One question's record: refused, gold in a quote, locator, quotes at their offsets."""
+    at_span = sum(
+        chunk_text(x.chunk_id)[x.start : x.end].strip() == x.text.strip() for x in outcome.quotes
+    )
+    record: dict[str, Any] = {
+        "id": q.id,
+        "kind": q.kind,
+        "format": q.format,
+        "refused": outcome.refused,
+        "score": outcome.score,
+        "quotes": len(outcome.quotes),
+        "quotes_at_span": at_span,
+        "holds_gold": False,
+        "locator_ok": None,
+    }
+    if q.kind == "answerable" and not outcome.refused and q.answer:
+        gold = normalize(q.answer)
+        holding = [x for x in outcome.quotes if gold in normalize(x.text)]
+        record["holds_gold"] = bool(holding)
+        checks = [ok for ok in (_locator_ok(q, x) for x in holding) if ok is not None]
+        if checks:
+            record["locator_ok"] = any(checks)
+    return record
+
+
+def summarize(records: list[dict[str, Any]], refusal_kinds: Sequence[str]) -> dict[str, Any]:
+    def share(rows: list[dict[str, Any]], key: str) -> float | None:
+        return sum(bool(r[key]) for r in rows) / len(rows) if rows else None
+
+    answerable = [r for r in records if r["kind"] == "answerable"]
+    answered = [r for r in records if not r["refused"]]
+    out: dict[str, Any] = {
+        "questions": len(records),
+        "answerable": len(answerable),
+        "answerable_with_gold": share(answerable, "holds_gold"),
+        "answerable_without_gold": (
+            sum(not r["refused"] and not r["holds_gold"] for r in answerable) / len(answerable)
+            if answerable
+            else None
+        ),
+        "answerable_refused": share(answerable, "refused"),
+        "answers": len(answered),
+        "answer_precision": (
+            sum(r["holds_gold"] for r in answered) / len(answered) if answered else None
+        ),
+    }
+    negatives: list[float] = []
+    for kind in refusal_kinds:
+        rows = [r for r in records if r["kind"] == kind]
+        out[f"{kind}_refused"] = share(rows, "refused")
+        out[f"{kind}_count"] = len(rows)
+        out[f"roc_auc_vs_{kind}"] = roc_auc(
+            [r["score"] for r in answerable], [r["score"] for r in rows]
+        )
+        negatives += [r["score"] for r in rows]
+    out["roc_auc"] = roc_auc([r["score"] for r in answerable], negatives)
+    located = [r for r in answerable if r["locator_ok"] is not None]
+    out["locator_checked"] = len(located)
+    out["locator_correct"] = share(located, "locator_ok")
+    quotes = sum(r["quotes"] for r in records)
+    out["quotes_at_span"] = sum(r["quotes_at_span"] for r in records) / quotes if quotes else None
+    return out
+
+
+def by_format(records: list[dict[str, Any]], refusal_kinds: Sequence[str]) -> dict[str, Any]:
+    formats = sorted({r["format"] for r in records if r["format"]})
+    return {f: summarize([r for r in records if r["format"] == f], refusal_kinds) for f in formats}
+
+
+def evaluate(answer_set: AnswerSet, embedder: Any) -> dict[str, Any]:
+    normalize = build_docs_module().normalize
+    started = time.perf_counter()
+    with answer_set.open_base(embedder) as kb:
+        ingest_seconds = time.perf_counter() - started
+        askers = _askers(kb)
+        cache: dict[str, str] = {}
+
+        def chunk_text(chunk_id: str) -> str:
+            if chunk_id not in cache:
+                cache[chunk_id] = kb.get_chunks([chunk_id])[0].text
+            return cache[chunk_id]
+
+        records: dict[str, list[dict[str, Any]]] = {name: [] for name in ENGINES}
+        seconds = dict.fromkeys(ENGINES, 0.0)
+        errors: dict[str, list[str]] = {name: [] for name in ENGINES}
+        agree = 0
+        for q in answer_set.questions:
+            outcomes = {}
+            for name, ask in askers.items():
+                t = time.perf_counter()
+                try:
+                    outcomes[name] = ask(q.question)
+                except MemoError as exc:  # counted and shown, not a lost run
+                    errors[name].append(f"{q.id}: {type(exc).__name__}: {exc}")
+                    outcomes[name] = Outcome(True, 0.0, ())
+                seconds[name] += time.perf_counter() - t
+                records[name].append(judge(q, outcomes[name], chunk_text, normalize))
+            e, legacy = outcomes["engine"], outcomes["legacy"]
+            agree += e.refused == legacy.refused and [x.text for x in e.quotes] == [
+                x.text for x in legacy.quotes
+            ]
+    n = max(1, len(answer_set.questions))
+    result: dict[str, Any] = {
+        "set": answer_set.name,
+        "info": answer_set.info,
+        "skipped": dict(answer_set.skipped),
+        "ingest_seconds": round(ingest_seconds, 1),
+        "engines_agree": agree / n,
+        "engines": {},
+    }
+    for name in ENGINES:
+        summary = summarize(records[name], answer_set.refusal_kinds)
+        summary["ms_per_question"] = round(1000 * seconds[name] / n, 1)
+        summary["errors"] = errors[name]
+        if answer_set.name == "pydoc":
+            summary["by_format"] = by_format(records[name], answer_set.refusal_kinds)
+        result["engines"][name] = summary
+    result["records"] = records
+    return result
+
+
+def _fmt(v: Any) -> str:
+    return "" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)
+
+
+def tables(results: list[dict[str, Any]]) -> str:
+    headers = [
+        "set",
+        "gate",
+        "answerable with gold",
+        "answered, gold missing",
+        "answerable refused",
+        "refused (by kind)",
+        "answer precision",
+        "ROC AUC",
+        "locator correct",
+        "quotes at span",
+    ]
+    rows = []
+    for res in results:
+        for name in ENGINES:
+            s = res["engines"][name]
+            kinds = [k for k in s if k.endswith("_refused") and not k.startswith("answerable")]
+            refused = ", ".join(f"{k[: -len('_refused')]} {_fmt(s[k])}" for k in kinds)
+            rows.append(
+                [
+                    res["set"],
+                    "today" if name == "engine" else "previous (frozen)",
+                    _fmt(s["answerable_with_gold"]),
+                    _fmt(s["answerable_without_gold"]),
+                    _fmt(s["answerable_refused"]),
+                    refused,
+                    _fmt(s["answer_precision"]),
+                    _fmt(s["roc_auc"]),
+                    f"{_fmt(s['locator_correct'])} of {s['locator_checked']}",
+                    _fmt(s["quotes_at_span"]),
+                ]
+            )
+    out = [markdown_table(headers, rows)]
+    for res in results:
+        line = (
+            f"- {res['set']}: {res['engines']['engine']['questions']} questions, "
+            f"ingest {res['ingest_seconds']} s, the two gates give the same outcome on "
+            f"{res['engines_agree']:.1%} of questions"
+        )
+        if res["skipped"]:
+            line += f"; left out: {res['skipped']}"
+        out.append(line)
+        if res["set"] == "pydoc":
+            fmt_rows = []
+            for name in ENGINES:
+                for fmt, s in res["engines"][name]["by_format"].items():
+                    refused = [s.get(f"{k}_refused") for k in ("near_miss", "nonexistent")]
+                    fmt_rows.append(
+                        [
+                            "today" if name == "engine" else "previous",
+                            fmt,
+                            _fmt(s["answerable_with_gold"]),
+                            _fmt(refused[0]),
+                            _fmt(refused[1]),
+                            _fmt(s["answer_precision"]),
+                            f"{_fmt(s['locator_correct'])} of {s['locator_checked']}",
+                        ]
+                    )
+            out.append("\npydoc set by the format each module was ingested in:\n")
+            out.append(
+                markdown_table(
+                    [
+                        "gate",
+                        "format",
+                        "answerable with gold",
+                        "near_miss refused",
+                        "nonexistent refused",
+                        "answer precision",
+                        "locator correct",
+                    ],
+                    fmt_rows,
+                )
+            )
+    return "\n".join(out)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", default="squad,pydoc", help="comma-separated: squad, pydoc")
     parser.add_argument("--limit", type=int, default=0, help="questions per kind (0 = all)")
-    args = parser.parse_args()
-    data = qa_dir()
-    corpus = list(read_jsonl(data / "corpus.jsonl"))
-    questions = list(read_jsonl(data / "questions.jsonl"))
-    if args.limit:
-        seen: Counter[str] = Counter()
-        kept = []
-        for q in questions:
-            if seen[q["kind"]] < args.limit:
-                seen[q["kind"]] += 1
-                kept.append(q)
-        questions = kept
-    counts: Counter[str] = Counter()
-    with tempfile.TemporaryDirectory() as tmp:
-        kb = MemoBase(Path(tmp) / "kb.db", embedder=default_local_embedder())
-        kb.add_texts([p["text"] for p in corpus], ids=[p["id"] for p in corpus])
-        engine = GuardedAnswerer(kb)
-        for q in questions:
-            kind = q["kind"]
-            counts[f"{kind}:total"] += 1
-            result = engine.ask(q["question"])
-            if result.refused:
-                counts[f"{kind}:refused"] += 1
-                continue
-            for c in result.citations:
-                chunk = kb.get_chunks([c.chunk_id])[0].text
-                counts["quotes"] += 1
-                counts["quotes_at_span"] += chunk[c.start : c.end] == c.quote
-            if kind == "answerable" and q["answer"].lower() in result.text.lower():
-                counts[f"{kind}:contains_gold"] += 1
-        kb.close()
-
-    def share(key: str, kind: str) -> float:
-        return counts[f"{kind}:{key}"] / max(1, counts[f"{kind}:total"])
-
-    result = {
-        "answerable_answered": 1 - share("refused", "answerable"),
-        "answerable_contains_gold": share("contains_gold", "answerable"),
-        "out_of_base_refused": share("refused", "out_of_base"),
-        "unanswerable_refused": share("refused", "unanswerable"),
-        "quotes_at_reported_span": counts["quotes_at_span"] / max(1, counts["quotes"]),
-        "counts": dict(counts),
-    }
-    table = markdown_table(
-        [
-            "answerable answered",
-            "answerable containing the gold answer",
-            "out_of_base refused",
-            "unanswerable refused",
-            "quotes at their span",
-        ],
-        [
-            [
-                result["answerable_answered"],
-                result["answerable_contains_gold"],
-                result["out_of_base_refused"],
-                result["unanswerable_refused"],
-                result["quotes_at_reported_span"],
-            ]
-        ],
+    parser.add_argument(
+        "--formats", default="mixed", help="pydoc documents: mixed, all, txt, md, html or pdf"
     )
-    write_results("answer", result, table)
+    parser.add_argument("--name", default="answer", help="results file name")
+    args = parser.parse_args()
+    embedder = default_local_embedder()
+    results = []
+    for name in args.sets.split(","):
+        options: dict[str, Any] = {"limit": args.limit}
+        if name == "pydoc":
+            options["formats"] = args.formats
+        results.append(evaluate(load_set(name, **options), embedder))
+        print(f"{name} done", flush=True)
+    table = tables(results)
+    payload = {
+        "limit": args.limit,
+        "formats": args.formats,
+        "sets": [{k: v for k, v in r.items() if k != "records"} for r in results],
+        "records": {r["set"]: r["records"] for r in results if r["set"] == "pydoc"},
+    }
+    write_results(args.name, payload, table)
     print(table)
 
 

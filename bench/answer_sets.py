@@ -118,30 +118,41 @@ class AnswerSet:
 
 
 def _take(questions: list[EvalQuestion], limit: int) -> list[EvalQuestion]:
-    """The first ``limit`` questions of each kind (all when ``limit`` is 0), order kept."""
+    """``limit`` questions of each kind spread evenly over the set (all when 0), order kept.
+
+    Evenly spaced rather than the first ones, so a quick run still covers every
+    module (pydoc questions are grouped by module) and every part of SQuAD.
+    """
     if not limit:
         return questions
-    seen: Counter[str] = Counter()
-    kept = []
-    for q in questions:
-        if seen[q.kind] < limit:
-            seen[q.kind] += 1
-            kept.append(q)
-    return kept
+    by_kind: dict[str, list[int]] = {}
+    for index, q in enumerate(questions):
+        by_kind.setdefault(q.kind, []).append(index)
+    keep: set[int] = set()
+    for indices in by_kind.values():
+        step = max(1.0, len(indices) / limit)
+        keep.update(indices[int(i * step)] for i in range(min(limit, len(indices))))
+    return [q for index, q in enumerate(questions) if index in keep]
 
 
 def squad_set(limit: int = 0) -> AnswerSet:
     data = qa_dir()
-    questions = [
-        EvalQuestion(id=q["id"], question=q["question"], kind=q["kind"], answer=q.get("answer"))
-        for q in read_jsonl(data / "questions.jsonl")
-    ]
+    questions = []
+    skipped: Counter[str] = Counter()
+    for q in read_jsonl(data / "questions.jsonl"):
+        if not q["question"].strip():  # the split holds a few blank questions: nothing to ask
+            skipped[f"{q['kind']} (blank question)"] += 1
+            continue
+        questions.append(
+            EvalQuestion(id=q["id"], question=q["question"], kind=q["kind"], answer=q.get("answer"))
+        )
     texts = [(p["id"], p["text"]) for p in read_jsonl(data / "corpus.jsonl")]
     return AnswerSet(
         name="squad",
         questions=_take(questions, limit),
         refusal_kinds=("out_of_base", "unanswerable"),
         texts=texts,
+        skipped=skipped,
     )
 
 

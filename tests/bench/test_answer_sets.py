@@ -95,3 +95,77 @@ def test_committed_questions_are_well_formed() -> None:
     assert len({r["id"] for r in rows}) == len(rows)
     assert all(r["answer"].strip() for r in rows if r["kind"] == "answerable")
     assert all(r.get("absent") for r in rows if r["kind"] == "nonexistent")
+
+
+@pytest.fixture()
+def answer_eval(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    monkeypatch.syspath_prepend(str(BENCH))
+    import answer_eval
+
+    return answer_eval
+
+
+def test_roc_auc_hand_worked(answer_eval) -> None:  # type: ignore[no-untyped-def]
+    # Pairs: 0.9>0.5, 0.9>0.1, 0.5=0.5 (half), 0.5>0.1 -> 3.5 of 4.
+    assert answer_eval.roc_auc([0.9, 0.5], [0.5, 0.1]) == pytest.approx(0.875)
+    assert answer_eval.roc_auc([0.2], [0.8]) == 0.0
+    assert answer_eval.roc_auc([], [0.1]) is None
+
+
+def test_judge_and_summary(answer_eval, bd) -> None:  # type: ignore[no-untyped-def]
+    from answer_sets import EvalQuestion
+
+    chunk = "The kettle boils up to two litres. It switches off by itself."
+    q = EvalQuestion("a", "How much?", "answerable", answer="two litres", gold_pages=frozenset({3}))
+    right = answer_eval.Quote(
+        "The kettle boils up to two litres.", "c1", 0, 34, "k.pdf", {"page": 3}
+    )
+    wrong_page = answer_eval.Quote(right.text, "c1", 0, 34, "k.pdf", {"page": 4})
+    off = answer_eval.Quote("It switches off by itself.", "c1", 3, 20, "k.pdf", {"page": 3})
+
+    def judged(*quotes, refused=False):  # type: ignore[no-untyped-def]
+        outcome = answer_eval.Outcome(refused, 0.7, tuple(quotes))
+        return answer_eval.judge(q, outcome, lambda _: chunk, bd.normalize)
+
+    good = judged(right)
+    assert good["holds_gold"] and good["locator_ok"] is True and good["quotes_at_span"] == 1
+    assert judged(wrong_page)["locator_ok"] is False
+    missed = judged(off)
+    assert not missed["holds_gold"] and missed["quotes_at_span"] == 0  # offsets 3:20 are not it
+    refusal_q = EvalQuestion("n", "Colour?", "near_miss")
+    false_answer = answer_eval.judge(
+        refusal_q, answer_eval.Outcome(False, 0.9, (off,)), lambda _: chunk, bd.normalize
+    )
+    s = answer_eval.summarize([good, missed, false_answer], ["near_miss"])
+    assert s["answerable_with_gold"] == 0.5
+    assert s["answer_precision"] == pytest.approx(1 / 3)  # one of three answers holds its gold
+    assert s["near_miss_refused"] == 0.0
+    assert s["locator_correct"] == 1.0 and s["locator_checked"] == 1
+
+
+def test_legacy_answerer_quotes_or_refuses(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))
+    from legacy_gate import LegacyAnswerer
+
+    from memo_core.kb import MemoBase
+
+    texts = [
+        "The lighthouse keeper lit the lamp at dusk every evening.",
+        "Granite quarries supplied the stone for the harbour wall.",
+        "Fishing boats returned before the storm reached the bay.",
+        "The village bakery sold rye bread on Saturdays.",
+    ]
+    kb = MemoBase(tmp_path / "kb.db", embedder=None)
+    try:
+        kb.add_texts(texts, ids=[f"t{i}" for i in range(len(texts))])
+        legacy = LegacyAnswerer(kb)
+        answered = legacy.ask("When did the lighthouse keeper light the lamp?")
+        assert not answered.refused
+        chunk = kb.get_chunks([answered.quotes[0].chunk_id])[0].text
+        first = answered.quotes[0]
+        assert chunk[first.start : first.end] == first.quote
+        assert "dusk" in answered.text
+        refused = legacy.ask("Which volcano erupted in Iceland during 2010?")
+        assert refused.refused and refused.score < refused.threshold
+    finally:
+        kb.close()
