@@ -463,8 +463,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, result in results.items():
         for miss in result["misses"]:
             print(
-                f"  miss {name} {miss['id']}#{miss['probe']}: {miss['missing']} "
-                f"<- {miss['text']}",
+                f"  miss {name} {miss['id']}#{miss['probe']}: {miss['missing']} <- {miss['text']}",
                 file=sys.stderr,
             )
         for leak in result["leaks"]:
@@ -474,8 +473,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         for wrong in result["gate_errors"]:
             print(
-                f"  gate {name} {wrong['id']}#{wrong['probe']}: {wrong['gate']} "
-                f"<- {wrong['text']}",
+                f"  gate {name} {wrong['id']}#{wrong['probe']}: {wrong['gate']} <- {wrong['text']}",
                 file=sys.stderr,
             )
     print(f"wrote {out} and {out.with_suffix('.md')}")

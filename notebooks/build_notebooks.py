@@ -269,7 +269,7 @@ def nb01() -> list[Cell]:
                 """
                 import json
 
-                question = "How long is the initial term, and how much notice stops the renewal?"
+                question = "How long is the initial term of the agreement, and how much notice of non-renewal must a party give?"
                 passages = kb.search(question, k=5)  # the same search the answerer runs
                 n = next(i for i, h in enumerate(passages, start=1) if "24 months" in h.text)
                 llm = FakeLLM([json.dumps({"claims": [
@@ -285,7 +285,7 @@ def nb01() -> list[Cell]:
             """
             from memo_core.answer import Explanation
 
-            question = "How long is the initial term, and how much notice stops the renewal?"
+            question = "How long is the initial term of the agreement, and how much notice of non-renewal must a party give?"
             why = Explanation(question)
             result = GuardedAnswerer(kb, llm).ask(question, explanation=why)
             print("refused:", result.refused)

@@ -22,7 +22,12 @@ the question and the best hits, as a feature vector (:data:`FEATURES`):
 They combine in a logistic model ``score = σ(Σ w_f·f + b)`` whose weights and
 threshold are calibrated per embedder on the team's dev sets by
 ``python bench/calibrate_gate.py --write`` and shipped in
-``memo_core/data/gate_calibration.json``.
+``memo_core/data/gate_calibration.json``. Any subset of the features may carry
+weights: the file shipped today keeps the earlier two-feature model (coverage,
+similarity; 95% of answerable kept) as the default, and records the fitted
+seven-feature model under ``answerability`` (held-out ROC AUC 0.925 with MiniLM),
+because at its threshold for at most 5% out-of-base answers it also refuses a
+third of the answerable questions.
 """
 
 from __future__ import annotations
@@ -78,6 +83,8 @@ class GateCalibration:
     bias: float
     threshold: float
     metrics: Mapping[str, float] = field(default_factory=dict)
+    #: The looser floor for offering a hit as *context* (not an answer), if it has its own.
+    context: GateCalibration | None = None
 
     def score(self, features: Mapping[str, float | None]) -> float:
         """The probability that the base answers, from :func:`gate_features` values.
@@ -97,16 +104,18 @@ def load_calibrations() -> dict[str, GateCalibration]:
     """The shipped calibrations, by embedder model name (plus ``keyword-only``)."""
     text = resources.files("memo_core").joinpath("data/gate_calibration.json").read_text("utf-8")
     data = json.loads(text)
-    return {
-        name: GateCalibration(
+
+    def build(name: str, c: Mapping[str, Any]) -> GateCalibration:
+        return GateCalibration(
             embedder=name,
             weights={k: float(v) for k, v in c["weights"].items()},
             bias=float(c["bias"]),
             threshold=float(c["threshold"]),
             metrics={k: float(v) for k, v in c.get("metrics", {}).items()},
+            context=build(name, c["context"]) if "context" in c else None,
         )
-        for name, c in data["calibrations"].items()
-    }
+
+    return {name: build(name, c) for name, c in data["calibrations"].items()}
 
 
 class _DocumentFrequencies:
@@ -244,15 +253,17 @@ class SufficiencyGate:
     def relevant_hits(self, question: str, hits: Sequence[Hit], store: KnowledgeStore) -> list[Hit]:
         """The ``hits`` that clear the base's relevance floor, in their order.
 
-        Each hit is scored as the gate scores the best one (its own coverage of the
-        question's terms, its own cosine) against the same calibrated threshold, so a
-        chunk that would not be enough to answer from is not offered as context
-        either: a search always returns neighbours, relevant or not.
+        Each hit is scored as if it were the best one, by the calibration's
+        ``context`` model (a looser floor than an answer needs) when it has one, so a
+        chunk with too little of the question is not offered as context: a search
+        always returns neighbours, relevant or not.
         """
         if not hits:
             return []
         fp = store.fingerprint
-        calibration = self.calibration_for(fp.model if fp else None)
+        answer_calibration = self.calibration_for(fp.model if fp else None)
+        # Context may be looser than an answer: its own floor when the calibration has one.
+        calibration = answer_calibration.context or answer_calibration
         threshold = (
             calibration.threshold if self.threshold_override is None else self.threshold_override
         )

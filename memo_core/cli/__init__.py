@@ -17,6 +17,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from memo_core.display import printable
 from memo_core.errors import MemoError
@@ -38,8 +39,16 @@ COMMAND_MODULES = (
 EXIT_ERROR = 2
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with memo's error contract: a usage mistake is one line on stderr, exit 2
+    (argparse's own two lines, usage then message, would break it)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_ERROR, f"memo: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="memo",
         description="Local memory and a quote-or-refuse knowledge base for AI agents.",
     )

@@ -22,8 +22,15 @@ from memo_core.errors import InvalidInputError, SecretFoundError
 from memo_core.ingest.secretscan import redact_text
 from memo_core.memory import lexicon as lx
 from memo_core.memory.base import HoodBase, new_id
+from memo_core.memory.classifier import CaptureClassifier, load_capture_classifier
 from memo_core.memory.config import CATEGORIES, PINNED_BY_DEFAULT
-from memo_core.memory.extract import CandidateFact, Party, analyze_turn, content_stems
+from memo_core.memory.extract import (
+    CandidateFact,
+    Classify,
+    Party,
+    analyze_turn,
+    content_stems,
+)
 from memo_core.memory.judge import JudgedFact, judge_turn, judge_update
 from memo_core.memory.namespace import NamespaceLike
 from memo_core.memory.records import FactRow
@@ -124,6 +131,8 @@ def bounded_turn(text: str, limit: int) -> tuple[str, int]:
 class CaptureMixin(HoodBase):
     """``capture`` and ``remember``."""
 
+    _classifier: CaptureClassifier | None = None
+
     def capture(
         self,
         text: str,
@@ -177,7 +186,9 @@ class CaptureMixin(HoodBase):
             why = f"{role} turns are episodic memory, never user facts"
             return CaptureResult(turn_id, "drop", 0.0, reason="; ".join([why, *notes]))
         focus = self._focus(enc, session_id, when)
-        analysis = analyze_turn(text, ref=when.date(), focus=focus, config=self.config)
+        analysis = analyze_turn(
+            text, ref=when.date(), focus=focus, config=self.config, classify=self._classify()
+        )
         candidates = list(analysis.facts)[: self.config.max_facts_per_turn]
         decision: Decision = analysis.decision
         reason = ""
@@ -296,6 +307,16 @@ class CaptureMixin(HoodBase):
         return outcome.fact
 
     # -- internals --------------------------------------------------------------------
+
+    def _classify(self) -> Classify | None:
+        """The keep/drop classifier over the gate's static model (cues only without one)."""
+        if not self.config.use_classifier:
+            return None
+        if self._classifier is None:
+            gate = self.gate
+            encoder = gate.encode if gate.uses_model else None
+            self._classifier = load_capture_classifier(encoder)
+        return self._classifier.keeps
 
     def _focus(self, enc: str, session_id: str | None, when: datetime) -> Party | None:
         row = self._store.last_turn(enc, session_id, to_iso(when))

@@ -92,6 +92,10 @@ class MemoryConfig:
     #: Scores in [borderline_threshold, keep_threshold) are borderline: one LLM call
     #: when an LLM is configured, otherwise the conservative rule (episodic turn only).
     borderline_threshold: float = 0.3
+    #: Whether capture's learned classifier decides keep or drop (else rules alone).
+    use_classifier: bool = True
+    #: A sentence the rules keep is dropped when the classifier's probability is lower.
+    classifier_drop_below: float = 0.15
     #: Lexical (content-stem Jaccard) similarity at which a restatement reinforces.
     duplicate_lexical: float = 0.7
     #: Embedding cosine at which a restatement reinforces (when an embedder is set).

@@ -14,6 +14,7 @@ in the fact's history. Questions, small talk and "no need to keep that" yield no
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 
@@ -452,17 +453,29 @@ def _analyse_sentence(raw: str, focus: Party | None, ref: date) -> _Sentence:
     return _Sentence(raw, cleaned, signals, score, category, subject, pronoun_led, event, timed)
 
 
+#: ``classify(sentences)`` -> (keep probability, kept) per sentence.
+Classify = Callable[[Sequence[str]], list[tuple[float, bool]]]
+
+
 def analyze_turn(
     text: str,
     *,
     ref: date,
     focus: Party | None = None,
     config: MemoryConfig | None = None,
+    classify: Classify | None = None,
 ) -> TurnAnalysis:
-    """Score a user turn and extract candidate facts with rules only.
+    """Score a user turn and extract candidate facts.
 
     ``focus`` is the person a pronoun at the start of this turn refers to (the last
     one named in the same session); ``ref`` resolves dates without a year.
+
+    With ``classify`` (capture's learned classifier), the classifier decides keep or
+    drop: a sentence about the user that the rules score below the keep threshold is
+    kept when the classifier keeps it, and one the rules keep is dropped when its
+    probability is under ``classifier_drop_below`` ("let me sleep on it"). The
+    rules still name the category, subject and dates, and still refuse questions and
+    "don't remember this".
     """
     cfg = config or MemoryConfig()
     facts: list[CandidateFact] = []
@@ -472,12 +485,16 @@ def analyze_turn(
     carried: set[str] = set()
     forget = False
     previous_kept = False
+    sentences = list(dict.fromkeys(split_sentences(text)))
     seen: set[str] = set()
-    for raw in split_sentences(text):
+    unique: list[str] = []
+    for raw in sentences:
         said = " ".join(raw.casefold().split())
-        if said in seen:  # a repeated sentence is one fact, reinforced at most once
-            continue
-        seen.add(said)
+        if said not in seen:  # a repeated sentence is one fact, reinforced at most once
+            seen.add(said)
+            unique.append(raw)
+    verdicts = dict(zip(unique, classify(unique), strict=True)) if classify and unique else {}
+    for raw in unique:
         if lx.FORGET_REQUEST.search(raw):
             forget = True
             previous_kept = False
@@ -489,6 +506,11 @@ def analyze_turn(
             continue
         if sent.cleaned.rstrip().endswith("?") and "explicit" not in sent.signals:
             previous_kept = False
+            continue
+        if "explicit" not in sent.signals and (
+            lx.HYPOTHETICAL.search(raw) or lx.NONCOMMITTAL.search(raw)
+        ):
+            previous_kept = False  # a supposition or a non-answer is nobody's fact
             continue
         signals = sent.signals | carried
         carried = set()
@@ -508,6 +530,26 @@ def analyze_turn(
         if sent.pronoun_led and previous_kept and facts:
             facts[-1] = _merge(facts[-1], sent, signals)
             continue
+        verdict = verdicts.get(raw)
+        if verdict is not None:
+            probability, kept = verdict
+            weak = not signals & _RULES_DECIDE
+            if (
+                weak
+                and sent.score >= cfg.keep_threshold
+                and probability < cfg.classifier_drop_below
+            ):
+                previous_kept = False  # looks like a fact to the rules, is not one
+                continue
+            if (
+                sent.score < cfg.keep_threshold
+                and kept
+                and "event" not in signals  # what happened stays borderline (fleeting)
+                and not lx.OPINION.search(sent.cleaned)
+                and _ABOUT_SELF.search(raw)
+            ):
+                sent.score = max(sent.score, cfg.keep_threshold, round(probability, 3))
+                signals = signals | {"classifier"}
         if sent.score < cfg.keep_threshold:
             if sent.score >= cfg.borderline_threshold:
                 borderline.append(sent.cleaned)
@@ -530,6 +572,21 @@ def analyze_turn(
         forget_requested=forget,
         focus=focus,
     )
+
+
+#: Signals the rules decide alone: an explicit "remember", a reply instruction, health,
+#: identity, a correction, a decision (the labelled turns have too few of them).
+_RULES_DECIDE = frozenset(
+    {"explicit", "instruction", "health", "identity", "correction", "decision"}
+)
+
+#: The user, or the user's own people, pets and things, in the sentence.
+_ABOUT_SELF = re.compile(
+    r"\b(?:i|i'm|im|i've|ive|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us)\b|"
+    r"(?<!\w)(?:я|мне|меня|мной|мой|моя|моё|мое|мои|моего|моей|моему|моих|мою|мы|нас|нам|"
+    r"наш|наша|наше|наши|нашего|нашей|нашу|у меня|у нас)(?!\w)",
+    re.IGNORECASE,
+)
 
 
 def _mentions(text: str) -> tuple[str, ...]:

@@ -144,6 +144,13 @@ class RecallGate:
     def uses_model(self) -> bool:
         return self._model is not None
 
+    def encode(self, sentences: Sequence[str]) -> Any:
+        """Static embeddings of ``sentences`` from the gate's model (None without a model);
+        capture's classifier reuses the model instead of loading another."""
+        if self._model is None:
+            return None
+        return self._model.encode(list(sentences))
+
     def _index_examples(self) -> None:
         import numpy as np
 

@@ -17,7 +17,10 @@ __all__ = [
     "FAMILY_WORDS",
     "FILLER_WORDS",
     "GENERIC_WORDS",
+    "HYPOTHETICAL",
     "MARKER_WORDS",
+    "NONCOMMITTAL",
+    "OPINION",
     "PLEASANTRY_WORDS",
     "RELATIONS",
     "REL_ALT",
@@ -236,6 +239,25 @@ _EXPLICIT = (
     r"save this|write (?:this|that) down|remember forever|never forget|"
     r"запомни|запомнить|запиши|\bучти\b|имей в виду|не забудь|на заметку|для справки|сохрани|"
     r"чтобы ты (?:кое-что |это |)знал|чтобы ты (?:кое-что |это |)знала"
+)
+#: A supposition, not a fact: "if I won the lottery", "допустим, я перееду".
+HYPOTHETICAL = _p(
+    r"\b(?:if i (?:were|was|had|got|won|lost|quit|moved|ever)|if we (?:were|had|won|moved)|"
+    r"what if|suppose|supposing|say i|imagine|hypothetically|would i|in theory|let'?s say)\b|"
+    r"гипотетическ\w*|если бы|допустим|представ\w+,? что|предположим|а что если"
+)
+#: A reply that commits to nothing: "let me sleep on it", "I'll mull it over", "подумаю".
+NONCOMMITTAL = _p(
+    r"\b(?:let me (?:think|sleep on|see|mull)|i'?ll (?:think|mull|sleep on|see)|think it over|"
+    r"mull (?:it|this|that) over|not sure|maybe later|we'?ll see|no idea|i don'?t know|dunno|"
+    r"get back to you)\b|подумаю|посмотрим|не знаю|пока не решил\w*|вернусь к этому"
+)
+#: A passing opinion ("I think the budget is too tight", "мне кажется"): only the rules
+#: may make it a fact (a preference, a decision), the classifier does not.
+OPINION = _p(
+    r"^(?:\W*(?:and|but|so|also|и|а|но)\s+)?(?:i (?:think|guess|feel like|suppose|reckon|believe)|"
+    r"i'?m (?:not sure|pretty sure)|it (?:seems|looks like)|"
+    r"мне кажется|я думаю|по-моему|кажется|похоже)\b"
 )
 FORGET_REQUEST = _p(
     r"no need to (?:keep|remember|store|save|note)|"

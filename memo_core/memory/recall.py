@@ -145,7 +145,10 @@ class RecallMixin(HoodBase):
         count = self._store.count_visible(read, as_of_iso, cfg.recall_scan_limit + 1)
         small = count <= cfg.recall_scan_limit
         # Intent routing reads every fact of a small namespace, the newest of a large one.
-        every = self._rows(read, as_of, "", limit=count if small else cfg.candidate_pool * 2)
+        # (Newest by rowid: the (ns, valid_to) index yields that order without a sort.)
+        every = self._rows(
+            read, as_of, "", order="rowid DESC", limit=count if small else cfg.candidate_pool * 2
+        )
         pool = max(cfg.candidate_pool, count) if small else cfg.candidate_pool
         fts = self._store.search_fts("mem_facts_fts", "mem_facts", message, read, pool)
         vec = self._store.search_vec("mem_facts_vec", qvec, read, pool) if qvec else []

@@ -224,6 +224,14 @@ def _meaningful(value: Value) -> bool:
     return not (value.kind == "number" and value.key[0] == "" and value.attribute is None)
 
 
+#: Attributes that are one thing to a user: what something costs.
+_MONEY = frozenset({"budget", "price", "fee", "salary", "rent", "deposit", "payment"})
+
+
+def _family(attribute: str | None) -> str | None:
+    return "money" if attribute in _MONEY else attribute
+
+
 def _value_change(new: NewFact, old: Existing) -> tuple[bool, bool]:
     """(a value of one kind and attribute differs with none agreeing, both name the attribute)."""
     changed = named = False
@@ -231,12 +239,16 @@ def _value_change(new: NewFact, old: Existing) -> tuple[bool, bool]:
         for vb in filter(_meaningful, old.values):
             if not va.comparable(vb):
                 continue
-            if va.attribute and vb.attribute and va.attribute != vb.attribute:
+            a, b = _family(va.attribute), _family(vb.attribute)
+            if a and b and a != b:
                 continue
             if va.agrees(vb):
                 return False, False
             changed = True
-            named = named or (va.attribute is not None and va.attribute == vb.attribute)
+            # The same attribute, or the same specific unit ("a month", "EUR"), names
+            # what the value is, so one shared topic word is enough.
+            same_unit = va.kind == "number" and va.key[0] != "" and va.key[0] == vb.key[0]
+            named = named or (a is not None and a == b) or same_unit
     return changed, named
 
 

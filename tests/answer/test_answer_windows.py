@@ -86,3 +86,11 @@ def test_diversify_caps_hits_per_document_and_keeps_order() -> None:
     assert [h.chunk_id for h in diversify(hits, 4)] == ["c0", "c1", "c3", "c5"]
     # With too few other documents, held-back hits fill the rest, in order.
     assert [h.chunk_id for h in diversify(hits[:3], 3)] == ["c0", "c1", "c2"]
+
+
+def test_context_has_its_own_looser_floor_than_an_answer() -> None:
+    from memo_core.answer.gate import load_calibrations
+
+    for calibration in load_calibrations().values():
+        assert calibration.context is not None
+        assert set(calibration.weights) <= set(FEATURES)

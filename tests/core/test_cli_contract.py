@@ -246,3 +246,17 @@ def test_output_into_a_closed_pipe_ends_quietly(
     finally:
         os.close(writer)
     assert done.stderr == "" and done.returncode == 141
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["kb", "search"], ["kb", "ingest", "x", "--db", "k.db", "--secrets", "bogus"], ["nope"]],
+)
+def test_a_usage_mistake_is_one_line_too(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    out, err = capsys.readouterr()
+    assert stopped.value.code == 2 and out == ""
+    assert err.startswith("memo: error: ") and err.count("\n") == 1 and "--help" in err

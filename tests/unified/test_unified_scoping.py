@@ -39,8 +39,13 @@ def test_documents_are_scoped_to_their_owner(memory: MemoHood, kb: MemoBase) -> 
         title="Checklist",
         owner="team-b",
     )
-    a = recall_all(QUESTION, memory=memory, kb=kb, namespace=USER, owner="team-a", at=day(7))
-    b = recall_all(QUESTION, memory=memory, kb=kb, namespace=USER, owner="team-b", at=day(7))
+    # kb_floor off: this is about owners; the checklist says nothing of when (below the floor).
+    a, b = (
+        recall_all(
+            QUESTION, memory=memory, kb=kb, namespace=USER, owner=team, at=day(7), kb_floor=False
+        )
+        for team in ("team-a", "team-b")
+    )
     assert {h.title for h in a.hits} == {"Grant schedule"} and len(a.conflicts) == 1
     assert {h.title for h in b.hits} == {"Checklist"} and b.conflicts == ()
     default = recall_all(QUESTION, memory=None, kb=kb, namespace=None, at=day(7))
