@@ -31,7 +31,11 @@ _TERMINAL = re.compile(r"[.!?…]+[\"'”’»)\]]*(?=\s)|[.!?…]+[\"'”’»)
 _WORD_BEFORE = re.compile(r"([\w.]+)\.$")
 _BULLET = re.compile(r"(?:[-*•‣◦▪–—]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"#{1,6}\s")
+# A numbered clause ("4.1 The term ...") opens a new sentence after a title line, as a
+# capital letter does; a wrapped line starting with "3.5" after ordinary prose does not.
+_CLAUSE_NUMBER = re.compile(r"\d{1,3}(?:\.\d{1,3})*\.?\s+\S")
 _TITLE_MAX = 40
+_TITLE_WORDS = 6
 
 
 def _is_abbreviation(text: str, dot: int) -> bool:
@@ -64,7 +68,14 @@ def _line_breaks(text: str) -> list[int]:
             or _BULLET.match(nxt)
             or _HEADING.match(nxt)
             or _HEADING.match(cur)
-            or (len(cur) <= _TITLE_MAX and cur[-1:].isalnum() and nxt[:1].isupper())
+            or (
+                len(cur) <= _TITLE_MAX
+                and cur[-1:].isalnum()
+                and (
+                    nxt[:1].isupper()
+                    or (len(cur.split()) <= _TITLE_WORDS and _CLAUSE_NUMBER.match(nxt))
+                )
+            )
         ):
             cuts.append(end)
         pos = end + 1

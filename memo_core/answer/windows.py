@@ -26,6 +26,8 @@ _HEADING_WORDS = 10
 #: At most this many of the hits an answer reads come from one document.
 PER_DOCUMENT = 2
 _CLOSING = ".!?:;\"')»”…"
+#: What may stand before a heading on its line: a bullet or a section number ("4.", "2.1").
+_HEADING_PREFIX = re.compile(r"[\s\-*•]*(?:\d{1,3}(?:\.\d{1,3})*\.?)?\s*")
 
 
 def is_heading(text: str, start: int, end: int) -> bool:
@@ -36,7 +38,8 @@ def is_heading(text: str, start: int, end: int) -> bool:
     if text.startswith("#", line_start):
         return True
     sentence = text[start:end].strip()
-    alone = not text[line_start:start].strip(" \t-*•") and not text[end:line_end].strip()
+    prefix = text[line_start:start]
+    alone = _HEADING_PREFIX.fullmatch(prefix) is not None and not text[end:line_end].strip()
     return alone and len(sentence.split()) <= _HEADING_WORDS and sentence[-1:] not in _CLOSING
 
 

@@ -62,6 +62,16 @@ def test_a_wrapped_line_does_not_split() -> None:
     assert len(split_sentences(text)) == 1
 
 
+def test_a_title_line_before_a_numbered_clause_is_its_own_sentence() -> None:
+    text = "7. Payment\n7.2 Invoices are payable within 45 days of receipt. Late fees\napply after that."
+    assert _split(text)[1:3] == [
+        "Payment",
+        "7.2 Invoices are payable within 45 days of receipt.",
+    ]
+    prose = "The board met in the spring and voted\n2.5 thousand for the roof repairs."
+    assert len(split_sentences(prose)) == 1
+
+
 def test_empty_and_punctuation_only() -> None:
     assert split_sentences("") == []
     assert split_sentences("  \n ... !! ") == []

@@ -30,6 +30,14 @@ def test_headings_are_told_apart_from_sentences() -> None:
     assert _spans(DOC) == ["Renewal fees", "Renewal fees and deadlines"]
 
 
+def test_a_numbered_section_title_is_a_heading() -> None:
+    text = "3. Delivery\n3.1 Goods ship within ten working days of the order date."
+    assert _spans(text) == ["Delivery"]
+    picked = extractive_answer("When do goods ship after an order?", [("c", text)])
+    texts = [text[a:b] for _, a, b in picked]
+    assert texts and "Delivery" not in texts and texts[0].startswith("3.1 Goods ship")
+
+
 def test_a_heading_is_never_the_extractive_answer() -> None:
     picked = extractive_answer("What are the renewal fees and deadlines?", [("c", DOC)])
     texts = [DOC[a:b] for _, a, b in picked]

@@ -118,7 +118,7 @@ EXPECTED = {
         "Sample contract        page=2",
         "Question: How much notice stops the contract from renewing?",
         "notice of non-renewal at least 90 days",
-        "quote from Sample contract, page 2: 'Term and termination",
+        "quote from Sample contract, page 2: '4.1 This Agreement has an initial term",
         "refused: True",
         "run 2 memory knows the allergy: True",
         "bob's memory is empty: True",
