@@ -21,29 +21,10 @@ import json
 from contextlib import ExitStack
 from typing import Any
 
-from memo_core.cli.bases import require_existing
+from memo_core.cli.bases import add_engine_options, open_kb_from, open_memory_from
 from memo_core.errors import InvalidInputError
 
 __all__ = ["register"]
-
-
-def _open_memory(args: argparse.Namespace) -> Any:
-    from memo_core.cli.memory import make_embedder
-    from memo_core.memory import MemoHood, RecallGate
-
-    path = require_existing(args.memory, "memory base")
-    gate = RecallGate.default(args.gate_model) if args.gate_model else None
-    return MemoHood(path, embedder=make_embedder(args.memory_embedder, path), gate=gate)
-
-
-def _open_kb(args: argparse.Namespace) -> Any:
-    from memo_core.cli.kb import open_kb
-
-    path = require_existing(args.kb, "knowledge base")
-    kb_args = argparse.Namespace(
-        db=path, owner=args.owner, config=args.config, embedder=args.kb_embedder
-    )
-    return open_kb(kb_args)
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
@@ -55,8 +36,8 @@ def cmd_recall(args: argparse.Namespace) -> int:
     if args.memory and not args.user:
         raise InvalidInputError("--memory needs --user (whose memory to read)")
     with ExitStack() as stack:
-        memory = stack.enter_context(_open_memory(args)) if args.memory else None
-        kb = stack.enter_context(_open_kb(args)) if args.kb else None
+        memory = stack.enter_context(open_memory_from(args, create=False)) if args.memory else None
+        kb = stack.enter_context(open_kb_from(args, create=False)) if args.kb else None
         result = recall_all(
             args.message,
             memory=memory,
@@ -97,18 +78,6 @@ def register(subparsers: Any) -> None:
     p.add_argument("--collection", help="search only this knowledge-base collection")
     p.add_argument("--at", help="'now' for memory decay (ISO 8601; default: now)")
     p.add_argument("--no-gate", action="store_true", help="always recall memory")
-    p.add_argument("--gate-model", help="Model2Vec folder or name for the memory gate")
-    p.add_argument(
-        "--memory-embedder",
-        choices=("auto", "local", "hash", "none"),
-        default="auto",
-        help="vectors for memory recall (default: what the file was built with)",
-    )
-    p.add_argument(
-        "--kb-embedder",
-        choices=("local", "hash", "cloudflare", "none"),
-        help="override the knowledge base's configured embedder",
-    )
-    p.add_argument("--config", help="config.yaml (default: ./config.yaml, ~/.config/memo/)")
+    add_engine_options(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_recall)
