@@ -10,6 +10,7 @@ keyword-only and say so once per searcher, not per call.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -26,7 +27,7 @@ from memo_core.types import Hit, SearchMode
 if TYPE_CHECKING:
     from memo_core.kb.store import KnowledgeStore
 
-__all__ = ["KEYWORD_INDEXES", "VECTOR_INDEXES", "HybridSearcher", "SearchSettings"]
+__all__ = ["KEYWORD_INDEXES", "LEGS", "VECTOR_INDEXES", "HybridSearcher", "SearchSettings"]
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +36,8 @@ log = logging.getLogger(__name__)
 VECTOR_INDEXES = ("sqlite", "memory", "hnsw")
 #: The keyword leg's engines: the SQL full-text index, or its exact copy in RAM.
 KEYWORD_INDEXES = ("sqlite", "memory")
+#: The search legs, by the names ``weights=`` and ``candidates=`` take.
+LEGS = ("keyword", "vector")
 
 
 @dataclass(frozen=True)
@@ -235,10 +238,15 @@ class HybridSearcher:
             owner, qvec, depth, collections=collections, filter=filter
         )
 
-    def effective_mode(self, mode: SearchMode | str) -> SearchMode:
-        """The mode actually run: vector legs need an embedder and a vector table."""
+    def effective_mode(
+        self, mode: SearchMode | str, *, query_vector: Sequence[float] | None = None
+    ) -> SearchMode:
+        """The mode actually run: vector legs need a vector table, and an embedder
+        unless the caller brings the query vector."""
         mode = SearchMode(mode)
         if mode is SearchMode.KEYWORD or self.vectors_available:
+            return mode
+        if query_vector is not None and self.store.search_state().vector_table is not None:
             return mode
         if not self._degraded_noted:
             self._degraded_noted = True
@@ -260,12 +268,63 @@ class HybridSearcher:
         filter: Mapping[str, Any] | None = None,
         query_vector: Sequence[float] | None = None,
         rerank: bool = True,
+        weights: Mapping[str, float] | None = None,
+        candidates: int | Mapping[str, int] | None = None,
     ) -> list[Hit]:
-        """The ``k`` best hits for ``query`` within ``owner`` (and collections/filter)."""
+        """The ``k`` best hits for ``query`` within ``owner`` (and collections/filter).
+
+        ``weights`` (hybrid): per-leg RRF weights by leg name (:data:`LEGS`), a leg
+        left out keeping its ``SearchSettings`` weight; a leg of weight 0 is not run.
+        ``candidates``: how many candidates each leg ranks (one number, or per leg);
+        default ``max(k, settings.candidates)``. See :meth:`MemoBase.search`.
+        """
+        leg_weights = self._leg_weights(weights)
+        depths = self._leg_depths(k, candidates)
         if k <= 0:
             return []
         with self.store.reading():
-            return self._search(query, owner, k, mode, collections, filter, query_vector, rerank)
+            return self._search(
+                query,
+                owner,
+                k,
+                mode,
+                collections,
+                filter,
+                query_vector,
+                rerank,
+                leg_weights,
+                depths,
+            )
+
+    def _leg_weights(self, weights: Mapping[str, float] | None) -> dict[str, float]:
+        out = {"keyword": self.settings.keyword_weight, "vector": self.settings.vector_weight}
+        for leg, weight in _per_leg(weights, "weights").items():
+            if isinstance(weight, bool) or not isinstance(weight, int | float):
+                raise InvalidInputError(f"the {leg} weight must be a number, not {weight!r}")
+            if not math.isfinite(weight) or weight < 0:
+                raise InvalidInputError(f"the {leg} weight must be finite and >= 0, not {weight}")
+            out[leg] = float(weight)
+        if not any(w > 0 for w in out.values()):
+            raise InvalidInputError("at least one search leg needs a weight above 0")
+        return out
+
+    def _leg_depths(self, k: int, candidates: int | Mapping[str, int] | None) -> dict[str, int]:
+        default = max(k, self.settings.candidates)
+        if candidates is None:
+            return dict.fromkeys(LEGS, default)
+        given = (
+            dict.fromkeys(LEGS, candidates)
+            if not isinstance(candidates, Mapping)
+            else _per_leg(candidates, "candidates")
+        )
+        out = dict.fromkeys(LEGS, default)
+        for leg, depth in given.items():
+            if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 1_000_000:
+                raise InvalidInputError(
+                    f"the {leg} candidates must be an integer from 1 to 1,000,000, not {depth!r}"
+                )
+            out[leg] = depth
+        return out
 
     def _search(
         self,
@@ -277,18 +336,22 @@ class HybridSearcher:
         filter: Mapping[str, Any] | None,
         query_vector: Sequence[float] | None,
         rerank: bool,
+        weights: Mapping[str, float],
+        depths: Mapping[str, int],
     ) -> list[Hit]:
-        run = self.effective_mode(mode)
-        depth = max(k, self.settings.candidates)
+        run = self.effective_mode(mode, query_vector=query_vector)
+        hybrid = run is SearchMode.HYBRID
+        # In hybrid mode a leg of weight 0 is not run at all (no query embedding for it).
+        run_keyword = run is SearchMode.KEYWORD or (hybrid and weights["keyword"] > 0)
+        run_vector = run is SearchMode.VECTOR or (hybrid and weights["vector"] > 0)
         keyword: list[tuple[int, float]] = []
         vector: list[tuple[int, float]] = []
         qvec: Sequence[float] | None = None
-        if run in (SearchMode.KEYWORD, SearchMode.HYBRID):
-            keyword = self.keyword_leg(owner, query, depth, collections, filter)
-        if run in (SearchMode.VECTOR, SearchMode.HYBRID):
-            assert self.embedder is not None
-            qvec = query_vector if query_vector is not None else self.embedder.embed_query(query)
-            vector = self.vector_leg(owner, qvec, depth, collections, filter)
+        if run_keyword:
+            keyword = self.keyword_leg(owner, query, depths["keyword"], collections, filter)
+        if run_vector:
+            qvec = query_vector if query_vector is not None else self._embed_query(query)
+            vector = self.vector_leg(owner, qvec, depths["vector"], collections, filter)
         kw_rank = {rowid: i for i, (rowid, _) in enumerate(keyword, start=1)}
         kw_score = {rowid: -s for rowid, s in keyword}  # FTS5 bm25: lower is better
         vec_rank = {rowid: i for i, (rowid, _) in enumerate(vector, start=1)}
@@ -299,13 +362,21 @@ class HybridSearcher:
         elif run is SearchMode.VECTOR:
             ranked = list(vector)
         else:
-            best = kw_score[keyword[0][0]] if keyword else 0.0
-            strong = [r for r, _ in keyword if kw_score[r] >= best * self.settings.keyword_cutoff]
-            ranked = rrf(
-                [strong, [r for r, _ in vector]],
-                k=self.settings.rrf_k,
-                weights=[self.settings.keyword_weight, self.settings.vector_weight],
-            )
+            legs: list[list[int]] = []
+            leg_weights: list[float] = []
+            if run_keyword:
+                strong = [r for r, _ in keyword]
+                if run_vector:  # the cut-off keeps weak keyword matches from outvoting vectors
+                    best = kw_score[keyword[0][0]] if keyword else 0.0
+                    strong = [
+                        r for r in strong if kw_score[r] >= best * self.settings.keyword_cutoff
+                    ]
+                legs.append(strong)
+                leg_weights.append(weights["keyword"])
+            if run_vector:
+                legs.append([r for r, _ in vector])
+                leg_weights.append(weights["vector"])
+            ranked = rrf(legs, k=self.settings.rrf_k, weights=leg_weights)
         keep = max(k, self.settings.rerank_top) if self.reranker and rerank else k
         ranked = ranked[:keep]
         rowids = [rowid for rowid, _ in ranked]
@@ -333,9 +404,14 @@ class HybridSearcher:
             for rowid, score in ranked
             if rowid in rows
         ]
-        if self.reranker is not None and rerank and hits:
+        if self.reranker is not None and rerank and hits and query.strip():
             hits = self._rerank(query, hits)
         return hits[:k]
+
+    def _embed_query(self, query: str) -> Sequence[float]:
+        if self.embedder is None:  # effective_mode() sends such searches to keyword
+            raise InvalidInputError("a vector search needs an embedder or a query vector")
+        return self.embedder.embed_query(query)
 
     def _rerank(self, query: str, hits: list[Hit]) -> list[Hit]:
         assert self.reranker is not None
@@ -344,3 +420,17 @@ class HybridSearcher:
             return hits
         rescored = [replace(h, score=s, rerank_score=s) for h, s in zip(hits, scores, strict=True)]
         return sorted(rescored, key=lambda h: -h.score)
+
+
+def _per_leg(values: Mapping[str, Any] | None, what: str) -> dict[str, Any]:
+    """``values`` keyed by leg name; an unknown leg is an error, never ignored."""
+    if values is None:
+        return {}
+    if not isinstance(values, Mapping):
+        raise InvalidInputError(f"{what} must map leg names ({', '.join(LEGS)}) to values")
+    unknown = sorted(str(leg) for leg in values if leg not in LEGS)
+    if unknown:
+        raise InvalidInputError(
+            f"unknown search leg(s) in {what}: {', '.join(unknown)}; use {' and '.join(LEGS)}"
+        )
+    return dict(values)
