@@ -23,6 +23,7 @@ then serves from RAM) leaves the base on the SQL engines, and says why in
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import threading
 from collections.abc import Callable
@@ -55,17 +56,10 @@ _SUFFIX = {"vector_index": ".hnsw", "keyword_index": ".kwidx"}
 
 
 def _missing_dependency(kind: str) -> str | None:
-    """The package an aid needs that is not installed, or None."""
-    try:
-        import numpy  # noqa: F401
-    except ImportError:
-        return "numpy"
-    if kind == "vector_index":
-        try:
-            import usearch.index  # noqa: F401
-        except ImportError:
-            return "usearch"
-    return None
+    """The package an aid needs that is not installed, or None (looked up, not
+    imported: ``memo kb status`` need not load them)."""
+    needs = ("numpy", "usearch") if kind == "vector_index" else ("numpy",)
+    return next((name for name in needs if importlib.util.find_spec(name) is None), None)
 
 
 class AutoAids:
