@@ -1,4 +1,4 @@
-"""The ``memo`` command line.
+"""The ``memo`` command line: the parser and ``main``, the one place errors become exit codes.
 
 Each command group lives in its own module exposing ``register(subparsers)``;
 a handler is stored as ``func`` on its parser and returns an exit code.
@@ -22,7 +22,14 @@ from typing import NoReturn
 from memo_core.display import printable
 from memo_core.errors import MemoError
 
-__all__ = ["main"]
+__all__ = [
+    "COMMAND_MODULES",
+    "EXIT_ERROR",
+    "EXIT_PIPE",
+    "PrintableFormatter",
+    "build_parser",
+    "main",
+]
 
 #: Command-group modules, in the order their commands appear in ``memo --help``.
 COMMAND_MODULES = (
