@@ -124,7 +124,16 @@ class MemoBase:
             self.embedder if check_embedder else None,
             reranker=reranker,
             settings=settings,
+            open_reader=self._reader_opener(languages),
         )
+
+    def _reader_opener(self, languages: Sequence[str]) -> Callable[[], KnowledgeStore] | None:
+        """A way to open the same file on a new connection (the search aids are built
+        on one, off the query path); None for a base in RAM or on PostgreSQL."""
+        path = str(self.path)
+        if self.db.dialect != "sqlite" or path in ("", ":memory:") or path.startswith("file:"):
+            return None
+        return lambda: open_store(open_database(path), languages=languages)
 
     # -- lifecycle ----------------------------------------------------------
 
@@ -368,6 +377,7 @@ class MemoBase:
                     metadata=meta,
                 )
             out.append(info.id)
+        self.searcher.after_ingest()
         return out
 
     def ingest(
@@ -406,7 +416,7 @@ class MemoBase:
                 else IngestPolicy.for_roots(roots, secrets=secrets)
             )
         sources = [paths] if isinstance(paths, str | Path) else list(paths)
-        return ingest_sources(
+        report = ingest_sources(
             self,
             sources,
             policy=policy,
@@ -415,6 +425,8 @@ class MemoBase:
             progress=progress,
             **extract_options,
         )
+        self.searcher.after_ingest()
+        return report
 
     def delete(self, document_ids: Sequence[str], *, owner: str | None = None) -> int:
         """Delete documents with all their chunk, FTS and vector rows."""
@@ -634,6 +646,8 @@ class MemoBase:
             out["vector_search_off"] = "the base was built without an embedder (keyword-only)"
         else:
             out["vector_search"] = True
+        # Which engine serves each leg, and whether the "auto" aids are on (and why not).
+        out["search_aids"] = self.searcher.describe_aids()
         return out
 
     # -- maintenance --------------------------------------------------------
@@ -641,8 +655,10 @@ class MemoBase:
     def prepare_search(self) -> dict[str, Any]:
         """Load or build the search aids the settings ask for (``vector_index`` "hnsw" or
         "memory", ``keyword_index`` "memory") now rather than on the first query, and
-        describe them. A large base's first HNSW build takes minutes: run this (or
-        ``memo kb prepare``) after a bulk ingest. Nothing to do with the defaults."""
+        describe them. With the defaults (``"auto"``) that is the aids of a base past
+        ``SearchSettings.aids_from_chunks`` (nothing below it), built here instead of
+        in the background; a running background build is waited for. A large base's
+        first HNSW build takes minutes."""
         out: dict[str, Any] = {}
         for name, prepare in (
             ("vector_index", self.searcher.prepare_vector_index),
