@@ -94,7 +94,10 @@ class MemoHood:
     """Long-term memory for one application: ``MemoHood(path, embedder=, llm=, gate=, config=)``.
 
     ``path`` is a SQLite file (or ``sqlite:///file.db``), or ``postgresql://...?schema=name``
-    for a memory many processes and machines share; both behave identically.
+    for a memory many processes and machines share. Both store, version, scope and
+    find the same facts; keyword *ranking* differs: SQLite ranks with FTS5's BM25,
+    PostgreSQL with ``ts_rank`` under the same column weights but without IDF (see
+    :mod:`memo_core.memory.pg_store`), which can reorder keyword ties in recall.
 
     ``embedder`` enables vector recall, as for :class:`~memo_core.kb.base.MemoBase`:
     ``"auto"`` (the default) is the offline MiniLM model of ``memo[local]``, or
