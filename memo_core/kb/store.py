@@ -28,6 +28,7 @@ from memo_core.errors import (
 )
 from memo_core.kb.flags import chunk_flags, decode_flags, encode_flags
 from memo_core.kb.schema import kb_schema, vec_table_ddl
+from memo_core.search.bm25 import fts5_bm25
 from memo_core.search.filters import compile_filter
 from memo_core.search.keyword import (
     POSTINGS_BUDGET,
@@ -47,6 +48,9 @@ from memo_core.storage.migrations import Migrations
 from memo_core.types import Hit
 
 __all__ = ["ChunkInput", "DocumentInfo", "KnowledgeStore", "require_owner"]
+
+#: FTS5's ranking call with memo's column weights (``search/bm25.py``).
+_RANK = fts5_bm25("chunks_fts")
 
 
 def require_owner(owner: str | None) -> str:
@@ -537,9 +541,14 @@ class KnowledgeStore:
         return out
 
     def visible_rowids(
-        self, owner: str, rowids: Sequence[int], collections: Sequence[str] | None = None
+        self,
+        owner: str,
+        rowids: Sequence[int],
+        collections: Sequence[str] | None = None,
+        filter: Mapping[str, Any] | None = None,
     ) -> set[int]:
-        """The listed chunks that belong to ``owner`` (and one of ``collections``).
+        """The listed chunks that belong to ``owner`` (and one of ``collections``, and
+        match the metadata ``filter``).
 
         Ranking aids kept outside the tables (``search/keyword_index.py``,
         ``search/ann_index.py``, ``search/ram_index.py``) scope by their own copy of
@@ -547,7 +556,7 @@ class KnowledgeStore:
         never hand out another owner's chunk.
         """
         params: list[Any] = []
-        where = self._scope(owner, collections, None, params)
+        where = self._scope(owner, collections, filter, params)
         out: set[int] = set()
         for start in range(0, len(rowids), 500):
             part = [int(r) for r in rowids[start : start + 500]]
@@ -754,7 +763,7 @@ class KnowledgeStore:
         if not filter and self._only_scope(self.search_state(), require_owner(owner), collections):
             # Nothing to scope out: rank inside FTS5 alone, no join per matching row.
             rows = self.db.query(
-                "SELECT rowid, bm25(chunks_fts, 1.0, 0.6) AS s FROM chunks_fts"
+                f"SELECT rowid, {_RANK} AS s FROM chunks_fts"
                 " WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?",
                 [expression, int(limit)],
             )
@@ -763,7 +772,7 @@ class KnowledgeStore:
         where = self._scope(owner, collections, filter, params)
         params.append(int(limit))
         rows = self.db.query(
-            "SELECT f.rowid, bm25(chunks_fts, 1.0, 0.6) AS s FROM chunks_fts f"
+            f"SELECT f.rowid, {_RANK} AS s FROM chunks_fts f"
             " JOIN chunks c ON c.rowid = f.rowid"
             f" WHERE chunks_fts MATCH ? AND {where} ORDER BY s LIMIT ?",
             params,

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 
+from memo_core.answer.sentences import split_chat_sentences
 from memo_core.memory import lexicon as lx
 from memo_core.memory.config import PINNED_BY_DEFAULT, MemoryConfig
 from memo_core.memory.types import Decision
@@ -30,7 +31,6 @@ __all__ = [
     "TurnAnalysis",
     "analyze_turn",
     "content_stems",
-    "split_sentences",
 ]
 
 
@@ -123,21 +123,6 @@ class TurnAnalysis:
 
 
 # -- sentences and tokens ---------------------------------------------------------------
-
-_ABBREV = re.compile(r"\b(?:mr|mrs|ms|dr|st|prof|vs|etc|e\.g|i\.e|т\.е|т\.д|ул|г|им|стр)\.$", re.I)
-_SPLIT = re.compile(r"(?<=[.!?…])\s+|\n+")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text``; abbreviations such as "Mr." do not end a sentence."""
-    parts = [p.strip() for p in _SPLIT.split(text) if p and p.strip()]
-    out: list[str] = []
-    for part in parts:
-        if out and _ABBREV.search(out[-1]):
-            out[-1] = f"{out[-1]} {part}"
-        else:
-            out.append(part)
-    return out
 
 
 def _stem(token: str) -> str:
@@ -518,7 +503,7 @@ def analyze_turn(
     carried: set[str] = set()
     forget = False
     previous_kept = False
-    sentences = list(dict.fromkeys(split_sentences(text)))
+    sentences = list(dict.fromkeys(text[a:b] for a, b in split_chat_sentences(text)))
     seen: set[str] = set()
     unique: list[str] = []
     for raw in sentences:
