@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Literal, Protocol, TypeVar
 
+from memo_core.errors import InvalidInputError
 from memo_core.search.text import stem_token
 
 __all__ = [
@@ -352,7 +353,7 @@ def _ru_month(word: str) -> int:
     for stem, month in _RU_MONTHS:
         if lowered.startswith(stem) and not (stem == "ма" and lowered.startswith("мар")):
             return month
-    raise ValueError(word)
+    raise InvalidInputError(f"not a Russian month name: {word!r}")
 
 
 def _valid(year: int | None, month: int | None, day: int | None) -> bool:
@@ -474,7 +475,7 @@ def clock_parts(m: re.Match[str]) -> tuple[str, str, str | None]:
     for i in (0, 3, 6):
         if groups[i] is not None:
             return groups[i], groups[i + 1], groups[i + 2]
-    raise ValueError(m.group(0))  # pragma: no cover - every branch sets its hours
+    raise InvalidInputError(f"not a clock time: {m.group(0)!r}")  # every CLOCK branch sets hours
 
 
 def _times(text: str) -> list[Value]:

@@ -53,7 +53,6 @@ from memo_core.values import (
 __all__ = ["ROLES", "Capture", "bounded_turn", "screen_secrets"]
 
 ROLES = frozenset({"user", "assistant", "system"})
-_MATCH_POOL = 20
 
 
 @dataclass(frozen=True)
@@ -349,13 +348,15 @@ class Capture(HoodPart):
         hits = [
             r
             for r, _ in self._store.search_fts(
-                "mem_facts_fts", "mem_facts", statement, [enc], _MATCH_POOL * 3
+                "mem_facts_fts", "mem_facts", statement, [enc], self.config.match_pool * 3
             )
         ]
         if vector is not None:
             hits += [
                 r
-                for r, _ in self._store.search_vec("mem_facts_vec", vector, [enc], _MATCH_POOL * 3)
+                for r, _ in self._store.search_vec(
+                    "mem_facts_vec", vector, [enc], self.config.match_pool * 3
+                )
             ]
         for raw in self._store.facts_by_rowids(hits):
             row = FactRow(raw)
@@ -363,7 +364,7 @@ class Capture(HoodPart):
                 rows.setdefault(row.rowid, row)
         # Corrections usually refer to something said recently, in other words.
         for raw in self._store.facts_in(
-            [enc], order="valid_from DESC, rowid DESC", limit=_MATCH_POOL
+            [enc], order="valid_from DESC, rowid DESC", limit=self.config.match_pool
         ):
             rows.setdefault(int(raw[0]), FactRow(raw))
         return list(rows.values())

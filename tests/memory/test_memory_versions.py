@@ -122,7 +122,7 @@ def test_russian_chain_with_transfers(memory: MemoHood) -> None:
 def test_llm_decides_in_the_borderline_similarity_band(backend_url, lexical_gate) -> None:
     llm = FakeLLM(['{"relation": "supersedes"}'])
     cfg = MemoryConfig(contradiction_band=(0.05, 0.7))
-    with MemoHood(backend_url, llm=llm, gate=lexical_gate, config=cfg) as memory:
+    with MemoHood(backend_url, embedder=None, llm=llm, gate=lexical_gate, config=cfg) as memory:
         memory.capture("I usually run on forest trails.", namespace="u1", at=MONDAY)
         result = memory.capture("These days I usually run on the track.", namespace="u1", at=day(3))
         assert len(llm.calls) == 1
