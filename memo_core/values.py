@@ -695,7 +695,7 @@ _RU_NOT_ENTITIES = frozenset({"я", "мы", "мне", "он", "она"})
 _NEGATIVE = re.compile(
     r"\b(?:hate|hates|dislike|dislikes|can'?t stand|cannot stand|don'?t (?:like|want|eat|drink|"
     r"enjoy|use)|do not (?:like|want|eat|drink|enjoy|use)|never (?:eat|drink|use|take|have)|"
-    r"no longer|not \w+ anymore|anymore|any more|stopped|quit|gave up|given up|avoid|avoiding|"
+    r"no longer|no more|not \w+ anymore|anymore|any more|stopped|quit|gave up|given up|avoid|avoiding|"
     r"off (?:meat|alcohol|sugar|coffee|dairy)|gives? me (?:a )?(?:headaches?|migraines?|"
     r"heartburn|hives|a rash|nausea)|upsets? my|makes? me (?:sick|ill)|can'?t (?:have|eat|drink|"
     r"take) (?:it|that|them|any)?|not allowed|allergic|sick of|tired of|went off|gone off)\b|"
@@ -706,7 +706,7 @@ _NEGATIVE = re.compile(
 _POSITIVE = re.compile(
     r"\b(?:love|loves|like|likes|prefer|prefers|enjoy|enjoys|adore|adores|favou?rite|fan of|"
     r"into|can'?t live without|obsessed with|always (?:eat|drink|have|order|take))\b|"
-    r"люблю|нравит\w*|обожаю|предпочита\w*|любим\w*|фанат",
+    r"люблю|нравит\w*|обожаю|предпочита\w*|любим\w*|фанат|\bмо[яй] любовь",
     re.IGNORECASE,
 )
 
