@@ -61,7 +61,14 @@ def _missing_dependency(kind: str) -> str | None:
     """The package an aid needs that is not installed, or None (looked up, not
     imported: ``memo kb status`` need not load them)."""
     needs = ("numpy", "usearch") if kind == "vector_index" else ("numpy",)
-    return next((name for name in needs if importlib.util.find_spec(name) is None), None)
+    return next((name for name in needs if not _installed(name)), None)
+
+
+def _installed(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):  # an import hook refused it: not usable here
+        return False
 
 
 class AutoAids:
