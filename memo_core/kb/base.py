@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memo_core.embedders.auto import AUTO, resolve_embedder
 from memo_core.embedders.base import Embedder
 from memo_core.errors import EmbedderMismatchError, InvalidInputError, NotFoundError
 from memo_core.kb.claims import DocumentClaims
@@ -44,9 +45,6 @@ log = logging.getLogger(__name__)
 DEFAULT_OWNER = "default"
 DEFAULT_COLLECTION = "default"
 
-#: Sentinel: "use the default local embedder if it is installed, else keyword-only".
-AUTO = "auto"
-
 _EMBED_CLOCK = threading.local()
 
 
@@ -65,22 +63,6 @@ def open_store(db: SQLDatabase, *, languages: Sequence[str] = DEFAULT_LANGUAGES)
 
         return PostgresKnowledgeStore(db, languages=languages)
     return KnowledgeStore(db, languages=languages)
-
-
-def _resolve_embedder(embedder: Embedder | str | None) -> Embedder | None:
-    if embedder is None:
-        return None
-    if isinstance(embedder, str):
-        if embedder != AUTO:
-            raise InvalidInputError(f"unknown embedder spec {embedder!r}; pass an Embedder")
-        try:
-            from memo_core.embedders.fastembed import default_local_embedder
-
-            return default_local_embedder()
-        except Exception as exc:  # no local extra: keyword-only, said once
-            log.warning("default local embedder unavailable (%s); keyword-only search", exc)
-            return None
-    return embedder
 
 
 class MemoBase:
@@ -113,7 +95,7 @@ class MemoBase:
         try:
             self.store = open_store(self.db, languages=languages)
             self._claims = DocumentClaims(self.store)
-            self.embedder = _resolve_embedder(embedder)
+            self.embedder = resolve_embedder(embedder)
             if self.embedder is not None and check_embedder:
                 self.store.attach_embedder(self.embedder.fingerprint)
         except BaseException:
