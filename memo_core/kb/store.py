@@ -30,13 +30,15 @@ from memo_core.kb.flags import chunk_flags, decode_flags, encode_flags
 from memo_core.kb.repeats import add_chunk_shingles, remove_chunk_shingles, repeated_masks
 from memo_core.kb.schema import kb_schema, vec_table_ddl
 from memo_core.search.bm25 import fts5_bm25
-from memo_core.search.filters import compile_filter
+from memo_core.search.filter_tree import parse_filter
+from memo_core.search.filters import Renderer
 from memo_core.search.keyword import (
     POSTINGS_BUDGET,
     DocumentFrequencies,
     select_words,
     word_cost,
 )
+from memo_core.search.sqlite_filters import render_sqlite
 from memo_core.search.text import (
     DEFAULT_LANGUAGES,
     detect_language,
@@ -127,6 +129,8 @@ class KnowledgeStore:
 
     #: The schema's numbered migrations (a dialect's subclass brings its own).
     _migrations: ClassVar[Migrations] = kb_schema
+    #: How a metadata filter becomes SQL on this engine (``search/sqlite_filters.py``).
+    _render_filter: ClassVar[Renderer] = staticmethod(render_sqlite)
 
     def __init__(self, db: SQLDatabase, *, languages: Sequence[str] = DEFAULT_LANGUAGES) -> None:
         self.db = db
@@ -706,7 +710,9 @@ class KnowledgeStore:
             where += f" AND c.collection IN ({','.join('?' for _ in collections)})"
             params.extend(collections)
         if filter:
-            where += " AND " + compile_filter(filter, params, dialect=self.db.dialect)
+            where += " AND " + self._render_filter(
+                parse_filter(filter), params, column="c.metadata"
+            )
         return where
 
     def keyword_candidates(
