@@ -146,7 +146,7 @@ def test_demotion_by_hand() -> None:
     assert out["neg"] == pytest.approx(-0.35)  # a negative score is lowered too
     assert [k for k, _ in demote_repeated(ranked, shares, 0.75)] == ["own", "half", "copy", "neg"]
     assert demote_repeated(ranked, shares, 0.0) == ranked
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="penalty"):
         demote_repeated(ranked, shares, 1.5)
     with pytest.raises(InvalidInputError):
         SearchSettings(repeated_penalty=-0.1)
