@@ -383,7 +383,8 @@ class CitationVerifier:
             # Mask this window and look for another occurrence.
             span = max(1, found.dest_end - found.dest_start)
             haystack = haystack[: found.dest_start] + "\x00" * span + haystack[found.dest_end :]
-        assert best is not None
+        if best is None:  # no attempt ran: nothing was found
+            return QuoteCheck(False, reason="not found")
         return best
 
     def _judge_window(

@@ -358,7 +358,8 @@ class KnowledgeStore:
             if table is not None and vector_rows:
                 self._insert_vectors(table, vector_rows)
         info = self.get_document(owner, document_id)
-        assert info is not None
+        if info is None:  # written in this transaction: only a broken database loses it
+            raise StorageError(f"document {document_id!r} is missing right after its write")
         return info
 
     # -- dialect hooks (kb/pg_store.py overrides these) ----------------------

@@ -34,6 +34,7 @@ from memo_core.memory.extract import (
 )
 from memo_core.memory.facts import FactWriter
 from memo_core.memory.gate import RecallGate
+from memo_core.memory.intents import INTENTS
 from memo_core.memory.judge import JudgedFact, judge_turn, judge_update
 from memo_core.memory.namespace import NamespaceLike
 from memo_core.memory.records import FactRow
@@ -99,6 +100,7 @@ def _signature(statement: str) -> dict[str, Any]:
         "values": tuple(extract_values(statement, bare_numbers=True)),
         "polarity": polarity(statement),
         "entities": entity_words(statement),
+        "topics": frozenset(i.name for i in INTENTS if i.topic.search(statement)),
     }
 
 
@@ -417,10 +419,12 @@ class Capture(HoodPart):
                 dated=r.event_start is not None or has_time_value(r.statement),
                 vector=stored_vectors.get(r.rowid),
                 age_days=days_between(from_iso(r.valid_from), when),
+                updated=int(r.version) > 1,
                 **_signature(r.statement),
             )
             for r in pool
         ]
+        said = cand.said or cand.match_text or cand.statement
         new = NewFact(
             key=key,
             subject=cand.subject_id,
@@ -431,7 +435,13 @@ class Capture(HoodPart):
             or find_date_range(cand.statement, when.date()) is not None,
             correction=cand.correction,
             vector=vector,
-            **_signature(cand.statement),
+            cued=bool(lx.CHANGE_CUE.search(said)),
+            again=bool(lx.AGAIN.search(said)),
+            **{
+                **_signature(cand.statement),
+                # "Had to quit coffee, decaf from now on": the whole sentence's polarity
+                "polarity": polarity(said),
+            },
         )
         match = match_fact(new, existing, self.config)
         action: str = match.action

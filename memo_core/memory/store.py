@@ -173,7 +173,8 @@ class FactStore:
 
     def _embed_missing(self) -> None:
         """Vectors for rows written while the file was opened without an embedder."""
-        assert self.vectors is not None
+        if self.vectors is None:  # opened without an embedder: nothing to embed with
+            return
         for table, vec, column in (
             ("mem_facts", "mem_facts_vec", "statement"),
             ("mem_turns", "mem_turns_vec", "text"),

@@ -29,6 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memo_core.errors import ConfigError
+
 if TYPE_CHECKING:
     from memo_core.kb.store import KnowledgeStore
     from memo_core.search.ann_index import AnnVectorIndex
@@ -159,7 +161,8 @@ class AutoAids:
         return True
 
     def _build_apart(self, kinds: list[str]) -> None:
-        assert self._open_reader is not None
+        if self._open_reader is None:  # start() builds in place without a reader
+            raise ConfigError("building search aids apart needs a reader connection")
         try:
             reader = self._open_reader()
         except Exception as exc:  # the file went away, or is locked for minutes

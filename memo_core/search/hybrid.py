@@ -536,7 +536,8 @@ class HybridSearcher:
         return self.embedder.embed_query(query)
 
     def _rerank(self, query: str, hits: list[Hit]) -> list[Hit]:
-        assert self.reranker is not None
+        if self.reranker is None:
+            return hits
         scores = self.reranker.rerank(query, [h.text for h in hits])
         if scores is None:
             return hits

@@ -29,7 +29,7 @@ LangGraph store (``langgraph``) and the middleware (``langchain``) raise
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import typing
 
 try:
     import langchain_core  # noqa: F401
@@ -40,9 +40,9 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "langchain-core", "langchain", "the LangChain integration"
     ) from exc
 
-from memo_integrations._lazy import lazy_exports
+from memo_integrations import _lazy
 
-if TYPE_CHECKING:
+if typing.TYPE_CHECKING:
     from memo_integrations.langchain.chat_history import MemoHoodChatMessageHistory
     from memo_integrations.langchain.embeddings import LangChainEmbedder, MemoEmbeddings
     from memo_integrations.langchain.fake import ScriptedChatModel
@@ -91,4 +91,4 @@ __all__ = [
 ]
 
 
-__getattr__, __dir__ = lazy_exports(__name__, _MODULES, globals())
+__getattr__, __dir__ = _lazy.lazy_exports(__name__, _MODULES, globals())

@@ -30,7 +30,7 @@ LlamaIndex's global ``Settings`` are never read: pass ``embed_model=`` and
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import typing
 
 try:
     import llama_index.core  # noqa: F401
@@ -41,9 +41,9 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "llama-index-core", "llamaindex", "the LlamaIndex integration"
     ) from exc
 
-from memo_integrations._lazy import lazy_exports
+from memo_integrations import _lazy
 
-if TYPE_CHECKING:
+if typing.TYPE_CHECKING:
     from memo_integrations.llamaindex.chat_store import MemoHoodChatStore
     from memo_integrations.llamaindex.db_chat_store import MemoHoodDBChatStore
     from memo_integrations.llamaindex.embeddings import LlamaIndexEmbedder, MemoEmbedding
@@ -84,4 +84,4 @@ __all__ = [
 ]
 
 
-__getattr__, __dir__ = lazy_exports(__name__, _MODULES, globals())
+__getattr__, __dir__ = _lazy.lazy_exports(__name__, _MODULES, globals())

@@ -168,3 +168,13 @@ def test_a_reworded_russian_schedule_change_supersedes(memory: MemoHood) -> None
     )
     [old] = result.superseded
     assert "понедельникам" in old.statement
+
+
+def test_a_shared_number_is_not_a_shared_word() -> None:
+    from memo_core.memory.versions import _shares_a_word
+
+    # "1 June" / "1 February": the same day number says nothing about the topic
+    assert not _shares_a_word(
+        frozenset({"1", "june", "final"}), frozenset({"1", "knee", "surgeri"})
+    )
+    assert _shares_a_word(frozenset({"1", "grant", "june"}), frozenset({"grant", "may", "15"}))
