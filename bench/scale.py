@@ -50,6 +50,7 @@ from peers_retrieval import (
 
 from memo_core.embedders.base import EmbedderFingerprint
 from memo_core.kb import MemoBase
+from memo_core.kb.repeats import backfill_repeats
 from memo_core.kb.store import sha256
 from memo_core.search.hybrid import SearchSettings
 from memo_core.search.keyword import POSTINGS_BUDGET
@@ -89,7 +90,7 @@ def bulk_load(kb: MemoBase, texts: Sequence[str], ids: Sequence[str], vectors: n
     """The rows ``add_texts(texts, ids=ids, vectors=vectors)`` writes, in bulk.
 
     One document per text with one chunk spanning it (chunk id = document id), its
-    FTS row (raw and stemmed) and its vector, like ``MemoBase.add_texts`` with
+    FTS row (raw and stemmed), its vector and its shingles (``kb/repeats.py``), like ``MemoBase.add_texts`` with
     precomputed vectors; ``--check`` compares the two on a small file.
     """
     store, db = kb.store, kb.db
@@ -159,6 +160,7 @@ def bulk_load(kb: MemoBase, texts: Sequence[str], ids: Sequence[str], vectors: n
                 " VALUES (?, ?, ?, ?)",
                 vecs,
             )
+        backfill_repeats(db, after_rowid=first_chunk - 1)  # text repeated across documents
 
 
 def corpus_texts() -> list[str]:
