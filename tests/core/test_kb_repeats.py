@@ -162,3 +162,18 @@ def test_a_chunk_is_not_demoted_for_a_question_its_own_words_answer(backend_url:
     with MemoBase(backend_url, embedder=HashEmbedder(64), settings=plain) as base:
         scores = {h.chunk_id: h.score for h in base.search(question, k=7, mode="keyword")}
     assert demoted["memo0"] == pytest.approx(scores["memo0"])  # matched in its own words
+
+
+def test_the_extractive_answer_quotes_the_policy_not_a_copy_of_the_notice(tmp_path: Path) -> None:
+    from memo_core.answer.engine import GuardedAnswerer
+    from memo_core.answer.gate import SufficiencyGate
+
+    def first_cited(settings: SearchSettings, name: str) -> str:
+        with MemoBase(tmp_path / name, embedder=HashEmbedder(64), settings=settings) as base:
+            _fill(base)
+            result = GuardedAnswerer(base, gate=SufficiencyGate(threshold=0.0)).ask(QUESTION)
+            assert not result.refused
+            return result.citations[0].document_id  # type: ignore[union-attr]
+
+    assert first_cited(SearchSettings(repeated_penalty=0.0), "plain.db").startswith("memo")
+    assert first_cited(SearchSettings(), "default.db") == "policy"
