@@ -27,15 +27,18 @@ from memo_core.errors import (
     StorageError,
 )
 from memo_core.kb.flags import chunk_flags, decode_flags, encode_flags
+from memo_core.kb.repeats import add_chunk_shingles, remove_chunk_shingles, repeated_masks
 from memo_core.kb.schema import kb_schema, vec_table_ddl
 from memo_core.search.bm25 import fts5_bm25
-from memo_core.search.filters import compile_filter
+from memo_core.search.filter_tree import parse_filter
+from memo_core.search.filters import Renderer
 from memo_core.search.keyword import (
     POSTINGS_BUDGET,
     DocumentFrequencies,
     select_words,
     word_cost,
 )
+from memo_core.search.sqlite_filters import render_sqlite
 from memo_core.search.text import (
     DEFAULT_LANGUAGES,
     detect_language,
@@ -126,6 +129,8 @@ class KnowledgeStore:
 
     #: The schema's numbered migrations (a dialect's subclass brings its own).
     _migrations: ClassVar[Migrations] = kb_schema
+    #: How a metadata filter becomes SQL on this engine (``search/sqlite_filters.py``).
+    _render_filter: ClassVar[Renderer] = staticmethod(render_sqlite)
 
     def __init__(self, db: SQLDatabase, *, languages: Sequence[str] = DEFAULT_LANGUAGES) -> None:
         self.db = db
@@ -355,12 +360,41 @@ class KnowledgeStore:
                 if blob is not None and table is not None:
                     vector_rows.append((chunk_rowid, owner, collection, blob))
             self._index_chunks(indexed)
+            add_chunk_shingles(self.db, owner, doc_rowid, indexed)
             if table is not None and vector_rows:
                 self._insert_vectors(table, vector_rows)
         info = self.get_document(owner, document_id)
         if info is None:  # written in this transaction: only a broken database loses it
             raise StorageError(f"document {document_id!r} is missing right after its write")
         return info
+
+    # -- bulk copy (kb/transfer.py: rows arrive with their rowids) ------------
+
+    def json_text(self, column: str) -> str:
+        """SQL reading the JSON ``column`` of ``chunks`` as JSON text."""
+        return column
+
+    def create_bulk_vector_table(self, name: str, dimensions: int) -> None:
+        """An empty vector table ``name``, to be filled by :meth:`index_copied_chunks`."""
+        self._create_vector_table(name, dimensions, bulk=True)
+
+    def index_copied_chunks(
+        self,
+        rows: Sequence[tuple[int, str]],
+        vector_table: str | None = None,
+        vectors: Sequence[tuple[int, str, str, bytes]] = (),
+    ) -> None:
+        """Index chunks inserted with their rowids: ``(rowid, text)`` into the keyword
+        index, ``(rowid, owner, collection, float32 blob)`` into ``vector_table``."""
+        self._index_chunks(rows)
+        if vector_table is not None and vectors:
+            self._insert_vectors(vector_table, vectors)
+
+    def finish_bulk_copy(self, vector_table: str | None, dimensions: int) -> None:
+        """After a copy: build ``vector_table``'s index, continue the rowids past the
+        copied ones (SQLite's next rowid already follows the largest)."""
+        if vector_table is not None:
+            self._finish_vector_table(vector_table, dimensions)
 
     # -- dialect hooks (kb/pg_store.py overrides these) ----------------------
 
@@ -400,6 +434,7 @@ class KnowledgeStore:
                 int(r[0])
                 for r in self.db.query("SELECT rowid FROM chunks WHERE doc_rowid = ?", [doc_rowid])
             ]
+            remove_chunk_shingles(self.db, rowids)
             self._delete_chunk_index_rows(rowids)
             self.db.execute("DELETE FROM chunks WHERE doc_rowid = ?", [doc_rowid])
             self.db.execute("DELETE FROM documents WHERE rowid = ?", [doc_rowid])
@@ -446,6 +481,7 @@ class KnowledgeStore:
                 )
             ]
             rowids = [int(r[0]) for r in rows]
+            remove_chunk_shingles(self.db, rowids)
             self._delete_chunk_index_rows(rowids)
             for rowid in rowids:
                 self.db.execute("DELETE FROM chunks WHERE rowid = ?", [rowid])
@@ -540,6 +576,23 @@ class KnowledgeStore:
                     flags=decode_flags(r[11]),
                 )
         return out
+
+    def repeated_shares(self, rowids: Sequence[int]) -> dict[int, float]:
+        """``chunks.repeated`` of the given chunks, where above 0 (``kb/repeats.py``)."""
+        out: dict[int, float] = {}
+        for start in range(0, len(rowids), 500):
+            part = list(rowids[start : start + 500])
+            marks = ",".join("?" for _ in part)
+            for rowid, share in self.db.query(
+                f"SELECT rowid, repeated FROM chunks WHERE rowid IN ({marks}) AND repeated > 0",
+                part,
+            ):
+                out[int(rowid)] = float(share)
+        return out
+
+    def repeated_masks(self, rowids: Sequence[int]) -> dict[int, tuple[list[str], list[bool]]]:
+        """Each chunk's words and which of them are repeated text (``kb/repeats.py``)."""
+        return repeated_masks(self.db, rowids)
 
     def visible_rowids(
         self,
@@ -685,7 +738,9 @@ class KnowledgeStore:
             where += f" AND c.collection IN ({','.join('?' for _ in collections)})"
             params.extend(collections)
         if filter:
-            where += " AND " + compile_filter(filter, params, dialect=self.db.dialect)
+            where += " AND " + self._render_filter(
+                parse_filter(filter), params, column="c.metadata"
+            )
         return where
 
     def keyword_candidates(
@@ -740,6 +795,20 @@ class KnowledgeStore:
             )
 
         return fts_match_expression(query, languages=self.languages, keep=rarest)
+
+    def document_frequencies(self, terms: Sequence[str]) -> dict[str, int]:
+        """Chunks whose keyword index holds each term, raw or stemmed (0 when none does).
+
+        Terms are looked up as given (stems, not folded), over every owner: the
+        document frequency of an IDF. Every backend counts alike (FTS5's
+        ``fts5vocab`` here, the ``tsvector`` columns on PostgreSQL).
+        """
+        counts = self._token_document_counts(terms)
+        return {t: counts.get(t, 0) for t in terms}
+
+    def chunk_total(self) -> int:
+        """How many chunks the base holds, over every owner: the N of an IDF."""
+        return int(self.db.query_one("SELECT count(*) FROM chunks")[0])
 
     def _token_document_counts(self, tokens: Sequence[str]) -> dict[str, int]:
         # Point look-ups: fts5vocab answers "term IN (...)" by scanning the vocabulary.
@@ -871,6 +940,29 @@ class KnowledgeStore:
             }
             for r in rows
         ]
+
+    def repeated_count(
+        self, owner: str | None = None, document_ids: Sequence[str] | None = None
+    ) -> int:
+        """Chunks whose text is mostly (half or more) repeated across documents
+        (``kb/repeats.py``), of ``owner`` (None: every owner) and of ``document_ids``
+        (None: every document)."""
+        scope, params = "c.repeated >= 0.5", []
+        if owner:
+            scope += " AND c.owner = ?"
+            params.append(owner)
+        sql = (
+            f"SELECT count(*) FROM chunks c JOIN documents d ON d.rowid = c.doc_rowid WHERE {scope}"
+        )
+        if document_ids is None:
+            return int(self.db.query_one(sql, params)[0])
+        ids = sorted(set(document_ids))
+        total = 0
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" for _ in part)
+            total += int(self.db.query_one(f"{sql} AND d.id IN ({marks})", [*params, *part])[0])
+        return total
 
     def counts(self, owner: str | None = None) -> dict[str, int]:
         scope, params = ("WHERE owner = ?", [owner]) if owner else ("", [])
