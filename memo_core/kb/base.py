@@ -618,6 +618,8 @@ class MemoBase:
             "driver": getattr(getattr(self.db, "driver", None), "name", "psycopg"),
             # Chunks that address an AI assistant with instructions (never quoted as answers).
             "flagged_chunks": self.store.flagged_chunks(),
+            # Chunks mostly made of text repeated across documents (ranked below the rest).
+            "repeated_chunks": self.store.repeated_count(),
         }
         if not self.db.has_vec:
             out["vector_search_off"] = (

@@ -27,6 +27,7 @@ from memo_core.errors import (
     StorageError,
 )
 from memo_core.kb.flags import chunk_flags, decode_flags, encode_flags
+from memo_core.kb.repeats import add_chunk_shingles, remove_chunk_shingles, repeated_masks
 from memo_core.kb.schema import kb_schema, vec_table_ddl
 from memo_core.search.bm25 import fts5_bm25
 from memo_core.search.filter_tree import parse_filter
@@ -359,6 +360,7 @@ class KnowledgeStore:
                 if blob is not None and table is not None:
                     vector_rows.append((chunk_rowid, owner, collection, blob))
             self._index_chunks(indexed)
+            add_chunk_shingles(self.db, owner, doc_rowid, indexed)
             if table is not None and vector_rows:
                 self._insert_vectors(table, vector_rows)
         info = self.get_document(owner, document_id)
@@ -404,6 +406,7 @@ class KnowledgeStore:
                 int(r[0])
                 for r in self.db.query("SELECT rowid FROM chunks WHERE doc_rowid = ?", [doc_rowid])
             ]
+            remove_chunk_shingles(self.db, rowids)
             self._delete_chunk_index_rows(rowids)
             self.db.execute("DELETE FROM chunks WHERE doc_rowid = ?", [doc_rowid])
             self.db.execute("DELETE FROM documents WHERE rowid = ?", [doc_rowid])
@@ -450,6 +453,7 @@ class KnowledgeStore:
                 )
             ]
             rowids = [int(r[0]) for r in rows]
+            remove_chunk_shingles(self.db, rowids)
             self._delete_chunk_index_rows(rowids)
             for rowid in rowids:
                 self.db.execute("DELETE FROM chunks WHERE rowid = ?", [rowid])
@@ -544,6 +548,23 @@ class KnowledgeStore:
                     flags=decode_flags(r[11]),
                 )
         return out
+
+    def repeated_shares(self, rowids: Sequence[int]) -> dict[int, float]:
+        """``chunks.repeated`` of the given chunks, where above 0 (``kb/repeats.py``)."""
+        out: dict[int, float] = {}
+        for start in range(0, len(rowids), 500):
+            part = list(rowids[start : start + 500])
+            marks = ",".join("?" for _ in part)
+            for rowid, share in self.db.query(
+                f"SELECT rowid, repeated FROM chunks WHERE rowid IN ({marks}) AND repeated > 0",
+                part,
+            ):
+                out[int(rowid)] = float(share)
+        return out
+
+    def repeated_masks(self, rowids: Sequence[int]) -> dict[int, tuple[list[str], list[bool]]]:
+        """Each chunk's words and which of them are repeated text (``kb/repeats.py``)."""
+        return repeated_masks(self.db, rowids)
 
     def visible_rowids(
         self,
@@ -877,6 +898,29 @@ class KnowledgeStore:
             }
             for r in rows
         ]
+
+    def repeated_count(
+        self, owner: str | None = None, document_ids: Sequence[str] | None = None
+    ) -> int:
+        """Chunks whose text is mostly (half or more) repeated across documents
+        (``kb/repeats.py``), of ``owner`` (None: every owner) and of ``document_ids``
+        (None: every document)."""
+        scope, params = "c.repeated >= 0.5", []
+        if owner:
+            scope += " AND c.owner = ?"
+            params.append(owner)
+        sql = (
+            f"SELECT count(*) FROM chunks c JOIN documents d ON d.rowid = c.doc_rowid WHERE {scope}"
+        )
+        if document_ids is None:
+            return int(self.db.query_one(sql, params)[0])
+        ids = sorted(set(document_ids))
+        total = 0
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" for _ in part)
+            total += int(self.db.query_one(f"{sql} AND d.id IN ({marks})", [*params, *part])[0])
+        return total
 
     def counts(self, owner: str | None = None) -> dict[str, int]:
         scope, params = ("WHERE owner = ?", [owner]) if owner else ("", [])
