@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -171,27 +170,11 @@ def test_block_captures_on_put_and_recalls_on_get(hood: MemoHood) -> None:
     assert "penicillin" in asyncio.run(ungated.aget([user("ok thanks")]))
 
 
-_OPEN: list[Memory] = []
-
-
 def _memory(session: str, block: MemoHoodMemoryBlock) -> Memory:
     # A tiny token limit makes short-term memory flush into the block quickly.
-    memory = Memory.from_defaults(
+    return Memory.from_defaults(
         session_id=session, token_limit=60, token_flush_size=20, memory_blocks=[block]
     )
-    _OPEN.append(memory)
-    return memory
-
-
-@pytest.fixture(autouse=True)
-def _close_short_term_stores() -> Iterator[None]:
-    """Memory's default short-term store is an in-memory aiosqlite database that
-    LlamaIndex never closes (no close() on SQLAlchemyChatStore): dispose its engine."""
-    yield
-    while _OPEN:
-        engine = _OPEN.pop().sql_store._async_engine  # type: ignore[attr-defined]
-        if engine is not None:
-            asyncio.run(engine.dispose())
 
 
 def _system_text(messages: list[ChatMessage]) -> str:
