@@ -177,3 +177,25 @@ def test_the_extractive_answer_quotes_the_policy_not_a_copy_of_the_notice(tmp_pa
 
     assert first_cited(SearchSettings(repeated_penalty=0.0), "plain.db").startswith("memo")
     assert first_cited(SearchSettings(), "default.db") == "policy"
+
+
+def test_the_postgres_migration_computes_shares_for_chunks_already_stored(
+    postgres_url: str,
+) -> None:
+    from memo_core.kb.pg_schema import pg_kb_schema
+
+    with MemoBase(postgres_url, embedder=HashEmbedder(64)) as base:
+        _fill(base)
+        version = next(
+            i for i, m in enumerate(pg_kb_schema.steps, 1) if m.name == "add_chunk_repeats"
+        )
+        with base.db.transaction():
+            base.db.execute("DROP TABLE chunk_shingles")
+            base.db.execute("ALTER TABLE chunks DROP COLUMN repeated")
+            base.db.execute(
+                "DELETE FROM _memo_migrations WHERE schema = 'kb' AND version >= ?", [version]
+            )
+    with MemoBase(postgres_url, embedder=HashEmbedder(64)) as reopened:
+        shares = _shares(reopened)
+        assert shares["policy"] == 0.0 and all(shares[f"memo{i}"] >= 0.5 for i in range(6))
+        assert reopened.search(QUESTION, k=1)[0].chunk_id == "policy"
