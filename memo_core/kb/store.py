@@ -537,9 +537,14 @@ class KnowledgeStore:
         return out
 
     def visible_rowids(
-        self, owner: str, rowids: Sequence[int], collections: Sequence[str] | None = None
+        self,
+        owner: str,
+        rowids: Sequence[int],
+        collections: Sequence[str] | None = None,
+        filter: Mapping[str, Any] | None = None,
     ) -> set[int]:
-        """The listed chunks that belong to ``owner`` (and one of ``collections``).
+        """The listed chunks that belong to ``owner`` (and one of ``collections``, and
+        match the metadata ``filter``).
 
         Ranking aids kept outside the tables (``search/keyword_index.py``,
         ``search/ann_index.py``, ``search/ram_index.py``) scope by their own copy of
@@ -547,7 +552,7 @@ class KnowledgeStore:
         never hand out another owner's chunk.
         """
         params: list[Any] = []
-        where = self._scope(owner, collections, None, params)
+        where = self._scope(owner, collections, filter, params)
         out: set[int] = set()
         for start in range(0, len(rowids), 500):
             part = [int(r) for r in rowids[start : start + 500]]

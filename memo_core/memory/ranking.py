@@ -25,7 +25,6 @@ source so that profile facts keep a place in the budget.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,9 +32,10 @@ from dataclasses import dataclass, field
 from memo_core.memory import lexicon as lx
 from memo_core.memory.intents import widen_relations
 from memo_core.memory.types import Fact, Turn
+from memo_core.prompt import estimate_tokens, inline_data
 from memo_core.search.text import STOPWORDS, detect_language, stem_token, tokenize
 
-__all__ = ["Candidate", "QueryInfo", "analyse_query", "coverage", "estimate_tokens", "render_block"]
+__all__ = ["Candidate", "QueryInfo", "analyse_query", "coverage", "render_block"]
 
 #: Weight of a generic query word ("want", "хочу") in lexical coverage.
 GENERIC_WEIGHT = 0.3
@@ -188,32 +188,22 @@ class Candidate:
         return base * (0.6 + 0.4 * self.fact.strength) + self.rrf
 
 
-def estimate_tokens(text: str) -> int:
-    """About four characters per token (no tokenizer dependency)."""
-    return max(1, math.ceil(len(text) / 4))
-
-
-def _clean(text: str) -> str:
-    """One line, and no way to close or open the fence from inside."""
-    return " ".join(text.replace("<", "‹").replace(">", "›").split())
-
-
 def _fact_line(fact: Fact) -> str:
     tags = [fact.valid_from.date().isoformat(), fact.category]
     if fact.pinned:
         tags.append("pinned")
     if fact.subject_kind == "person" and fact.about:
-        tags.append(f"about: {_clean(fact.about)}")
-    return f"- ({'; '.join(tags)}) {_clean(fact.statement)}"
+        tags.append(f"about: {inline_data(fact.about)}")
+    return f"- ({'; '.join(tags)}) {inline_data(fact.statement)}"
 
 
 def _history_line(fact: Fact) -> str:
     until = fact.valid_to.date().isoformat() if fact.valid_to else "?"
-    return f"- ({fact.valid_from.date().isoformat()} to {until}) {_clean(fact.statement)}"
+    return f"- ({fact.valid_from.date().isoformat()} to {until}) {inline_data(fact.statement)}"
 
 
 def _turn_line(turn: Turn) -> str:
-    return f"- ({turn.at.date().isoformat()}, {turn.role}) {_clean(turn.text)}"
+    return f"- ({turn.at.date().isoformat()}, {turn.role}) {inline_data(turn.text)}"
 
 
 def render_block(

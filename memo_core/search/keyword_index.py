@@ -116,8 +116,8 @@ class RamKeywordIndex:
     ) -> None:
         try:
             import numpy
-        except ImportError as exc:  # numpy: the ann (or local) extra
-            raise MissingDependencyError("numpy", "ann", "the in-RAM keyword index") from exc
+        except ImportError as exc:  # numpy: the local (or ann) extra
+            raise MissingDependencyError("numpy", "local", "the in-RAM keyword index") from exc
         self._np: Any = numpy
         self.store = store
         db_path = str(store.db.path)
@@ -132,6 +132,7 @@ class RamKeywordIndex:
         self._distrusted = False  # the saved file proved wrong: build, do not load
         self._key: object = None
         self._seq = 0
+        self._norm_at: object = None
         self._owner_codes: dict[str, int] = {}
         self._collection_codes: dict[str, int] = {}
         #: Counters for tests and benchmarks: full builds, loads from disk, replayed chunks,
@@ -160,6 +161,14 @@ class RamKeywordIndex:
                 self._replay(high)
             self._key = state.key
             return True
+
+    def rebind(self, store: KnowledgeStore) -> None:
+        """Serve ``store`` (another connection to the same file) from now on, as
+        ``AnnVectorIndex.rebind``."""
+        with self._lock:
+            self.store = store
+            self._key = None
+            self._norm_at = None
 
     def invalidate(self) -> None:
         """Forget this index; the next query rebuilds it from the table (not from the
@@ -223,7 +232,7 @@ class RamKeywordIndex:
         self._dead = 0
         self._total = int(self._lengths.sum())
         self._delta = _Delta()
-        self._norm_at: object = None
+        self._norm_at = None
 
     def _position(self, rowid: int) -> int | None:
         found = self._delta.positions.get(rowid)
