@@ -9,11 +9,11 @@ the question and the best hits, as a feature vector (:data:`FEATURES`):
 * ``window_coverage`` - the same over the best *evidence window* (a sentence with
   its neighbours; a heading is never the window's centre) of the top hits, so a
   chunk that only mentions the terms far apart does not count as an answer;
-* ``hard_missing`` - the share of the question's numbers, versions, capitalised
-  names and code identifiers (:func:`~memo_core.answer.salience.hard_terms`)
-  absent from the passage of the best window: a question about "version 3.14" is
-  not answered by the text about 3.12, nor one about ``header_row`` by the text
-  about ``csv.reader``'s other parameters;
+* ``hard_missing`` - 1 when one of the question's numbers, versions, capitalised
+  names or code identifiers (:func:`~memo_core.answer.salience.hard_terms`) is
+  absent from the passage of the best window, else 0: a question about "version
+  3.14" is not answered by the text about 3.12, nor one about ``header_row`` by
+  the text about ``csv.reader``'s other parameters;
 * ``rare_missing`` - the IDF of the rarest question term absent from the best hit,
   relative to the rarest possible;
 * ``unseen_terms`` - the IDF-weighted share of the question's terms that no chunk
@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from memo_core.answer.salience import hard_terms, missing_terms
+from memo_core.answer.salience import missing_terms
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.types import GateDecision
 from memo_core.answer.windows import Window, answer_type_match, rank_windows
@@ -97,7 +97,8 @@ class GateCalibration:
     weights: Mapping[str, float]
     bias: float
     threshold: float
-    metrics: Mapping[str, float] = field(default_factory=dict)
+    #: What the calibration measured (per dev set: ROC AUC, precision, recall...).
+    metrics: Mapping[str, Any] = field(default_factory=dict)
     #: The looser floor for offering a hit as *context* (not an answer), if it has its own.
     context: GateCalibration | None = None
 
@@ -126,7 +127,7 @@ def load_calibrations() -> dict[str, GateCalibration]:
             weights={k: float(v) for k, v in c["weights"].items()},
             bias=float(c["bias"]),
             threshold=float(c["threshold"]),
-            metrics={k: float(v) for k, v in c.get("metrics", {}).items()},
+            metrics=dict(c.get("metrics", {})),
             context=build(name, c["context"]) if "context" in c else None,
         )
 
@@ -255,9 +256,10 @@ def _features(
         out["window_margin"] = window_score(best, weight) - (
             window_score(others[0], weight) if others else 0.0
         )
-    if hard_terms(question):
-        missing = missing_terms(question, [_evidence(hits[best.rank])])
-        out["hard_missing"] = len(missing) / len(hard_terms(question))
+    # One absent version, number, name or identifier is enough: a question about
+    # release 4.7 and its scheduler is not half answered by the text about 4.2.
+    if missing_terms(question, [_evidence(hits[best.rank])]):
+        out["hard_missing"] = 1.0
     out["type_match"] = answer_type_match(question, best.text)
     return out
 
