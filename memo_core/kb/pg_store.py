@@ -28,7 +28,9 @@ from memo_core.errors import ConfigError
 from memo_core.kb.pg_fts import Phrase, bm25_sql, index_text, lexeme_query, query_phrases
 from memo_core.kb.pg_schema import pg_kb_schema, pg_vector_index_ddl, pg_vector_table_ddl
 from memo_core.kb.store import KnowledgeStore, require_owner
+from memo_core.search.filter_tree import parse_filter
 from memo_core.search.keyword import DocumentFrequencies, select_words, word_cost
+from memo_core.search.pg_filters import render_postgres
 from memo_core.search.text import DEFAULT_LANGUAGES
 from memo_core.storage.base import SQLDatabase
 
@@ -295,9 +297,7 @@ class PostgresKnowledgeStore(KnowledgeStore):
             scope += " AND f.collection = ANY(CAST(? AS text[]))"
             params.append(list(collections))
         if filter:
-            from memo_core.search.pg_filters import compile_filter_pg
-
-            condition = compile_filter_pg(filter, params, column="c.metadata")
+            condition = render_postgres(parse_filter(filter), params, column="c.metadata")
             scope += f" AND EXISTS (SELECT 1 FROM chunks c WHERE c.rowid = f.rowid AND {condition})"
         sql, statement_params = bm25_sql(phrases, scope, params)
         rows = self._index_query(sql, [*statement_params, max(0, int(limit))])

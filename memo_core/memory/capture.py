@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from memo_core.errors import InvalidInputError, SecretFoundError
 from memo_core.ingest.secretscan import redact_text
+from memo_core.llm.base import LLM
 from memo_core.memory import lexicon as lx
-from memo_core.memory.base import HoodBase, new_id
+from memo_core.memory.base import HoodPart, new_id
 from memo_core.memory.classifier import CaptureClassifier, load_capture_classifier
-from memo_core.memory.config import CATEGORIES, PINNED_BY_DEFAULT
+from memo_core.memory.config import CATEGORIES, PINNED_BY_DEFAULT, MemoryConfig
 from memo_core.memory.extract import (
     CandidateFact,
     Classify,
@@ -31,9 +32,12 @@ from memo_core.memory.extract import (
     analyze_turn,
     content_stems,
 )
+from memo_core.memory.facts import FactWriter
+from memo_core.memory.gate import RecallGate
 from memo_core.memory.judge import JudgedFact, judge_turn, judge_update
 from memo_core.memory.namespace import NamespaceLike
 from memo_core.memory.records import FactRow
+from memo_core.memory.store import FactStore
 from memo_core.memory.timeutil import as_utc, days_between, from_iso, to_iso
 from memo_core.memory.types import CaptureResult, Decision, Fact
 from memo_core.memory.versions import Existing, NewFact, match_fact
@@ -45,7 +49,7 @@ from memo_core.values import (
     polarity,
 )
 
-__all__ = ["ROLES", "CaptureMixin", "bounded_turn", "screen_secrets"]
+__all__ = ["ROLES", "Capture", "bounded_turn", "screen_secrets"]
 
 ROLES = frozenset({"user", "assistant", "system"})
 _MATCH_POOL = 20
@@ -128,10 +132,27 @@ def bounded_turn(text: str, limit: int) -> tuple[str, int]:
     return f"{kept}\n[truncated: {omitted} more characters were not stored]", omitted
 
 
-class CaptureMixin(HoodBase):
-    """``capture`` and ``remember``."""
+class Capture(HoodPart):
+    """``capture`` (a turn in, facts written) and ``remember`` (one explicit fact).
 
-    _classifier: CaptureClassifier | None = None
+    ``llm`` judges borderline turns and ambiguous updates when set; ``gate`` gives
+    the recall gate, whose static model the keep/drop classifier reads.
+    """
+
+    def __init__(
+        self,
+        store: FactStore,
+        config: MemoryConfig,
+        writer: FactWriter,
+        *,
+        llm: LLM | None,
+        gate: Callable[[], RecallGate],
+    ) -> None:
+        super().__init__(store, config)
+        self._writer = writer
+        self.llm = llm
+        self._gate = gate
+        self._classifier: CaptureClassifier | None = None
 
     def capture(
         self,
@@ -142,13 +163,7 @@ class CaptureMixin(HoodBase):
         at: datetime | None = None,
         session_id: str | None = None,
     ) -> CaptureResult:
-        """Keep one conversation turn: the raw turn always, facts when it holds any.
-
-        ``at`` is when the turn was said (default: now); ``session_id`` groups turns
-        of one conversation (pronouns resolve within it). Facts are stored in
-        ``namespace`` exactly; store user-level facts at the user's namespace and pass
-        the session as ``session_id`` so every session sees them.
-        """
+        """Keep one conversation turn: the raw turn always, facts when it holds any."""
         _, enc = self._ns(namespace)
         if not isinstance(text, str):
             raise InvalidInputError("text must be a string")
@@ -254,13 +269,7 @@ class CaptureMixin(HoodBase):
         at: datetime | None = None,
         value: dict[str, object] | None = None,
     ) -> Fact:
-        """Store ``statement`` as a fact, verbatim (an explicit write, no scoring).
-
-        With ``key``, a current fact with the same key in this namespace is
-        superseded (or reinforced when the statement is unchanged). Without it,
-        the same matching as capture applies (slot keys, near-duplicates).
-        Category and pinning default from the rules (health and identity pin).
-        """
+        """Store ``statement`` as a fact, verbatim (an explicit write, no scoring)."""
         _, enc = self._ns(namespace)
         if not isinstance(statement, str) or not statement.strip():
             raise InvalidInputError("statement must be a non-empty string")
@@ -313,7 +322,7 @@ class CaptureMixin(HoodBase):
         if not self.config.use_classifier:
             return None
         if self._classifier is None:
-            gate = self.gate
+            gate = self._gate()
             encoder = gate.encode if gate.uses_model else None
             self._classifier = load_capture_classifier(encoder)
         return self._classifier.keeps
@@ -375,7 +384,7 @@ class CaptureMixin(HoodBase):
         event = None
         if cand.event is not None:
             event = (cand.event[0].isoformat(), cand.event[1].isoformat())
-        values = self._values(
+        values = self._writer.draft(
             enc=enc,
             statement=cand.statement,
             key=key,
@@ -438,14 +447,14 @@ class CaptureMixin(HoodBase):
                 relation or "", "new"
             )
         if action == "new" or match.target is None:
-            return _Outcome("added", self._fact(self._insert(values, vector), when))
+            return _Outcome("added", self._fact(self._writer.insert(values, vector), when))
         old_row = next(r for r in pool if r.id == match.target.id)
         if action == "reinforce":
-            row = self._reinforce(old_row, when)
+            row = self._writer.reinforce(old_row, when)
             if cand.pinned and not row.pinned:
                 self._store.set_pinned(row.id, True, 1.0, to_iso(when))
                 row = self._row(row.id)
             return _Outcome("reinforced", self._fact(row, when))
-        new_row = self._supersede(old_row, values, vector)
+        new_row = self._writer.supersede(old_row, values, vector)
         closed = self._row(old_row.id)
         return _Outcome("superseded", self._fact(new_row, when), self._fact(closed, when))

@@ -17,8 +17,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memo_core.errors import InvalidInputError
-from memo_core.memory.base import HoodBase
-from memo_core.memory.config import CATEGORIES
+from memo_core.memory.base import HoodPart
+from memo_core.memory.config import CATEGORIES, MemoryConfig
+from memo_core.memory.facts import FactWriter
 from memo_core.memory.namespace import (
     Namespace,
     NamespaceLike,
@@ -26,12 +27,12 @@ from memo_core.memory.namespace import (
     encode_namespace,
 )
 from memo_core.memory.records import FactRow
-from memo_core.memory.store import MAX_LIMIT
+from memo_core.memory.store import MAX_LIMIT, FactStore
 from memo_core.memory.timeutil import as_utc, from_iso, to_iso
 from memo_core.memory.types import Fact
 from memo_core.search.rrf import rrf
 
-__all__ = ["ItemsMixin", "matches_filter", "render_value"]
+__all__ = ["Items", "matches_filter", "render_value"]
 
 _TEXT_FIELDS = ("text", "content", "statement", "memory", "fact", "value", "data")
 _OPS = {"$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin"}
@@ -142,8 +143,12 @@ def _match_pattern(ns: Namespace, pattern: Sequence[str], *, from_end: bool) -> 
     return all(p == "*" or p == n for p, n in zip(pattern, part, strict=True))
 
 
-class ItemsMixin(HoodBase):
+class Items(HoodPart):
     """``put_item``, ``get_item``, ``delete_item``, ``search_items``, ``list_namespaces``."""
+
+    def __init__(self, store: FactStore, config: MemoryConfig, writer: FactWriter) -> None:
+        super().__init__(store, config)
+        self._writer = writer
 
     def put_item(
         self,
@@ -155,13 +160,7 @@ class ItemsMixin(HoodBase):
         at: datetime | None = None,
         ttl_minutes: float | None = None,
     ) -> Fact:
-        """Store ``value`` under ``key``; an existing key is superseded (history kept).
-
-        ``index_text`` is what search matches (default: the value's text field or its
-        string values); ``""`` stores the item without indexing it for search.
-        ``ttl_minutes`` makes the item expire that long after ``at`` (``None``: never;
-        a put without it removes an earlier TTL, as LangGraph's stores do).
-        """
+        """Store ``value`` under ``key``; an existing key is superseded (history kept)."""
         _, enc = self._ns(namespace)
         _check_item_key(key)
         ttl = _check_ttl(ttl_minutes)
@@ -173,7 +172,7 @@ class ItemsMixin(HoodBase):
             raise InvalidInputError(f"value must be JSON-serialisable: {exc}") from exc
         text = render_value(payload) if index_text is None else index_text.strip()
         category = payload.get("category")
-        values = self._values(
+        values = self._writer.draft(
             enc=enc,
             statement=text,
             key=key,
@@ -195,11 +194,11 @@ class ItemsMixin(HoodBase):
                 self._store.set_item_ttl(enc, key, _plus(values["valid_from"], ttl), ttl)
             existing = self._store.current_by_key(enc, key)
             if existing is None:
-                return self._fact(self._insert(values, vector), at)
+                return self._fact(self._writer.insert(values, vector), at)
             old = FactRow(existing)
             if old.statement == text and (old.value or None) == values["value"]:
                 return self._fact(old, at)
-            return self._fact(self._supersede(old, values, vector), at)
+            return self._fact(self._writer.supersede(old, values, vector), at)
 
     def get_item(
         self,
@@ -209,10 +208,7 @@ class ItemsMixin(HoodBase):
         refresh_ttl: bool = False,
         at: datetime | None = None,
     ) -> Fact | None:
-        """The current version stored under ``key`` at exactly ``namespace``, or None.
-
-        An expired item is gone (None); ``refresh_ttl`` restarts a live item's TTL.
-        """
+        """The current version stored under ``key`` at exactly ``namespace``, or None."""
         _, enc = self._ns(namespace)
         _check_item_key(key)
         now = to_iso(as_utc(at))
@@ -263,18 +259,7 @@ class ItemsMixin(HoodBase):
         refresh_ttl: bool = False,
         at: datetime | None = None,
     ) -> list[Fact]:
-        """Current, unexpired items under ``namespace_prefix`` that pass ``filter``.
-
-        The filter is applied to the whole namespace before ``offset``/``limit`` (a
-        page is a page of the matching items). Without a query, the most recently
-        written come first and ``Fact.score`` is None. With a query, every matching
-        item is ranked (keyword and vector legs fused by RRF: fusion only orders)
-        and ``Fact.score`` is the item's cosine similarity to the query, clamped to
-        [0, 1] (None without an embedder); there is no relevance floor unless
-        ``min_score`` asks for one. Items stored without an index come after the
-        ranked ones with ``score=None``. ``refresh_ttl`` restarts the TTL of the
-        items returned.
-        """
+        """Current, unexpired items under ``namespace_prefix`` that pass ``filter``."""
         _, enc = self._ns(namespace_prefix)
         if limit < 0 or offset < 0:
             raise InvalidInputError("limit and offset must not be negative")

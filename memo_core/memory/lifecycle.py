@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from memo_core.errors import InvalidInputError
-from memo_core.memory.base import HoodBase
+from memo_core.memory.base import HoodPart
 from memo_core.memory.decay import decayed_strength
 from memo_core.memory.extract import content_stems
 from memo_core.memory.namespace import NamespaceLike
@@ -14,36 +14,27 @@ from memo_core.memory.records import FactRow
 from memo_core.memory.timeutil import as_utc, from_iso, to_iso
 from memo_core.memory.types import ConsolidationReport, Fact
 
-__all__ = ["LifecycleMixin"]
+__all__ = ["Lifecycle"]
 
 #: Share of a forget query's words a fact must contain to be deleted by query.
 FORGET_MIN_COVERAGE = 0.5
 _BATCH = 1000
 
 
-class LifecycleMixin(HoodBase):
+class Lifecycle(HoodPart):
     """``get``, ``history``, ``list_facts``, ``pin``/``unpin``, ``forget``, ``consolidate``."""
 
     def get(
         self, fact_id: str, *, namespace: NamespaceLike | None, at: datetime | None = None
     ) -> Fact:
-        """One fact version by id, owned by ``namespace`` or a descendant of it.
-
-        The namespace is required (``None`` raises
-        :class:`~memo_core.errors.NamespaceRequiredError`); an id stored under another
-        namespace raises :class:`~memo_core.errors.NotFoundError`, exactly like an
-        unknown id, so ids reveal nothing across owners.
-        """
+        """One fact version by id, owned by ``namespace`` or a descendant of it."""
         row = self._owned_row(fact_id, namespace)
         return self._fact(row, at)
 
     def history(
         self, fact_id: str, *, namespace: NamespaceLike | None, at: datetime | None = None
     ) -> list[Fact]:
-        """Every version of the fact ``fact_id`` belongs to, oldest first, with dates.
-
-        Ownership is checked as in :meth:`get` (the namespace is required).
-        """
+        """Every version of the fact ``fact_id`` belongs to, oldest first, with dates."""
         row = self._owned_row(fact_id, namespace)
         return [self._fact(r, at) for r in self._store.chain(row.chain_id)]
 
@@ -106,13 +97,7 @@ class LifecycleMixin(HoodBase):
         namespace: NamespaceLike | None,
         query: str | None = None,
     ) -> int:
-        """Delete for real: every version of a fact (or of each fact matching ``query``).
-
-        Their FTS and vector rows go too, and so do the raw turns they were
-        extracted from (with a query, also turns that match it), so recall can no
-        longer surface them. Returns the number of fact versions deleted. Chat
-        transcripts (``add_message``) are the application's record and are kept.
-        """
+        """Delete for real: every version of a fact (or of each fact matching ``query``)."""
         _, enc = self._ns(namespace)
         if fact_id is None and not (query and query.strip()):
             raise InvalidInputError("forget needs a fact_id or a query")
@@ -160,14 +145,7 @@ class LifecycleMixin(HoodBase):
     def consolidate(
         self, now: datetime | None = None, *, namespace: NamespaceLike | None = None
     ) -> ConsolidationReport:
-        """Archive current facts whose decayed strength fell under ``archive_threshold``.
-
-        Strength is computed from timestamps (never compounded), so any schedule
-        (hourly, nightly, once) gives the same strengths for the same ``now``;
-        running it twice changes nothing. Pinned facts are skipped. Archived
-        facts are kept (``list_facts(include_archived=True)``), only no longer
-        recalled; restating or pinning one brings it back.
-        """
+        """Archive current facts whose decayed strength fell under ``archive_threshold``."""
         when = as_utc(now)
         where = ""
         params: list[object] = []

@@ -9,13 +9,15 @@ decay), except for ``as_of`` queries, which only look at the past.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from memo_core.errors import InvalidInputError
-from memo_core.memory.base import HoodBase
+from memo_core.memory.base import HoodPart
+from memo_core.memory.config import MemoryConfig
 from memo_core.memory.decay import refreshed_strength
 from memo_core.memory.extract import content_stems
+from memo_core.memory.gate import RecallGate
 from memo_core.memory.intents import Intent, intents_of
 from memo_core.memory.namespace import NamespaceLike, ancestors, encode_namespace
 from memo_core.memory.ranking import (
@@ -27,11 +29,12 @@ from memo_core.memory.ranking import (
     render_block,
 )
 from memo_core.memory.records import FactRow, turn_from_row
+from memo_core.memory.store import FactStore
 from memo_core.memory.timeutil import as_utc, from_iso, to_iso
 from memo_core.memory.types import Fact, GateDecision, Recall, Turn
 from memo_core.search.rrf import rrf as fuse
 
-__all__ = ["RecallMixin"]
+__all__ = ["Recaller"]
 
 
 def _slot_of(key: str) -> str | None:
@@ -56,8 +59,14 @@ def _drop_confusable(picked: dict[str, Candidate], query: QueryInfo) -> None:
             del picked[chain_id]
 
 
-class RecallMixin(HoodBase):
-    """``recall``."""
+class Recaller(HoodPart):
+    """``recall``: the gate (``gate`` gives it, loaded on first use), then ranked facts."""
+
+    def __init__(
+        self, store: FactStore, config: MemoryConfig, *, gate: Callable[[], RecallGate]
+    ) -> None:
+        super().__init__(store, config)
+        self._gate = gate
 
     def recall(
         self,
@@ -70,19 +79,14 @@ class RecallMixin(HoodBase):
         use_gate: bool = True,
         at: datetime | None = None,
     ) -> Recall:
-        """What memory knows that matters for ``message``, gated, ranked and budgeted.
-
-        ``as_of`` answers with the versions that were current then (history view);
-        ``at`` is "now" for decay and for what counts as upcoming (default: now).
-        With ``use_gate=False`` the gate is not consulted (always recall).
-        """
+        """What memory knows that matters for ``message``, gated, ranked and budgeted."""
         ns, _ = self._ns(namespace)
         if not isinstance(message, str):
             raise InvalidInputError("message must be a string")
         now = as_utc(at)
         when = as_utc(as_of) if as_of is not None else None
         if use_gate:
-            gate = self.gate.decide(message)
+            gate = self._gate().decide(message)
         else:
             gate = GateDecision("recall", 0.0, method="forced")
         if not gate.recall:

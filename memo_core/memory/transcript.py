@@ -16,14 +16,16 @@ from datetime import datetime
 from typing import Any
 
 from memo_core.errors import InvalidInputError
-from memo_core.memory.base import new_id
-from memo_core.memory.capture import ROLES, CaptureMixin
+from memo_core.memory.base import HoodPart, new_id
+from memo_core.memory.capture import ROLES, Capture
+from memo_core.memory.config import MemoryConfig
 from memo_core.memory.namespace import NamespaceLike
 from memo_core.memory.records import message_from_row
+from memo_core.memory.store import FactStore
 from memo_core.memory.timeutil import as_utc, to_iso
 from memo_core.memory.types import Message
 
-__all__ = ["TranscriptMixin"]
+__all__ = ["Transcripts"]
 
 
 def _check_key(session_key: str) -> None:
@@ -33,8 +35,15 @@ def _check_key(session_key: str) -> None:
         raise InvalidInputError("session_key contains a NUL character")
 
 
-class TranscriptMixin(CaptureMixin):
-    """``add_message``, ``get_messages``, ``set_messages``, deletes, ``list_session_keys``."""
+class Transcripts(HoodPart):
+    """``add_message``, ``get_messages``, ``set_messages``, deletes, ``list_session_keys``.
+
+    ``capture`` receives the messages added with ``capture=True``.
+    """
+
+    def __init__(self, store: FactStore, config: MemoryConfig, capture: Capture) -> None:
+        super().__init__(store, config)
+        self._capture = capture
 
     def add_message(
         self,
@@ -62,7 +71,7 @@ class TranscriptMixin(CaptureMixin):
         turn_id = None
         if capture and content.strip():
             turn_id = (
-                self.capture(
+                self._capture.capture(
                     content, namespace=ns, role=role, at=when, session_id=session_key
                 ).turn_id
                 or None

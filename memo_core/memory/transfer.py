@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from memo_core.errors import InvalidInputError, NamespaceRequiredError
+from memo_core.memory.base import HoodPart
+from memo_core.memory.capture import Capture
+from memo_core.memory.config import MemoryConfig
 from memo_core.memory.extract import content_stems
 from memo_core.memory.namespace import (
     NamespaceLike,
@@ -26,12 +29,11 @@ from memo_core.memory.namespace import (
     normalize_namespace,
 )
 from memo_core.memory.records import FactRow
-from memo_core.memory.store import FACT_COLUMNS, MESSAGE_COLUMNS, TURN_COLUMNS
+from memo_core.memory.store import FACT_COLUMNS, MESSAGE_COLUMNS, TURN_COLUMNS, FactStore
 from memo_core.memory.timeutil import parse_when, to_iso, utcnow
-from memo_core.memory.transcript import TranscriptMixin
 from memo_core.memory.types import BackfillReport, ImportReport
 
-__all__ = ["EXPORT_FORMAT", "TransferMixin"]
+__all__ = ["EXPORT_FORMAT", "Transfer"]
 
 EXPORT_FORMAT = "memohood-export"
 EXPORT_VERSION = 1
@@ -78,8 +80,12 @@ def _records(source: Source) -> Iterator[dict[str, Any]]:
             handle.close()
 
 
-class TransferMixin(TranscriptMixin):
-    """``export_jsonl``, ``import_jsonl``, ``backfill``."""
+class Transfer(HoodPart):
+    """``export_jsonl``, ``import_jsonl``, ``backfill`` (which feeds ``capture``)."""
+
+    def __init__(self, store: FactStore, config: MemoryConfig, capture: Capture) -> None:
+        super().__init__(store, config)
+        self._capture = capture
 
     def export_jsonl(self, fp: str | Path | IO[str], namespace: NamespaceLike | None = None) -> int:
         """Write every record (of ``namespace`` and its descendants, or all); returns the count."""
@@ -204,13 +210,7 @@ class TransferMixin(TranscriptMixin):
     def backfill(
         self, turns_jsonl: Source, *, namespace: NamespaceLike | None = None
     ) -> BackfillReport:
-        """Capture an existing chat history in time order.
-
-        Each record: ``text`` (or ``content``), ``role`` (default ``"user"``), a
-        timestamp in ``t``/``at``/``timestamp``/``time`` (ISO 8601), and optionally
-        ``namespace`` (or ``user``) and ``session_id``; ``namespace`` here is the
-        default for records without one (a record with neither fails closed).
-        """
+        """Capture an existing chat history in time order."""
         items: list[tuple[Any, int, dict[str, Any]]] = []
         for position, record in enumerate(_records(turns_jsonl)):
             text = record.get("text", record.get("content"))
@@ -233,7 +233,7 @@ class TransferMixin(TranscriptMixin):
             target = record.get("namespace", record.get("user", namespace))
             if target is None:
                 raise NamespaceRequiredError("a back-fill record has no namespace or user")
-            result = self.capture(
+            result = self._capture.capture(
                 record.get("text", record.get("content", "")),
                 namespace=target,
                 role=str(record.get("role", "user")),

@@ -1,8 +1,8 @@
-"""Metadata filters compiled to PostgreSQL over a JSONB column, selecting what SQLite selects.
+"""A metadata filter tree rendered as PostgreSQL SQL over a JSONB column, selecting what SQLite selects.
 
-The same Mongo-style filter (see :mod:`memo_core.search.filters`) must select the same
-rows whichever backend holds a base. The SQLite compiler's results follow SQLite's
-rules for ``json_extract`` values, so this module spells those rules out over
+The same filter (see :mod:`memo_core.search.filter_tree`) must select the same rows
+whichever backend holds a base. The SQLite renderer's results follow SQLite's rules
+for ``json_extract`` values, so this module spells those rules out over
 ``jsonb_typeof`` instead of relying on PostgreSQL's own jsonb semantics:
 
 * ``true``/``false`` are the integers 1/0 (``{"draft": 1}`` matches ``"draft": true``);
@@ -43,13 +43,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from memo_core.errors import InvalidInputError
-from memo_core.search.filters import _FIELD, _MAX_DEPTH, _SCALAR_OPS, _value, _values
+from memo_core.search.filter_tree import COMPARISONS, And, Condition, Filter, Not
 
-__all__ = ["compile_filter_pg", "sqlite_text"]
+__all__ = ["render_postgres", "sqlite_text"]
 
 _COLUMN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$")
 _JSON_TYPES = ("number", "boolean", "string", "array", "object")
-_INT64 = (-(2**63), 2**63 - 1)
 #: The largest finite double: a jsonb number above it would make ``::float8`` fail.
 _MAX_DOUBLE = "1.7976931348623157e308"
 
@@ -88,26 +87,15 @@ def _const(value: bool) -> _Sql:
     return _TRUE if value else _FALSE
 
 
-# -- value checks: what SQLite would refuse when binding, refused here up front ----------
+# -- the one value PostgreSQL refuses that SQLite takes (the parser checked the rest) ------
 
 
 def _checked(value: Any) -> Any:
-    """``_value`` plus the binding errors SQLite raises (and PostgreSQL's NUL rule)."""
-    value = _value(value)
-    if isinstance(value, int) and not _INT64[0] <= value <= _INT64[1]:
-        raise InvalidInputError(f"a filter value does not fit in 64 bits: {value}")
-    if isinstance(value, str):
-        _check_text(value, "a filter value")
+    if isinstance(value, str) and "\x00" in value:
+        raise InvalidInputError(
+            "a filter value contains a NUL character, which PostgreSQL cannot hold"
+        )
     return value
-
-
-def _check_text(text: str, what: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InvalidInputError(f"{what} is not valid Unicode: {exc}") from exc
-    if "\x00" in text:
-        raise InvalidInputError(f"{what} contains a NUL character, which PostgreSQL cannot hold")
 
 
 def _is_null(value: Any) -> bool:
@@ -282,7 +270,7 @@ def _join(parts: Sequence[_Sql], joiner: str, empty: _Sql) -> _Sql:
 
 def _compare(ref: _Ref, op: str, value: int | float | str) -> _Sql:
     """``E op value`` for ``< <= > >=`` under SQLite's rules (numbers before strings)."""
-    sql_op = _SCALAR_OPS[op]
+    sql_op = COMPARISONS[op]
     if isinstance(value, str):
         number_vs_text = _const(sql_op in ("<", "<="))  # a number is less than any string
         bound = _bind(value, "text")
@@ -331,32 +319,28 @@ def _elements(ref: _Ref) -> _Sql:
     )
 
 
-def _field_condition(column: str, field: str, op: Any, value: Any) -> _Sql:
-    """One ``{field: {op: value}}`` condition, with the SQLite compiler's NULL behaviour."""
-    if not isinstance(field, str) or not _FIELD.match(field):
-        raise InvalidInputError(f"invalid metadata field name: {field!r}")
-    _check_text(field, "a metadata field name")
-    x = _field_ref(column, field)
-    if op in _SCALAR_OPS:
+def _field_condition(column: str, cond: Condition) -> _Sql:
+    """One condition, with the SQLite renderer's NULL behaviour."""
+    x = _field_ref(column, cond.field)
+    op, value = cond.op, cond.value
+    if op in COMPARISONS:
         return _scalar_condition(x, op, value)
     if op in ("$in", "$nin", "$any", "$all"):
-        return _list_condition(x, op, [_checked(v) for v in _values(value, op)])
+        return _list_condition(x, op, [_checked(v) for v in value])
     if op == "$contains":
         return _contains(x, _checked(value))
-    if op in ("$text_match", "$text_match_insensitive"):
-        if not isinstance(value, str):
-            raise InvalidInputError(f"{op} takes a string")
-        _check_text(value, "a filter value")
-        if op == "$text_match":
-            return _cat("(strpos(", _text_view(x), ", ", _bind(value, "text"), ") > 0)")
+    if op == "$text_match":
+        return _cat("(strpos(", _text_view(x), ", ", _bind(_checked(value), "text"), ") > 0)")
+    if op == "$text_match_insensitive":
         folded = _cat("lower(", _text_view(x), ' COLLATE "C")')  # ASCII only, like SQLite
-        return _cat("(strpos(", folded, ", lower(", _bind(value, "text"), ' COLLATE "C")) > 0)')
+        bound = _bind(_checked(value), "text")
+        return _cat("(strpos(", folded, ", lower(", bound, ' COLLATE "C")) > 0)')
     if op == "$exists":
         return _cat("(jsonb_typeof(", x.json, f") IS {'NOT ' if value else ''}NULL)")
     if op == "$is_empty":
         empty = _cat("(", _absent(x), " OR ", x.text, " = '' OR ", x.json, " = '[]'::jsonb)")
         return empty if value else _cat("(NOT ", empty, ")")
-    raise InvalidInputError(f"unknown filter operator: {op}")
+    raise InvalidInputError(f"unknown filter operator: {op}")  # Condition refuses it first
 
 
 def _scalar_condition(x: _Ref, op: str, value: Any) -> _Sql:
@@ -473,49 +457,26 @@ def _has_member(x: _Ref, items: Sequence[Any]) -> _Sql:
     )
 
 
-def _compile(spec: Any, column: str, depth: int) -> _Sql:
-    if not spec:
-        return _TRUE
-    if not isinstance(spec, Mapping):
-        raise InvalidInputError("a metadata filter must be a dict")
-    if depth > _MAX_DEPTH:
-        raise InvalidInputError(f"a metadata filter nests deeper than {_MAX_DEPTH} levels")
-    parts: list[_Sql] = []
-    for key, value in spec.items():
-        if not isinstance(key, str):
-            raise InvalidInputError(f"invalid metadata field name: {key!r}")
-        if key in ("$and", "$or"):
-            if not isinstance(value, list | tuple) or not value:
-                raise InvalidInputError(f"{key} takes a non-empty list of filters")
-            subs = [_compile(sub, column, depth + 1) for sub in value]
-            parts.append(_join(subs, "AND" if key == "$and" else "OR", _TRUE))
-        elif key == "$not":
-            # Two-valued, as in SQLite: NOT (NULL) would drop rows without the field.
-            parts.append(_cat("(NOT COALESCE(", _compile(value, column, depth + 1), ", FALSE))"))
-        elif key.startswith("$"):
-            raise InvalidInputError(f"unknown filter operator: {key}")
-        elif isinstance(value, Mapping):
-            if not value:
-                raise InvalidInputError(f"empty condition for field {key!r}")
-            for op, operand in value.items():
-                parts.append(_field_condition(column, key, op, operand))
-        else:
-            parts.append(_field_condition(column, key, "$eq", value))
-    return _join(parts, "AND", _TRUE)
+def _render(node: Filter, column: str) -> _Sql:
+    if isinstance(node, Condition):
+        return _field_condition(column, node)
+    if isinstance(node, Not):
+        # Two-valued, as in SQLite: NOT (NULL) would drop rows without the field.
+        return _cat("(NOT COALESCE(", _render(node.part, column), ", FALSE))")
+    parts = [_render(part, column) for part in node.parts]
+    return _join(parts, "AND" if isinstance(node, And) else "OR", _TRUE)
 
 
-def compile_filter_pg(
-    filter: Mapping[str, Any] | None, params: list[Any], column: str = "metadata"
-) -> str:
-    """Compile ``filter`` to a PostgreSQL boolean expression over the JSONB ``column``.
+def render_postgres(node: Filter, params: list[Any], *, column: str = "metadata") -> str:
+    """``node`` as a PostgreSQL boolean expression over the JSONB ``column``.
 
     Parameters are appended to ``params`` in placeholder order. ``column`` is a
     trusted identifier chosen by the caller (``metadata`` or ``alias.metadata``).
-    An empty or ``None`` filter is ``TRUE``. Rows match exactly when the SQLite
-    compiler's expression would match them (see the module docstring).
+    The filter that selects every row (``And()``) is ``TRUE``. Rows match exactly
+    when the SQLite renderer's expression would match them (see the module docstring).
     """
     if not _COLUMN.match(column):
         raise InvalidInputError(f"invalid metadata column: {column!r}")
-    compiled = _compile(filter, column, 0)
-    params.extend(compiled.params)
-    return compiled.text
+    rendered = _render(node, column)
+    params.extend(rendered.params)
+    return rendered.text

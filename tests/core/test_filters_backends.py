@@ -17,8 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memo_core.errors import ConfigError, InvalidInputError, MemoError
+from memo_core.search.filter_tree import parse_filter
 from memo_core.search.filters import compile_filter
-from memo_core.search.pg_filters import compile_filter_pg, sqlite_text
+from memo_core.search.pg_filters import render_postgres, sqlite_text
 from memo_core.storage import SQLDatabase, open_database
 
 
@@ -297,6 +298,10 @@ def test_dispatch_and_compiled_text() -> None:
         compile_filter(spec, [], dialect="mysql")
     with pytest.raises(InvalidInputError):
         compile_filter_pg(spec, [], column="metadata; DROP TABLE t")
+
+
+def compile_filter_pg(spec: Any, params: list[Any], column: str = "metadata") -> str:
+    return render_postgres(parse_filter(spec), params, column=column)
 
 
 def _sqlite_cast(value: float) -> str:
