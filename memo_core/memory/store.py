@@ -56,6 +56,9 @@ TURN_COLUMNS = "rowid, id, ns, root, session_id, role, text, at, decision, score
 MESSAGE_COLUMNS = "rowid, id, ns, session_key, seq, role, content, metadata, at, turn_id"
 _META_EMBEDDER = "embedder"
 _MAX_IN = 400  # bound parameters per IN (...) list
+#: Up to this many rows in scope, a keyword search looks each one up in the FTS index
+#: instead of matching every row of the file and keeping those in scope.
+_FEW_ROWS = 2000
 #: The largest LIMIT a search passes to SQL (a bigger one means "all" and is clamped).
 MAX_LIMIT = 1_000_000
 #: The most nearest neighbours one vector search returns (sqlite-vec's own ceiling for k;
@@ -443,20 +446,46 @@ class FactStore:
             return []
         limit = min(limit, MAX_LIMIT)
         out: list[tuple[int, float]] = []
-        for start in range(0, len(namespaces), _MAX_IN):
-            chunk = list(namespaces[start : start + _MAX_IN])
-            out.extend(
-                (int(r[0]), float(r[1]))
-                for r in self.db.query(
-                    f"SELECT {table}.rowid, bm25({table}) AS score FROM {table} "
-                    f"JOIN {base} b ON b.rowid = {table}.rowid "
-                    f"WHERE {table} MATCH ? AND b.ns IN ({_placeholders(len(chunk))}) "
-                    "ORDER BY score LIMIT ?",
-                    [expression, *chunk, limit],
+        in_scope = self._rowids_if_few(base, namespaces)
+        if in_scope is not None:
+            # A few rows in scope (one user's facts): each is looked up in the index, so
+            # the cost does not grow with the matches in every other user's rows.
+            for start in range(0, len(in_scope), _MAX_IN):
+                part = in_scope[start : start + _MAX_IN]
+                out.extend(
+                    (int(r[0]), float(r[1]))
+                    for r in self.db.query(
+                        f"SELECT rowid, bm25({table}) AS score FROM {table} "
+                        f"WHERE {table} MATCH ? AND rowid IN ({_placeholders(len(part))}) "
+                        "ORDER BY score LIMIT ?",
+                        [expression, *part, limit],
+                    )
                 )
-            )
+        else:
+            for start in range(0, len(namespaces), _MAX_IN):
+                chunk = list(namespaces[start : start + _MAX_IN])
+                out.extend(
+                    (int(r[0]), float(r[1]))
+                    for r in self.db.query(
+                        f"SELECT {table}.rowid, bm25({table}) AS score FROM {table} "
+                        f"JOIN {base} b ON b.rowid = {table}.rowid "
+                        f"WHERE {table} MATCH ? AND b.ns IN ({_placeholders(len(chunk))}) "
+                        "ORDER BY score LIMIT ?",
+                        [expression, *chunk, limit],
+                    )
+                )
         out.sort(key=lambda pair: pair[1])
         return out[:limit]
+
+    def _rowids_if_few(self, base: str, namespaces: Sequence[str]) -> list[int] | None:
+        """The rowids of ``base`` in ``namespaces`` when at most ``_FEW_ROWS``; else None."""
+        if len(namespaces) > _MAX_IN:
+            return None
+        rows = self.db.query(
+            f"SELECT rowid FROM {base} WHERE ns IN ({_placeholders(len(namespaces))}) LIMIT ?",
+            [*namespaces, _FEW_ROWS + 1],
+        )
+        return None if len(rows) > _FEW_ROWS else [int(r[0]) for r in rows]
 
     def search_vec(
         self, table: str, vector: Sequence[float], namespaces: Sequence[str], limit: int
