@@ -22,7 +22,14 @@ from memo_core.embedders.base import Embedder
 from memo_core.errors import EmbedderMismatchError, InvalidInputError, NotFoundError
 from memo_core.kb.claims import DocumentClaims
 from memo_core.kb.locators import locator_from_metadata
-from memo_core.kb.store import ChunkInput, DocumentInfo, KnowledgeStore, require_owner, sha256
+from memo_core.kb.store import (
+    ChunkInput,
+    DocumentInfo,
+    DocumentWrite,
+    KnowledgeStore,
+    require_owner,
+    sha256,
+)
 from memo_core.rerank.base import Reranker
 from memo_core.search.hybrid import HybridSearcher, SearchSettings
 from memo_core.search.text import DEFAULT_LANGUAGES
@@ -45,6 +52,10 @@ DEFAULT_COLLECTION = "default"
 AUTO = "auto"
 
 _EMBED_CLOCK = threading.local()
+#: Documents per transaction when ``add_texts`` stores precomputed vectors: a commit
+#: per document cost more than the rows themselves; a killed process loses at most
+#: the batch it was writing (nothing committed).
+BULK_BATCH = 1000
 
 
 def embed_seconds() -> float:
@@ -312,6 +323,8 @@ class MemoBase:
         if vectors is not None and len(vectors) != len(texts):
             raise InvalidInputError("one vector per text")
         out: list[str] = []
+        # Texts with their vectors need no embedder: stored BULK_BATCH per transaction.
+        batch: list[DocumentWrite] = []
         for i, text in enumerate(texts):
             doc_id = ids[i] if ids is not None and ids[i] else uuid.uuid4().hex
             meta = dict(metadatas[i]) if metadatas is not None else {}
@@ -335,10 +348,12 @@ class MemoBase:
                     owner=owner,
                     shared_id=bool(ids is not None and ids[i]),
                 )
-            else:
-                if not isinstance(text, str):
-                    raise InvalidInputError("texts must be strings")
-                info = self.store.replace_document(
+                out.append(info.id)
+                continue
+            if not isinstance(text, str):
+                raise InvalidInputError("texts must be strings")
+            batch.append(
+                DocumentWrite(
                     owner=owner,
                     collection=collection,
                     document_id=doc_id,
@@ -349,7 +364,13 @@ class MemoBase:
                     title=str(meta.get("title", "")),
                     metadata=meta,
                 )
-            out.append(info.id)
+            )
+            out.append(doc_id)
+            if len(batch) >= BULK_BATCH:
+                self.store.replace_documents(batch)
+                batch.clear()
+        if batch:
+            self.store.replace_documents(batch)
         return out
 
     def ingest(
