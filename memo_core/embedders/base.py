@@ -14,11 +14,13 @@ import numbers
 import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from memo_core.errors import DimensionMismatchError, InvalidInputError, ProviderError
 
 __all__ = ["Embedder", "EmbedderFingerprint", "batched", "checked_unit_vector", "normalize_vector"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ class Embedder(Protocol):
         ...
 
 
-def batched(items: Sequence[str], size: int) -> list[Sequence[str]]:
+def batched(items: Sequence[T], size: int) -> list[Sequence[T]]:
     """Split ``items`` into consecutive batches of at most ``size``."""
     if size < 1:
         raise ValueError("batch size must be at least 1")
