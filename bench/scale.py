@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import tempfile
 import time
@@ -49,6 +50,7 @@ from peers_retrieval import (
 
 from memo_core.embedders.base import EmbedderFingerprint
 from memo_core.kb import MemoBase
+from memo_core.kb.repeats import backfill_repeats
 from memo_core.kb.store import sha256
 from memo_core.search.hybrid import SearchSettings
 from memo_core.search.keyword import POSTINGS_BUDGET
@@ -88,7 +90,7 @@ def bulk_load(kb: MemoBase, texts: Sequence[str], ids: Sequence[str], vectors: n
     """The rows ``add_texts(texts, ids=ids, vectors=vectors)`` writes, in bulk.
 
     One document per text with one chunk spanning it (chunk id = document id), its
-    FTS row (raw and stemmed) and its vector, like ``MemoBase.add_texts`` with
+    FTS row (raw and stemmed), its vector and its shingles (``kb/repeats.py``), like ``MemoBase.add_texts`` with
     precomputed vectors; ``--check`` compares the two on a small file.
     """
     store, db = kb.store, kb.db
@@ -158,6 +160,7 @@ def bulk_load(kb: MemoBase, texts: Sequence[str], ids: Sequence[str], vectors: n
                 " VALUES (?, ?, ?, ?)",
                 vecs,
             )
+        backfill_repeats(db, after_rowid=first_chunk - 1)  # text repeated across documents
 
 
 def corpus_texts() -> list[str]:
@@ -843,6 +846,73 @@ def quality_report(q: dict[str, Any]) -> str:
     return markdown_table(head, rows)
 
 
+# -- where the search aids start to pay (--threshold) ---------------------------
+
+
+def threshold(folder: Path, sizes: Sequence[int], questions: list[str]) -> dict[str, Any]:
+    """Hybrid latency with the defaults' engines (sqlite-vec + FTS5) against both
+    search aids (HNSW + in-RAM keyword index) at each size, the queries of one size
+    interleaved across the two so load from elsewhere falls on both alike; and what
+    the aids cost once (build seconds, RAM). It chose ``AIDS_FROM_CHUNKS``."""
+    qvecs = [v.tolist() for v in query_vectors(questions)]
+    out: dict[str, Any] = {"load_before": os.getloadavg()}
+    for size in sizes:
+        print(f"{size:,} chunks ...", flush=True)
+        path, _, _ = build(size, folder)
+        for suffix in (".hnsw", ".hnsw.json", ".kwidx", ".kwidx.json"):
+            Path(str(path) + suffix).unlink(missing_ok=True)
+        plain = MemoBase(
+            path,
+            embedder=StoredVectorsOnly(),
+            settings=SearchSettings(vector_index="sqlite", keyword_index="sqlite"),
+        )
+        aided = MemoBase(
+            path,
+            embedder=StoredVectorsOnly(),
+            settings=SearchSettings(vector_index="hnsw", keyword_index="memory"),
+        )
+        start = time.perf_counter()
+        prepared = aided.prepare_search()
+        build_s = time.perf_counter() - start
+
+        def hybrid(base: MemoBase) -> Callable[[int], Any]:
+            return lambda i: base.searcher.search(
+                questions[i], owner=OWNER, k=10, mode="hybrid", query_vector=qvecs[i]
+            )
+
+        legs = timings({"defaults": hybrid(plain), "aids": hybrid(aided)}, len(questions))
+        row = {name: stats(v) for name, v in legs.items()}
+        row["ratio"] = row["defaults"]["p50_ms"] / row["aids"]["p50_ms"]
+        row["aids_build_s"] = build_s
+        row["aids_ram_mib"] = (
+            prepared["vector_index"]["memory_bytes"] + prepared["keyword_index"]["memory_bytes"]
+        ) / 2**20
+        out[str(size)] = row
+        plain.close()
+        aided.close()
+    out["load_after"] = os.getloadavg()
+    return out
+
+
+def threshold_report(result: dict[str, Any]) -> str:
+    sizes = [k for k in result if k.isdigit()]
+    head = ["chunks", *(f"{int(s):,}" for s in sizes)]
+    rows = [
+        ["hybrid p50 ms, defaults (sqlite-vec + FTS5)"]
+        + [f"{result[s]['defaults']['p50_ms']:.2f}" for s in sizes],
+        ["hybrid p50 ms, aids (hnsw + keyword memory)"]
+        + [f"{result[s]['aids']['p50_ms']:.2f}" for s in sizes],
+        ["defaults / aids"] + [f"{result[s]['ratio']:.1f}x" for s in sizes],
+        ["aids build s (once)"] + [f"{result[s]['aids_build_s']:.2f}" for s in sizes],
+        ["aids RAM MiB"] + [f"{result[s]['aids_ram_mib']:.1f}" for s in sizes],
+    ]
+    load = ", ".join(f"{x:.1f}" for x in result["load_before"])
+    after = ", ".join(f"{x:.1f}" for x in result["load_after"])
+    return f"Machine load (1, 5, 15 min) before {load}, after {after}.\n\n" + markdown_table(
+        head, rows
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000", help="comma-separated chunk counts")
@@ -872,6 +942,12 @@ def main() -> None:
         default=0,
         help="instead: MRR@10 of the keyword options on the corpus and among CHUNKS chunks",
     )
+    parser.add_argument(
+        "--threshold",
+        metavar="SIZES",
+        default="",
+        help="instead: hybrid latency, defaults against both search aids, at these sizes",
+    )
     args = parser.parse_args()
     global VECTOR_SOURCE
     VECTOR_SOURCE = args.vectors
@@ -883,6 +959,12 @@ def main() -> None:
     folder = Path(args.workdir)
     folder.mkdir(parents=True, exist_ok=True)
     questions = questions_text(args.queries)
+    if args.threshold:
+        measured = threshold(folder, [int(s) for s in args.threshold.split(",")], questions)
+        md = threshold_report(measured)
+        write_results("scale_threshold", {"vectors": VECTOR_SOURCE, **measured}, md)
+        print(md)
+        return
     previous = RESULTS / "scale.json"
     results: dict[str, dict[str, Any]] = {}
     kept: dict[str, Any] = {}

@@ -12,7 +12,6 @@ only on memory is marked as such (``Claim.memory_only``, ``[m1]`` markers).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,6 +21,7 @@ from memo_core.answer.sentences import sentence_around
 from memo_core.answer.types import Citation, QuoteCheck
 from memo_core.errors import InvalidInputError
 from memo_core.llm.base import ChatMessage
+from memo_core.prompt import passage_data
 
 __all__ = [
     "MEMORY_SOURCE_PREFIX",
@@ -95,10 +95,6 @@ def as_memory_evidence(facts: Iterable[MemoryEvidence | Any] | None) -> list[Mem
     return out
 
 
-def _fence(text: str) -> str:
-    return re.sub(r"</\s*passage", "</ passage", text, flags=re.IGNORECASE)
-
-
 def with_memory_passages(
     messages: Sequence[ChatMessage], evidence: Sequence[MemoryEvidence], first: int
 ) -> list[ChatMessage]:
@@ -111,7 +107,7 @@ def with_memory_passages(
         return list(messages)
     blocks = [
         f'<passage n="{n}" source="memory" said="{e.said.date().isoformat() if e.said else ""}">'
-        f"\n{_fence(e.text)}\n</passage>"
+        f"\n{passage_data(e.text)}\n</passage>"
         for n, e in enumerate(evidence, start=first)
     ]
     section = (

@@ -31,6 +31,7 @@ from typing import Any
 
 from memo_core.errors import AnswerFormatError
 from memo_core.llm.base import ChatMessage
+from memo_core.prompt import passage_data
 
 __all__ = [
     "ANSWER_SYSTEM_PROMPT",
@@ -99,11 +100,6 @@ class ParsedAnswer:
     unsupported: tuple[str, ...] = ()
 
 
-def _fence(text: str) -> str:
-    """Keep passage text from closing its own fence (the one edit made to it)."""
-    return re.sub(r"</\s*passage", "</ passage", text, flags=re.IGNORECASE)
-
-
 def build_answer_messages(
     question: str, passages: Sequence[str], *, quarantined: Collection[int] = ()
 ) -> list[ChatMessage]:
@@ -115,7 +111,7 @@ def build_answer_messages(
     blocks = [
         f'{_OPEN_TAG} n="{i}"'
         + (' quarantine="instructions"' if i in quarantined else "")
-        + f">\n{_fence(text)}\n{_CLOSE_TAG}"
+        + f">\n{passage_data(text)}\n{_CLOSE_TAG}"
         for i, text in enumerate(passages, start=1)
     ]
     user = (

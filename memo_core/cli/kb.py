@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -176,12 +177,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         "collection": args.collection,
         "transcriber": _transcriber(settings),
     }
+    aids: dict[str, Any] = {}
     try:
         if bar is not None:
             with bar:
                 report = kb.ingest(args.sources, progress=update, **options)
         else:
             report = kb.ingest(args.sources, **options)
+        aids = _wait_for_aids(kb)
     finally:
         kb.close()
     human = (
@@ -189,18 +192,36 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         f"{len(report.unchanged)}, failed {len(report.failed)}, skipped {len(report.skipped)}; "
         f"{report.chunks} chunks in {report.seconds:.1f} s"
     )
+    if aids:
+        human += f"\n  search aids built ({', '.join(aids['built'])}) in {aids['seconds']:.1f} s"
     for skip in report.skipped:
         human += f"\n  skipped {printable(skip['path'])}: {printable(skip['reason'])}"
     if report.secrets:
         human += f"\n  secrets found and {args.secrets}ed: {len(report.secrets)}"
+    if report.repeated_chunks:  # boilerplate, ranked below the rest: memo_core/kb/repeats.py
+        human += f"\n  chunks of text repeated across documents: {report.repeated_chunks}"
     for flagged in report.flagged:  # never quoted as an answer; see memo_core/kb/flags.py
         human += f"\n  flagged {flagged['chunk_id']} ({', '.join(flagged['flags'])}): {flagged['source']}"
-    _print(args, report.to_dict(), human)
+    _print(args, {**report.to_dict(), **({"search_aids": aids} if aids else {})}, human)
     if not args.json:  # the failures, once each, where errors go (--json has them)
         for failure in report.failed:
             naming = _naming(failure["source"], failure["error"])
             print(f"memo: failed: {printable(naming)}", file=sys.stderr)
     return EXIT_PARTIAL if report.failed else 0
+
+
+def _wait_for_aids(kb: MemoBase) -> dict[str, Any]:
+    """Finish the search aids an ingest made due (the base grew past
+    ``aids_from_chunks``) before the process ends, which would stop their build."""
+    aids = kb.searcher.aids
+    if not aids.building:
+        return {}
+    start = time.perf_counter()
+    aids.wait()
+    ready = [
+        kind for kind, state in kb.searcher.describe_aids().items() if state["state"] == "ready"
+    ]
+    return {"built": ready, "seconds": round(time.perf_counter() - start, 3)}
 
 
 #: Exit code of an ingest where some sources failed (the others went in).

@@ -65,7 +65,7 @@ class Embedder(Protocol):
 def batched(items: Sequence[T], size: int) -> list[Sequence[T]]:
     """Split ``items`` into consecutive batches of at most ``size``."""
     if size < 1:
-        raise ValueError("batch size must be at least 1")
+        raise InvalidInputError("batch size must be at least 1")
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 

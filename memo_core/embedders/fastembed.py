@@ -113,7 +113,8 @@ class FastEmbedEmbedder:
     def dimensions(self) -> int:
         if self._dims is None:
             self._load()
-        assert self._dims is not None
+        if self._dims is None:  # _load() probes them: only a broken model gets here
+            raise ProviderError(f"embedding model {self.model_name!r} reported no dimensions")
         return self._dims
 
     @property

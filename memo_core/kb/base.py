@@ -8,16 +8,19 @@ ranking in ``search/``, source extraction in ``ingest/``, guarded answers in
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
+import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memo_core.embedders.auto import AUTO, resolve_embedder
 from memo_core.embedders.base import Embedder
 from memo_core.errors import EmbedderMismatchError, InvalidInputError, NotFoundError
 from memo_core.kb.claims import DocumentClaims
@@ -32,6 +35,7 @@ from memo_core.kb.store import (
 )
 from memo_core.rerank.base import Reranker
 from memo_core.search.hybrid import HybridSearcher, SearchSettings
+from memo_core.search.mmr import mmr_select
 from memo_core.search.text import DEFAULT_LANGUAGES
 from memo_core.storage import open_database
 from memo_core.storage.base import SQLDatabase, Tracer
@@ -47,9 +51,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_OWNER = "default"
 DEFAULT_COLLECTION = "default"
-
-#: Sentinel: "use the default local embedder if it is installed, else keyword-only".
-AUTO = "auto"
 
 _EMBED_CLOCK = threading.local()
 #: Documents per transaction when ``add_texts`` stores precomputed vectors: a commit
@@ -73,22 +74,6 @@ def open_store(db: SQLDatabase, *, languages: Sequence[str] = DEFAULT_LANGUAGES)
 
         return PostgresKnowledgeStore(db, languages=languages)
     return KnowledgeStore(db, languages=languages)
-
-
-def _resolve_embedder(embedder: Embedder | str | None) -> Embedder | None:
-    if embedder is None:
-        return None
-    if isinstance(embedder, str):
-        if embedder != AUTO:
-            raise InvalidInputError(f"unknown embedder spec {embedder!r}; pass an Embedder")
-        try:
-            from memo_core.embedders.fastembed import default_local_embedder
-
-            return default_local_embedder()
-        except Exception as exc:  # no local extra: keyword-only, said once
-            log.warning("default local embedder unavailable (%s); keyword-only search", exc)
-            return None
-    return embedder
 
 
 class MemoBase:
@@ -121,7 +106,7 @@ class MemoBase:
         try:
             self.store = open_store(self.db, languages=languages)
             self._claims = DocumentClaims(self.store)
-            self.embedder = _resolve_embedder(embedder)
+            self.embedder = resolve_embedder(embedder)
             if self.embedder is not None and check_embedder:
                 self.store.attach_embedder(self.embedder.fingerprint)
         except BaseException:
@@ -132,7 +117,16 @@ class MemoBase:
             self.embedder if check_embedder else None,
             reranker=reranker,
             settings=settings,
+            open_reader=self._reader_opener(languages),
         )
+
+    def _reader_opener(self, languages: Sequence[str]) -> Callable[[], KnowledgeStore] | None:
+        """A way to open the same file on a new connection (the search aids are built
+        on one, off the query path); None for a base in RAM or on PostgreSQL."""
+        path = str(self.path)
+        if self.db.dialect != "sqlite" or path in ("", ":memory:") or path.startswith("file:"):
+            return None
+        return lambda: open_store(open_database(path), languages=languages)
 
     # -- lifecycle ----------------------------------------------------------
 
@@ -151,6 +145,21 @@ class MemoBase:
         view.__dict__.update(self.__dict__)
         view.owner = require_owner(owner)
         return view
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Several writes as one: they commit together at the end of the block, or,
+        on any exception, none of them does. Nested blocks join the outer one.
+        Embed before entering it: the block holds the base's write lock."""
+        with self.db.transaction():
+            yield
+
+    @property
+    def has_vectors(self) -> bool:
+        """Whether the base keeps and searches vectors: it has a vector table made by
+        an embedder, and this Python's driver loads sqlite-vec (PostgreSQL: pgvector).
+        Without them vector and hybrid searches run as keyword searches."""
+        return self.store.search_state().vector_table is not None
 
     def _owner(self, owner: str | None) -> str:
         """An explicit owner wins (and an empty one fails closed); None means this view's."""
@@ -371,6 +380,7 @@ class MemoBase:
                 batch.clear()
         if batch:
             self.store.replace_documents(batch)
+        self.searcher.after_ingest()
         return out
 
     def ingest(
@@ -409,7 +419,7 @@ class MemoBase:
                 else IngestPolicy.for_roots(roots, secrets=secrets)
             )
         sources = [paths] if isinstance(paths, str | Path) else list(paths)
-        return ingest_sources(
+        report = ingest_sources(
             self,
             sources,
             policy=policy,
@@ -418,13 +428,22 @@ class MemoBase:
             progress=progress,
             **extract_options,
         )
+        self.searcher.after_ingest()
+        return report
 
     def delete(self, document_ids: Sequence[str], *, owner: str | None = None) -> int:
         """Delete documents with all their chunk, FTS and vector rows."""
         return self.store.delete_documents(self._owner(owner), document_ids)
 
     def delete_chunks(self, chunk_ids: Sequence[str], *, owner: str | None = None) -> int:
+        """Delete chunks by id (a document left with no chunk goes too)."""
         return self.store.delete_chunks(self._owner(owner), chunk_ids)
+
+    def delete_collection(self, collection: str, *, owner: str | None = None) -> int:
+        """Delete every document of ``collection``; returns how many went."""
+        if not isinstance(collection, str) or not collection:
+            raise InvalidInputError("collection must be a non-empty string")
+        return self.store.delete_collection(self._owner(owner), collection)
 
     # -- reads --------------------------------------------------------------
 
@@ -438,13 +457,40 @@ class MemoBase:
         filter: Mapping[str, Any] | None = None,
         owner: str | None = None,
         rerank: bool = True,
+        weights: Mapping[str, float] | None = None,
+        candidates: int | Mapping[str, int] | None = None,
+        query_vector: Sequence[float] | None = None,
     ) -> list[Hit]:
-        """The ``k`` best chunks for ``query`` (hybrid by default)."""
+        """The ``k`` best chunks for ``query`` (hybrid by default).
+
+        Scores: cosine similarity (``"vector"``), negated BM25 (``"keyword"``,
+        higher is better), the RRF sum (``"hybrid"``), or the reranker's score.
+
+        ``weights`` (hybrid mode only): the fusion weight of each leg,
+        ``{"keyword": wk, "vector": wv}``; a leg left out keeps the base's
+        ``SearchSettings`` weight, a leg of weight 0 is not run (``{"vector": 0}`` is
+        a keyword search scored by RRF), and at least one must be above 0. The
+        fused score of a chunk is ``wk / (rrf_k + keyword rank) + wv / (rrf_k +
+        vector rank)``. When both legs run, keyword matches far weaker than the best
+        one are left out (``SearchSettings.keyword_cutoff``).
+
+        ``candidates``: how many chunks each leg ranks before fusion, one number for
+        both or ``{"keyword": n, "vector": m}``; default ``max(k,
+        SearchSettings.candidates)``.
+
+        ``query_vector``: the query's embedding, computed by the caller in the base's
+        embedding space, instead of embedding ``query`` (vector and hybrid modes;
+        ``query`` still feeds the keyword leg and the reranker).
+        """
         if not isinstance(query, str):
             raise InvalidInputError("query must be a string")
         collections = [collection] if isinstance(collection, str) else collection
         run = _check_mode(mode)
         scope = self._owner(owner)  # fail closed before any statement runs
+        if weights is not None and run is not SearchMode.HYBRID:
+            raise InvalidInputError(f"weights= apply to hybrid search, not to {run.value} search")
+        if query_vector is not None and run is SearchMode.KEYWORD:
+            raise InvalidInputError("a keyword search takes no query_vector")
         if run is not SearchMode.KEYWORD:
             self._check_embedder_current()
         return self.searcher.search(
@@ -454,7 +500,10 @@ class MemoBase:
             mode=run,
             collections=collections,
             filter=filter,
+            query_vector=query_vector,
             rerank=rerank,
+            weights=weights,
+            candidates=candidates,
         )
 
     def _check_embedder_current(self) -> None:
@@ -479,19 +528,82 @@ class MemoBase:
         filter: Mapping[str, Any] | None = None,
         owner: str | None = None,
     ) -> list[Hit]:
-        """Nearest chunks to a precomputed vector (cosine similarity as score)."""
+        """Nearest chunks to a precomputed vector (cosine similarity as score), on the
+        base's configured vector index."""
         collections = [collection] if isinstance(collection, str) else collection
         owner = self._owner(owner)
         k = _check_k(k)
-        ranked = self.store.vector_candidates(
-            owner, vector, k, collections=collections, filter=filter
-        )
-        rows = self.store.hits_by_rowid([r for r, _ in ranked])
+        with self.store.reading():
+            ranked = self.searcher.vector_leg(owner, vector, k, collections, filter)
+            rows = self.store.hits_by_rowid([r for r, _ in ranked])
         return [
             replace(rows[r], score=s, vector_similarity=s, vector_rank=i)
             for i, (r, s) in enumerate(ranked, start=1)
             if r in rows
         ]
+
+    def search_mmr(
+        self,
+        query: str | None = None,
+        *,
+        query_vector: Sequence[float] | None = None,
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        collection: str | Sequence[str] | None = None,
+        filter: Mapping[str, Any] | None = None,
+        owner: str | None = None,
+    ) -> list[Hit]:
+        """``k`` chunks picked by Maximal Marginal Relevance (:mod:`memo_core.search.mmr`)
+        among the ``fetch_k`` nearest to the query, in the order picked.
+
+        ``lambda_mult`` 1 is plain similarity order, 0 maximal diversity. Give the
+        ``query`` text (embedded by the base's embedder) or its ``query_vector``.
+        Each hit's ``score`` is its cosine similarity to the query.
+        """
+        if query_vector is None:
+            if not isinstance(query, str) or not query.strip():
+                raise InvalidInputError("an MMR search needs a query or a query_vector")
+            if self.embedder is None:
+                raise InvalidInputError("an MMR search of a text needs an embedder")
+            self._check_embedder_current()
+            query_vector = self.embedder.embed_query(query)
+        if not self.has_vectors:
+            raise InvalidInputError(f"{self.path} keeps no vectors: an MMR search needs them")
+        k = _check_k(k)
+        fetch_k = max(k, _check_k(fetch_k))
+        if not 0.0 <= float(lambda_mult) <= 1.0:
+            raise InvalidInputError("lambda_mult must be between 0 and 1")
+        nearest = self.search_by_vector(
+            query_vector, k=fetch_k, collection=collection, filter=filter, owner=owner
+        )
+        rowids = self.store.chunk_rowids(self._owner(owner), [h.chunk_id for h in nearest])
+        stored = self.store.vectors_by_rowid(list(rowids.values()))
+        usable = [h for h in nearest if rowids.get(h.chunk_id) in stored]
+        picked = mmr_select(
+            query_vector, [stored[rowids[h.chunk_id]] for h in usable], k, float(lambda_mult)
+        )
+        return [usable[i] for i in picked]
+
+    def filter_chunks(
+        self,
+        filter: Mapping[str, Any] | None = None,
+        *,
+        collection: str | Sequence[str] | None = None,
+        owner: str | None = None,
+        limit: int | None = None,
+    ) -> list[Hit]:
+        """Every chunk matching ``filter`` (memo's filter language, as in
+        :meth:`search`), in the order stored; ``limit`` caps how many."""
+        collections = [collection] if isinstance(collection, str) else collection
+        owner = self._owner(owner)
+        cap = sys.maxsize if limit is None else _check_k(limit)
+        with self.store.reading():
+            rowids = self.store.filtered_rowids(
+                owner, collections=collections, filter=filter, limit=cap
+            )
+            rows = self.store.hits_by_rowid(rowids)
+        return [rows[r] for r in rowids if r in rows]
 
     def get_chunks(self, chunk_ids: Sequence[str], *, owner: str | None = None) -> list[Hit]:
         return self.store.get_chunks(self._owner(owner), chunk_ids)
@@ -527,6 +639,8 @@ class MemoBase:
             "driver": getattr(getattr(self.db, "driver", None), "name", "psycopg"),
             # Chunks that address an AI assistant with instructions (never quoted as answers).
             "flagged_chunks": self.store.flagged_chunks(),
+            # Chunks mostly made of text repeated across documents (ranked below the rest).
+            "repeated_chunks": self.store.repeated_count(),
         }
         if not self.db.has_vec:
             out["vector_search_off"] = (
@@ -537,6 +651,8 @@ class MemoBase:
             out["vector_search_off"] = "the base was built without an embedder (keyword-only)"
         else:
             out["vector_search"] = True
+        # Which engine serves each leg, and whether the "auto" aids are on (and why not).
+        out["search_aids"] = self.searcher.describe_aids()
         return out
 
     # -- maintenance --------------------------------------------------------
@@ -544,8 +660,10 @@ class MemoBase:
     def prepare_search(self) -> dict[str, Any]:
         """Load or build the search aids the settings ask for (``vector_index`` "hnsw" or
         "memory", ``keyword_index`` "memory") now rather than on the first query, and
-        describe them. A large base's first HNSW build takes minutes: run this (or
-        ``memo kb prepare``) after a bulk ingest. Nothing to do with the defaults."""
+        describe them. With the defaults (``"auto"``) that is the aids of a base past
+        ``SearchSettings.aids_from_chunks`` (nothing below it), built here instead of
+        in the background; a running background build is waited for. A large base's
+        first HNSW build takes minutes."""
         out: dict[str, Any] = {}
         for name, prepare in (
             ("vector_index", self.searcher.prepare_vector_index),

@@ -64,6 +64,9 @@ class IngestReport:
     secrets: list[dict[str, Any]] = field(default_factory=list)
     #: Chunks flagged at ingest (``kb/flags.py``): ``{chunk_id, document_id, source, flags, text}``.
     flagged: list[dict[str, Any]] = field(default_factory=list)
+    #: Chunks of the run's documents whose text is mostly repeated across documents
+    #: (boilerplate, ``kb/repeats.py``): they rank below the text they repeat.
+    repeated_chunks: int = 0
     chunks: int = 0
     seconds: float = 0.0
     embed_seconds: float = 0.0
@@ -217,6 +220,7 @@ def ingest_sources(
     # Time inside the embedder (for the ingest benchmark), read from a per-thread clock:
     # patching the shared embedder object broke threads sharing one MemoBase.
     embed_clock = embed_seconds()
+    stored_ids: list[str] = []
     try:
         expanded: list[str | Path] = []
 
@@ -249,6 +253,7 @@ def ingest_sources(
                             kb, doc, chunks, collection=collection, owner=owner
                         )
                         getattr(report, status).append(doc.source)
+                        stored_ids.append(document_id)
                         report.chunks += n
                         if status != "unchanged":
                             report.flagged += kb.store.flagged_chunks(
@@ -271,6 +276,8 @@ def ingest_sources(
                     )
         if progress is not None:
             progress(len(expanded), len(expanded), "")
+        # Counted at the end: a later copy can make an earlier document's text repeated.
+        report.repeated_chunks = kb.store.repeated_count(kb._owner(owner), stored_ids)
     finally:
         report.embed_seconds = embed_seconds() - embed_clock
     report.seconds = time.perf_counter() - started

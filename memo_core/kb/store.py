@@ -27,14 +27,18 @@ from memo_core.errors import (
     StorageError,
 )
 from memo_core.kb.flags import chunk_flags, decode_flags, encode_flags
+from memo_core.kb.repeats import add_chunk_shingles, remove_chunk_shingles, repeated_masks
 from memo_core.kb.schema import kb_schema, vec_table_ddl
-from memo_core.search.filters import compile_filter
+from memo_core.search.bm25 import fts5_bm25
+from memo_core.search.filter_tree import parse_filter
+from memo_core.search.filters import Renderer
 from memo_core.search.keyword import (
     POSTINGS_BUDGET,
     DocumentFrequencies,
     select_words,
     word_cost,
 )
+from memo_core.search.sqlite_filters import render_sqlite
 from memo_core.search.text import (
     DEFAULT_LANGUAGES,
     detect_language,
@@ -47,6 +51,9 @@ from memo_core.storage.migrations import Migrations
 from memo_core.types import Hit
 
 __all__ = ["ChunkInput", "DocumentInfo", "DocumentWrite", "KnowledgeStore", "require_owner"]
+
+#: FTS5's ranking call with memo's column weights (``search/bm25.py``).
+_RANK = fts5_bm25("chunks_fts")
 
 
 def require_owner(owner: str | None) -> str:
@@ -148,6 +155,8 @@ class KnowledgeStore:
 
     #: The schema's numbered migrations (a dialect's subclass brings its own).
     _migrations: ClassVar[Migrations] = kb_schema
+    #: How a metadata filter becomes SQL on this engine (``search/sqlite_filters.py``).
+    _render_filter: ClassVar[Renderer] = staticmethod(render_sqlite)
 
     def __init__(self, db: SQLDatabase, *, languages: Sequence[str] = DEFAULT_LANGUAGES) -> None:
         self.db = db
@@ -299,7 +308,8 @@ class KnowledgeStore:
         )
         self.replace_documents([write], fingerprint=fingerprint)
         info = self.get_document(owner, document_id)
-        assert info is not None
+        if info is None:  # written in that transaction: only a broken database loses it
+            raise StorageError(f"document {document_id!r} is missing right after its write")
         return info
 
     def replace_documents(
@@ -393,6 +403,7 @@ class KnowledgeStore:
             ],
         )
         doc_rowid = int(inserted[0][0])
+        indexed: list[tuple[int, str]] = []
         for ord_, (chunk, blob) in enumerate(zip(write.chunks, blobs, strict=True)):
             chunk_hash = sha256(chunk.text)
             chunk_id = chunk.id or _chunk_id(document_id, ord_, chunk.start, chunk_hash)
@@ -419,9 +430,11 @@ class KnowledgeStore:
                 ],
             )
             chunk_rowid = int(inserted[0][0])
-            pending.texts.append((chunk_rowid, chunk.text))
+            indexed.append((chunk_rowid, chunk.text))
             if blob is not None and table is not None:
                 pending.vectors.append((chunk_rowid, owner, write.collection, blob))
+        add_chunk_shingles(self.db, owner, doc_rowid, indexed)
+        pending.texts.extend(indexed)
 
     def _flush_index_rows(self, pending: _IndexRows, table: str | None) -> None:
         if pending.texts:
@@ -468,6 +481,7 @@ class KnowledgeStore:
                 int(r[0])
                 for r in self.db.query("SELECT rowid FROM chunks WHERE doc_rowid = ?", [doc_rowid])
             ]
+            remove_chunk_shingles(self.db, rowids)
             self._delete_chunk_index_rows(rowids)
             self.db.execute("DELETE FROM chunks WHERE doc_rowid = ?", [doc_rowid])
             self.db.execute("DELETE FROM documents WHERE rowid = ?", [doc_rowid])
@@ -514,6 +528,7 @@ class KnowledgeStore:
                 )
             ]
             rowids = [int(r[0]) for r in rows]
+            remove_chunk_shingles(self.db, rowids)
             self._delete_chunk_index_rows(rowids)
             for rowid in rowids:
                 self.db.execute("DELETE FROM chunks WHERE rowid = ?", [rowid])
@@ -609,10 +624,32 @@ class KnowledgeStore:
                 )
         return out
 
+    def repeated_shares(self, rowids: Sequence[int]) -> dict[int, float]:
+        """``chunks.repeated`` of the given chunks, where above 0 (``kb/repeats.py``)."""
+        out: dict[int, float] = {}
+        for start in range(0, len(rowids), 500):
+            part = list(rowids[start : start + 500])
+            marks = ",".join("?" for _ in part)
+            for rowid, share in self.db.query(
+                f"SELECT rowid, repeated FROM chunks WHERE rowid IN ({marks}) AND repeated > 0",
+                part,
+            ):
+                out[int(rowid)] = float(share)
+        return out
+
+    def repeated_masks(self, rowids: Sequence[int]) -> dict[int, tuple[list[str], list[bool]]]:
+        """Each chunk's words and which of them are repeated text (``kb/repeats.py``)."""
+        return repeated_masks(self.db, rowids)
+
     def visible_rowids(
-        self, owner: str, rowids: Sequence[int], collections: Sequence[str] | None = None
+        self,
+        owner: str,
+        rowids: Sequence[int],
+        collections: Sequence[str] | None = None,
+        filter: Mapping[str, Any] | None = None,
     ) -> set[int]:
-        """The listed chunks that belong to ``owner`` (and one of ``collections``).
+        """The listed chunks that belong to ``owner`` (and one of ``collections``, and
+        match the metadata ``filter``).
 
         Ranking aids kept outside the tables (``search/keyword_index.py``,
         ``search/ann_index.py``, ``search/ram_index.py``) scope by their own copy of
@@ -620,7 +657,7 @@ class KnowledgeStore:
         never hand out another owner's chunk.
         """
         params: list[Any] = []
-        where = self._scope(owner, collections, None, params)
+        where = self._scope(owner, collections, filter, params)
         out: set[int] = set()
         for start in range(0, len(rowids), 500):
             part = [int(r) for r in rowids[start : start + 500]]
@@ -748,7 +785,9 @@ class KnowledgeStore:
             where += f" AND c.collection IN ({','.join('?' for _ in collections)})"
             params.extend(collections)
         if filter:
-            where += " AND " + compile_filter(filter, params, dialect=self.db.dialect)
+            where += " AND " + self._render_filter(
+                parse_filter(filter), params, column="c.metadata"
+            )
         return where
 
     def keyword_candidates(
@@ -827,7 +866,7 @@ class KnowledgeStore:
         if not filter and self._only_scope(self.search_state(), require_owner(owner), collections):
             # Nothing to scope out: rank inside FTS5 alone, no join per matching row.
             rows = self.db.query(
-                "SELECT rowid, bm25(chunks_fts, 1.0, 0.6) AS s FROM chunks_fts"
+                f"SELECT rowid, {_RANK} AS s FROM chunks_fts"
                 " WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?",
                 [expression, int(limit)],
             )
@@ -836,7 +875,7 @@ class KnowledgeStore:
         where = self._scope(owner, collections, filter, params)
         params.append(int(limit))
         rows = self.db.query(
-            "SELECT f.rowid, bm25(chunks_fts, 1.0, 0.6) AS s FROM chunks_fts f"
+            f"SELECT f.rowid, {_RANK} AS s FROM chunks_fts f"
             " JOIN chunks c ON c.rowid = f.rowid"
             f" WHERE chunks_fts MATCH ? AND {where} ORDER BY s LIMIT ?",
             params,
@@ -934,6 +973,29 @@ class KnowledgeStore:
             }
             for r in rows
         ]
+
+    def repeated_count(
+        self, owner: str | None = None, document_ids: Sequence[str] | None = None
+    ) -> int:
+        """Chunks whose text is mostly (half or more) repeated across documents
+        (``kb/repeats.py``), of ``owner`` (None: every owner) and of ``document_ids``
+        (None: every document)."""
+        scope, params = "c.repeated >= 0.5", []
+        if owner:
+            scope += " AND c.owner = ?"
+            params.append(owner)
+        sql = (
+            f"SELECT count(*) FROM chunks c JOIN documents d ON d.rowid = c.doc_rowid WHERE {scope}"
+        )
+        if document_ids is None:
+            return int(self.db.query_one(sql, params)[0])
+        ids = sorted(set(document_ids))
+        total = 0
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" for _ in part)
+            total += int(self.db.query_one(f"{sql} AND d.id IN ({marks})", [*params, *part])[0])
+        return total
 
     def counts(self, owner: str | None = None) -> dict[str, int]:
         scope, params = ("WHERE owner = ?", [owner]) if owner else ("", [])

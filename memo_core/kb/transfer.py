@@ -14,7 +14,7 @@ What is copied, and why this way:
   (PostgreSQL) is built once after the load, not grown row by row.
 * The keyword index is **rebuilt** on the destination from the chunk texts (FTS5
   rows and ``tsvector`` rows are not interchangeable), through the same code that
-  indexes a new document.
+  indexes a new document; so are the shingles of repeated text (``kb/repeats.py``).
 
 Rows move in batches of ``batch`` chunks, each batch one destination transaction.
 The destination must hold no knowledge-base rows; the returned counts are per
@@ -30,6 +30,7 @@ from memo_core.embedders.base import EmbedderFingerprint
 from memo_core.errors import ConfigError, StorageError
 from memo_core.kb.base import open_store
 from memo_core.kb.pg_store import PostgresKnowledgeStore
+from memo_core.kb.repeats import backfill_repeats
 from memo_core.kb.store import KnowledgeStore
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY
@@ -70,6 +71,8 @@ def copy_knowledge_base(src: SQLDatabase, dst: SQLDatabase, *, batch: int = 500)
     counts["chunks"], counts["chunks_fts"], vectors = _copy_chunks(
         source, target, vector_table, batch
     )
+    with dst.transaction():  # derived from the chunk texts, like the keyword index
+        backfill_repeats(dst)
     if vector_table is not None:
         counts[vector_table] = vectors
         with dst.transaction():

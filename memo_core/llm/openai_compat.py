@@ -24,6 +24,7 @@ from typing import Any
 from memo_core.errors import ConfigError, MissingDependencyError, ProviderError
 from memo_core.ledger import SpendLedger, provider_for_url
 from memo_core.llm.base import ChatMessage
+from memo_core.prompt import estimate_tokens
 
 __all__ = ["PRESETS", "EndpointPreset", "OpenAICompatibleLLM"]
 
@@ -146,7 +147,7 @@ class OpenAICompatibleLLM:
         body = self.request_body(messages, json_mode=json_mode, max_tokens=max_tokens)
         if self.ledger is not None:
             self.ledger.charge(
-                self.provider, "llm", estimate_tokens(messages, max_tokens), note=self.model
+                self.provider, "llm", _call_tokens(messages, max_tokens), note=self.model
             )
         response = self._post(body)
         if (
@@ -236,11 +237,11 @@ class OpenAICompatibleLLM:
         self.close()
 
 
-def estimate_tokens(messages: Sequence[ChatMessage], max_tokens: int | None) -> int:
-    """Tokens a call may use: ~4 characters a prompt token, plus the reply's allowance."""
-    prompt = sum(len(m.content) for m in messages)
+def _call_tokens(messages: Sequence[ChatMessage], max_tokens: int | None) -> int:
+    """Tokens a call may use: the prompt's estimate (at least 1), plus the reply's allowance."""
+    prompt = estimate_tokens("".join(m.content for m in messages))
     reply = DEFAULT_REPLY_TOKENS if max_tokens is None else max_tokens
-    return max(1, -(-prompt // 4)) + max(0, reply)
+    return max(1, prompt) + max(0, reply)
 
 
 def _reply_text(response: Any, url: str) -> str:

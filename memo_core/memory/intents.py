@@ -70,9 +70,10 @@ _FAMILY = (
 )
 _HOME = (
     r"\b(?:home|house|flat|apartment|rent\w*|landlord|lease|mortgage|address|neighbo\w*|"
-    r"move|moving|moved|live|living|lives|room|kitchen|garden|furniture|street|city|town)\b|"
+    r"move|moving|moved|live|living|lives|room|kitchen|garden|furniture|street|city|town|"
+    r"internet|broadband|wi-?fi|electricity|utilit\w+|heating|council tax|water bill)\b|"
     r"\bдом\w*|квартир\w*|аренд\w*|ипотек\w*|адрес\w*|сосед\w*|переезд\w*|переех\w*|жив\w*|"
-    r"комнат\w*|улиц\w*|город\w*"
+    r"комнат\w*|улиц\w*|город\w*|интернет\w*|электричеств\w*|коммунал\w*|отоплени\w*"
 )
 _WORK = (
     r"\b(?:work\w*|job|jobs|office|boss|manager|colleague\w*|coworker\w*|team|project\w*|"

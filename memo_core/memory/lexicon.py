@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 __all__ = [
+    "AGAIN",
+    "CHANGE_CUE",
     "FAMILY_WORDS",
     "FILLER_WORDS",
     "GENERIC_WORDS",
@@ -259,6 +261,19 @@ OPINION = _p(
     r"i'?m (?:not sure|pretty sure)|it (?:seems|looks like)|"
     r"мне кажется|я думаю|по-моему|кажется|похоже)\b"
 )
+#: Words that say a fact replaces an earlier one ("now", "new", "again", "теперь"): SUPERSEDE
+#: may then link facts that share a topic but no word. Not a capture signal on its own.
+CHANGE_CUE = _p(
+    r"\b(?:now|new|again|anymore|any more|instead|switched|changed|moved|raised|rose|lowered|"
+    r"extended|renewed|sold|quit|stopped|gave up|replaced|upgraded|these days|nowadays|"
+    r"no longer|no more|went (?:up|down)|up to|down to|from now on|relocated)\b|больше нельзя|"
+    r"теперь|снова|опять|больше не\b|уже не\b|вместо|перенес\w*|перенёс\w*|продлил\w*|нов(?:ый|ая|ое|ые)\b|"
+    r"смени\w*|поменя\w*|перешл\w*|перешёл|брос(?:ил|ила|или|ить)\b|продал\w*|подорожал\w*|"
+    r"сдвину\w*|ныне|сейчас"
+)
+#: A repeated change ("slipped again", "опять перенесли"): the target is a fact already
+#: changed before.
+AGAIN = _p(r"\b(?:again|once more|yet again)\b|\bснова\b|\bопять\b|ещё раз|еще раз")
 FORGET_REQUEST = _p(
     r"no need to (?:keep|remember|store|save|note)|"
     r"(?:don'?t|do not) (?:remember|store|save|keep|note)(?: (?:this|that|it))?\b|"
@@ -275,6 +290,12 @@ _CORRECTION = (
     r"\bchanged to\b|\bnow (?:due|on|at|in|is|costs?|takes?|starts?|ends?)\b|"
     r"\bscratch that\b|\binstead\b|\b(?:is|are|it's|that's|i'm|i am|we're|we are) now\b|"
     r"\bturns out\b|\bi (?:left|quit)\b|\bfrom now on\b|\bstarting (?:today|now|next)\b|"
+    r"\b(?:rose|risen|went up|gone up)\b|\bput (?:[\w'-]+ ){0,2}?(?:up|down)\b|\brenewed\b|"
+    r"\bextended\b|\b(?:sold|quit|ditched|swapped|traded in) (?:the|my|our|his|her|it|[A-Z]\w*)|"
+    r"\bgave up\b|\bhad to (?:quit|stop|give up|drop)\b|\bswitched (?!off\b|on\b)\w+|\bmy new \w+|"
+    r"\bthe new one\b|\bno more\b|больше нельзя|"
+    r"продлил\w*|продлен\w*|продал\w*|брос(?:ил|ила|или|ить)\b|перешл\w* на|перешёл на|"
+    r"перешел на|подорожал\w*|подняли|ушл[аи]\b|уш[её]л\b|"
     r"с этого момента|\bвернул\w* (?:в|на)\b|\bmoved back\b|"
     r"на самом деле|больше не\b|уже не\b|\bтеперь\b|измени\w*|поменя\w*|перенес\w*|перенёс\w*|"
     r"сдвину\w*|смени\w*|передума\w*|\bвместо\b|поправка|\bточнее\b|отмени\w*|оказалось"
@@ -341,7 +362,7 @@ _IDENTITY = (
     r"\bmy name(?:'s| is)\b|\bi'?m called\b|\bcall me\b|\bcalls me\b|\bmy (?:first |last |full )?"
     r"name\b|\bmy birthday\b|\bmy b-?day\b|\bi was born\b|\bborn (?:on|in)\b|\bturning \d{1,3}\b|"
     r"\bi'?m \d{1,3}(?: years old)?\b|\bi live\b|\bi'?m living in\b|\b(?:i|we) (?:just )?moved to\b|"
-    r"\brelocated to\b|\bi'?m (?:originally )?from\b|\bi'?m based in\b|\bmy (?:home|address|"
+    r"\brelocated to\b|\b(?:i|we)(?:'ve| have)? relocated\b|\bi'?m (?:originally )?from\b|\bi'?m based in\b|\bmy (?:home|address|"
     r"hometown)\b|\bbirthday\b|\bwe (?:adopted|have|got) (?:a|an|two) (?:dog|cat|puppy|kitten|"
     r"baby|son|daughter)\b|\bintroducing my\b|\bi (?:work|am working) (?:as|at|for)\b|\bmy job\b|"
     r"\b(?:shoe|clothing|dress|shirt|ring|pants|jeans) size\b|\bi wear (?:a )?size\b|"
@@ -481,7 +502,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "residence",
         _p(
             r"\b(?:i|we) (?:now )?live\b|\bi'?m living in\b|\b(?:i|we) (?:just )?moved to\b|"
-            r"\brelocated to\b|\bi'?m based in\b|\bmy (?:home|address) is\b|"
+            r"\brelocated to\b|\b(?:i|we)(?:'ve| have)? (?:relocated|moved) again\b|\bi'?m based in\b|\bmy (?:home|address) is\b|"
             r"\bя (?:теперь |сейчас )?живу\b|^живу\b|переехал\w* (?:в|на)\b|"
             r"мой адрес|живём в|живем в|\b(?:i|we) moved back to\b|вернул\w* (?:в|на) [А-ЯЁ]"
         ),
@@ -491,7 +512,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         _p(
             r"\b(?:vegan|vegetarian|pescatarian)\b|\bkosher\b|\bhalal\b|"
             r"(?:don'?t|do not|never) eat (?:meat|fish|pork|beef)|"
-            r"веган\w*|вегетариан\w*|не ем (?:мяс\w*|рыб\w*|свинин\w*)"
+            r"веган\w*|вегетариан\w*|пескетариан\w*|не ем (?:мяс\w*|рыб\w*|свинин\w*)"
         ),
     ),
     ("shoe_size", _p(r"\bshoe size\b|\bsize \d+ shoes\b|размер\w* обуви|\d{2}-?й размер")),

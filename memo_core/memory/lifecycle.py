@@ -16,8 +16,6 @@ from memo_core.memory.types import ConsolidationReport, Fact
 
 __all__ = ["Lifecycle"]
 
-#: Share of a forget query's words a fact must contain to be deleted by query.
-FORGET_MIN_COVERAGE = 0.5
 _BATCH = 1000
 
 
@@ -107,7 +105,7 @@ class Lifecycle(HoodPart):
             row = self._owned_row(fact_id, namespace)
             chain_ids.add(row.chain_id)
         if query and query.strip():
-            info = analyse_query(query)
+            info = analyse_query(query, self.config)
             fact_hits = self._store.search_fts(
                 "mem_facts_fts",
                 "mem_facts",
@@ -117,7 +115,7 @@ class Lifecycle(HoodPart):
             )
             for raw in self._store.facts_by_rowids(r for r, _ in fact_hits):
                 row = FactRow(raw)
-                if coverage(info, row.stems)[0] >= FORGET_MIN_COVERAGE:
+                if coverage(info, row.stems)[0] >= self.config.forget_min_coverage:
                     chain_ids.add(row.chain_id)
             turn_hits = self._store.search_fts(
                 "mem_turns_fts",
@@ -127,7 +125,7 @@ class Lifecycle(HoodPart):
                 100_000,
             )
             for turn in self._store.turns_by_rowids(r for r, _ in turn_hits):
-                if coverage(info, content_stems(turn[6]))[0] >= FORGET_MIN_COVERAGE:
+                if coverage(info, content_stems(turn[6]))[0] >= self.config.forget_min_coverage:
                     turn_ids.add(turn[1])
         with self.db.transaction():  # versions added meanwhile are deleted too
             rows = [FactRow(r) for r in self._store.chains(sorted(chain_ids))]

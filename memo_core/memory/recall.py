@@ -95,7 +95,7 @@ class Recaller(HoodPart):
         limit = cfg.recall_k if k is None else max(0, int(k))
         budget = cfg.token_budget if token_budget is None else max(0, int(token_budget))
         read = [encode_namespace(a) for a in ancestors(ns)]
-        query = analyse_query(message)
+        query = analyse_query(message, cfg)
         view = when or now
         qvec = self._store.embed_query(message) if self._store.vectors is not None else None
 
@@ -197,7 +197,7 @@ class Recaller(HoodPart):
                 if c.relevance < cfg.relative_floor * best:
                     c.sources.discard("search")
         selected = sorted(
-            (c for c in chains.values() if "search" in c.sources), key=lambda c: -c.score()
+            (c for c in chains.values() if "search" in c.sources), key=lambda c: -c.score(cfg)
         )[:limit]
         picked = {c.fact.chain_id: c for c in selected}
 
@@ -229,7 +229,7 @@ class Recaller(HoodPart):
         for found in intents_of(message):
             add(self._intent_rows(found, query, every), "intent", cfg.intent_k, ranked=False)
         _drop_confusable(picked, query)
-        return sorted(picked.values(), key=lambda c: -c.score())
+        return sorted(picked.values(), key=lambda c: -c.score(cfg))
 
     def _versions_at(
         self, chain_ids: list[str], view: datetime, as_of: datetime | None

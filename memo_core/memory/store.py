@@ -38,6 +38,7 @@ from memo_core.memory.schema import (
     vectors_in_plain_tables,
 )
 from memo_core.memory.timeutil import from_iso, to_iso
+from memo_core.search.bm25 import fts5_bm25
 from memo_core.search.text import detect_language, fts_match_expression, stem_text
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.migrations import Migrations
@@ -195,7 +196,8 @@ class FactStore:
 
     def _embed_missing(self) -> None:
         """Vectors for rows written while the file was opened without an embedder."""
-        assert self.vectors is not None
+        if self.vectors is None:  # opened without an embedder: nothing to embed with
+            return
         for table, vec, column in (
             ("mem_facts", "mem_facts_vec", "statement"),
             ("mem_turns", "mem_turns_vec", "text"),
@@ -440,7 +442,10 @@ class FactStore:
     def search_fts(
         self, table: str, base: str, query: str, namespaces: Sequence[str], limit: int
     ) -> list[tuple[int, float]]:
-        """``(rowid, bm25)`` of rows in ``namespaces`` matching ``query`` (best first)."""
+        """``(rowid, bm25)`` of rows in ``namespaces`` matching ``query`` (best first).
+
+        FTS5's BM25 with the knowledge base's column weights (``search/bm25.py``).
+        """
         expression = fts_match_expression(query)
         if expression is None or not namespaces or limit <= 0:
             return []
@@ -455,7 +460,7 @@ class FactStore:
                 out.extend(
                     (int(r[0]), float(r[1]))
                     for r in self.db.query(
-                        f"SELECT rowid, bm25({table}) AS score FROM {table} "
+                        f"SELECT rowid, {fts5_bm25(table)} AS score FROM {table} "
                         f"WHERE {table} MATCH ? AND rowid IN ({_placeholders(len(part))}) "
                         "ORDER BY score LIMIT ?",
                         [expression, *part, limit],
@@ -467,7 +472,7 @@ class FactStore:
                 out.extend(
                     (int(r[0]), float(r[1]))
                     for r in self.db.query(
-                        f"SELECT {table}.rowid, bm25({table}) AS score FROM {table} "
+                        f"SELECT {table}.rowid, {fts5_bm25(table)} AS score FROM {table} "
                         f"JOIN {base} b ON b.rowid = {table}.rowid "
                         f"WHERE {table} MATCH ? AND b.ns IN ({_placeholders(len(chunk))}) "
                         "ORDER BY score LIMIT ?",

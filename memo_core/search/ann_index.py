@@ -95,7 +95,7 @@ class AnnVectorIndex:
             import numpy
             from usearch.index import Index
         except ImportError as exc:
-            raise MissingDependencyError("usearch", "ann", "the HNSW vector index") from exc
+            raise MissingDependencyError("usearch", "local", "the HNSW vector index") from exc
         self._np: Any = numpy
         self._index_cls: Any = Index
         self.store = store
@@ -202,6 +202,15 @@ class AnnVectorIndex:
             self._index = None
             return False
         return True
+
+    def rebind(self, store: KnowledgeStore) -> None:
+        """Serve ``store`` (another connection to the same file) from now on: the index
+        was built over a connection of its own, off the query path (``auto_aids.py``).
+        The next query re-checks it against ``store``'s state and catches up."""
+        with self._lock:
+            self.store = store
+            self._key = None
+            self._scope_counts = {}
 
     def invalidate(self) -> None:
         """Rebuild from the table on the next query, as ``RamKeywordIndex.invalidate``."""
@@ -340,16 +349,7 @@ class AnnVectorIndex:
         filter: Mapping[str, Any] | None,
     ) -> list[tuple[int, float]]:
         """The listed chunks that ``owner`` (collections, filter) may see, in order."""
-        seen: set[int] = set()
-        for start in range(0, len(found), 500):
-            part = [rowid for rowid, _ in found[start : start + 500]]
-            params: list[Any] = []
-            where = self.store._scope(owner, collections, filter, params)
-            sql = (
-                f"SELECT c.rowid FROM chunks c WHERE c.rowid IN ({','.join('?' for _ in part)})"
-                f" AND {where}"
-            )
-            seen.update(int(r[0]) for r in self.store.db.query(sql, [*part, *params]))
+        seen = self.store.visible_rowids(owner, [r for r, _ in found], collections, filter)
         return [item for item in found if item[0] in seen]
 
     def describe(self) -> dict[str, Any]:

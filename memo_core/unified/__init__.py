@@ -10,9 +10,9 @@ same thing. ``UnifiedRecall.render()`` is the fenced block for a prompt;
 ``UnifiedRecall.memory_facts`` feeds ``GuardedAnswerer.ask(memory_facts=...)``.
 """
 
+from memo_core.prompt import estimate_tokens
 from memo_core.unified.conflicts import detect_conflicts
 from memo_core.unified.recall import DEFAULT_WEIGHTS, fit_budget, fuse_sources, recall_all
-from memo_core.unified.render import estimate_tokens
 from memo_core.unified.types import Conflict, UnifiedItem, UnifiedRecall
 from memo_core.unified.values import Value, extract_values
 

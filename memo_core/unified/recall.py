@@ -15,16 +15,11 @@ from typing import TYPE_CHECKING, Any
 from memo_core.answer.gate import SufficiencyGate
 from memo_core.errors import InvalidInputError
 from memo_core.memory.types import GateDecision, Recall
+from memo_core.prompt import estimate_tokens
 from memo_core.search.rrf import DEFAULT_RRF_K, rrf
 from memo_core.types import Hit
 from memo_core.unified.conflicts import detect_conflicts
-from memo_core.unified.render import (
-    document_label,
-    estimate_tokens,
-    memory_label,
-    render_context,
-    turn_label,
-)
+from memo_core.unified.render import document_label, memory_label, render_context, turn_label
 from memo_core.unified.types import Conflict, UnifiedItem, UnifiedRecall
 
 if TYPE_CHECKING:

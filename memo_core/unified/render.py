@@ -5,21 +5,21 @@ Every item is introduced by a label naming its source — ``[memory, said
 tell what the user said from what a document says, and cite the document.
 The block is fenced (``<context>`` ... ``</context>``) and says that its content
 is data, not instructions; item text is flattened to one line and cannot open
-or close the fence. Conflicts are listed after the items, both sides shown.
+or close the fence (:func:`memo_core.prompt.inline_data`). Conflicts are listed after the items, both sides shown.
 
-Token counts are estimated as ``ceil(characters / 4)``: no tokenizer dependency,
-and close enough for English and Russian prose to keep a prompt within budget.
+Token counts are :func:`memo_core.prompt.estimate_tokens` (``ceil(characters / 4)``):
+no tokenizer dependency, and close enough for English and Russian prose to keep a
+prompt within budget.
 """
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Sequence
 from pathlib import PurePath
 from typing import Any
 
 from memo_core.memory.types import Fact, Turn
+from memo_core.prompt import inline_data
 from memo_core.types import Hit
 from memo_core.unified.types import Conflict, UnifiedItem
 
@@ -28,7 +28,6 @@ __all__ = [
     "BLOCK_OPEN",
     "PREAMBLE",
     "document_label",
-    "estimate_tokens",
     "memory_label",
     "render_context",
     "turn_label",
@@ -43,18 +42,6 @@ PREAMBLE = (
 )
 CONFLICTS_HEADING = "Conflicts (the sources disagree; say so instead of picking one silently):"
 
-_FENCE = re.compile(r"<\s*/?\s*context\b", re.IGNORECASE)
-
-
-def estimate_tokens(text: str) -> int:
-    """About four characters per token (``ceil(len / 4)``; 0 for an empty text)."""
-    return math.ceil(len(text) / 4)
-
-
-def _clean(text: str) -> str:
-    """One line, and no way to open or close the fence from inside."""
-    return " ".join(_FENCE.sub(lambda m: m.group(0).replace("<", "‹"), text).split())
-
 
 def memory_label(fact: Fact) -> str:
     """``[memory, said 2026-03-16, current, version 3, pinned]``."""
@@ -67,7 +54,7 @@ def memory_label(fact: Fact) -> str:
     if fact.pinned:
         parts.append("pinned")
     if fact.subject_kind == "person" and fact.about:
-        parts.append(f"about {_clean(fact.about)}")
+        parts.append(f"about {inline_data(fact.about)}")
     return "[" + ", ".join(parts) + "]"
 
 
@@ -97,20 +84,20 @@ def document_label(hit: Hit) -> str:
     """``[document: Sample contract, p. 2]`` (title, else file name, then the locator)."""
     name = hit.title or (PurePath(hit.source).name if hit.source else "") or hit.document_id
     where = _where(hit.locator)
-    return f"[document: {_clean(name)}{', ' + _clean(where) if where else ''}]"
+    return f"[document: {inline_data(name)}{', ' + inline_data(where) if where else ''}]"
 
 
 def _side(ref: str, value: str, numbers: dict[str, int]) -> str:
     source = "memory" if ref.startswith("memory:") else "document"
     number = numbers.get(ref)
     marker = f"[{number}] " if number is not None else ""
-    return f'{marker}{source} says "{_clean(value)}"'
+    return f'{marker}{source} says "{inline_data(value)}"'
 
 
 def conflict_line(conflict: Conflict, numbers: dict[str, int]) -> str:
     """``- Hollis report, deadline (date): [1] memory says "March 27"; [2] document says ...``."""
     sides = "; ".join(_side(ref, value, numbers) for ref, value in conflict.sides)
-    return f"- {_clean(conflict.subject)}, {conflict.attribute} ({conflict.kind}): {sides}"
+    return f"- {inline_data(conflict.subject)}, {conflict.attribute} ({conflict.kind}): {sides}"
 
 
 def render_context(items: Sequence[UnifiedItem], conflicts: Sequence[Conflict] = ()) -> str:
@@ -119,7 +106,9 @@ def render_context(items: Sequence[UnifiedItem], conflicts: Sequence[Conflict] =
         return ""
     numbers = {item.ref: n for n, item in enumerate(items, start=1)}
     lines = [BLOCK_OPEN, PREAMBLE]
-    lines += [f"[{n}] {item.label} {_clean(item.text)}" for n, item in enumerate(items, start=1)]
+    lines += [
+        f"[{n}] {item.label} {inline_data(item.text)}" for n, item in enumerate(items, start=1)
+    ]
     if conflicts:
         lines.append(CONFLICTS_HEADING)
         lines += [conflict_line(c, numbers) for c in conflicts]

@@ -19,7 +19,6 @@ list) is confined to that subtree and a namespace outside it is refused.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -57,8 +56,6 @@ from memo_integrations.langchain._memory import open_memory
 
 __all__ = ["MemoHoodStore", "remember_and_recall"]
 
-log = logging.getLogger(__name__)
-
 
 def _index_text(value: dict[str, Any], index: Any, fields: Sequence[str] | None) -> str | None:
     """What memo indexes for search: ``index=False`` nothing, a field list those
@@ -84,17 +81,6 @@ def _index_embedder(index: Mapping[str, Any]) -> Embedder | None:
 
     dims = index.get("dims")
     return LangChainEmbedder(ensure_embeddings(embed), dimensions=dims)
-
-
-def _local_embedder() -> Embedder | None:
-    """memo's offline MiniLM embedder, or None (keyword-only) without ``memo[local]``."""
-    try:
-        from memo_core.embedders.fastembed import default_local_embedder
-
-        return default_local_embedder()
-    except Exception as exc:  # no local extra: keyword-only, said once
-        log.warning("default local embedder unavailable (%s); keyword-only store search", exc)
-        return None
 
 
 def _check_index(index: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -201,9 +187,8 @@ class MemoHoodStore(BaseStore):
         from_index = _index_embedder(self.index_config) if self.index_config else None
         if from_index is not None and embedder is not None:
             raise InvalidInputError("pass the embedder in index={'embed': ...} or embedder=")
+        # Neither given: MemoHood's default, the offline local embedder.
         embedder = from_index or embedder
-        if embedder is None and not isinstance(memory, MemoHood):
-            embedder = _local_embedder()
         self.memory, self._owns_memory = open_memory(
             memory, embedder=embedder, llm=llm, gate=gate, config=config
         )

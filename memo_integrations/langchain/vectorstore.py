@@ -10,7 +10,6 @@ filters, compiled to SQL with bound parameters.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal, Self
@@ -29,49 +28,10 @@ from memo_integrations.langchain.embeddings import (
     as_memo_embedder,
 )
 
-__all__ = ["MemoBaseVectorStore", "mmr_select"]
+__all__ = ["MemoBaseVectorStore"]
 
 SearchModeName = Literal["vector", "hybrid", "keyword"]
 _STORE_DEFAULTS = ("source", "title")
-
-
-def mmr_select(
-    query: Sequence[float],
-    candidates: Sequence[Sequence[float]],
-    k: int,
-    lambda_mult: float = 0.5,
-) -> list[int]:
-    """Maximal Marginal Relevance: indexes of ``k`` candidates, picked greedily.
-
-    Each step takes the candidate maximising
-    ``lambda_mult * cos(query, c) - (1 - lambda_mult) * max(cos(c, s) for s picked)``:
-    ``lambda_mult=1`` is plain similarity order, ``0`` maximal diversity.
-    """
-
-    def cos(a: Sequence[float], b: Sequence[float]) -> float:
-        na = math.sqrt(sum(x * x for x in a))
-        nb = math.sqrt(sum(x * x for x in b))
-        return (
-            0.0 if na == 0 or nb == 0 else sum(x * y for x, y in zip(a, b, strict=True)) / (na * nb)
-        )
-
-    relevance = [cos(query, c) for c in candidates]
-    picked: list[int] = []
-    redundancy = [-math.inf] * len(candidates)  # max similarity to anything picked so far
-    while len(picked) < min(k, len(candidates)):
-        best, best_score = -1, -math.inf
-        for i in range(len(candidates)):
-            if i in picked:
-                continue
-            penalty = redundancy[i] if picked else 0.0
-            score = lambda_mult * relevance[i] - (1 - lambda_mult) * penalty
-            if score > best_score:
-                best, best_score = i, score
-        picked.append(best)
-        for i in range(len(candidates)):
-            if i not in picked:
-                redundancy[i] = max(redundancy[i], cos(candidates[i], candidates[best]))
-    return picked
 
 
 class MemoBaseVectorStore(VectorStore):
@@ -213,13 +173,13 @@ class MemoBaseVectorStore(VectorStore):
     ) -> list[tuple[Document, float]]:
         """Relevance in [0, 1] is the cosine similarity clipped at 0, whatever the mode
         (RRF and BM25 scores have no absolute scale)."""
-        filter = kwargs.pop("filter", None)
+        where = kwargs.pop("filter", None)
         mode = kwargs.pop("search_mode", self.search_mode)
         if kwargs:
             raise TypeError(f"unexpected arguments: {sorted(kwargs)}")
         if self.kb.embedder is None:
             raise InvalidInputError("relevance scores need an embedder (cosine similarity)")
-        hits = self.kb.search(query, k=k, mode=mode, collection=self.collection, filter=filter)
+        hits = self.kb.search(query, k=k, mode=mode, collection=self.collection, filter=where)
         sims = [max(0.0, min(1.0, h.vector_similarity or 0.0)) for h in hits]
         return list(zip(self._documents(hits), sims, strict=True))
 
@@ -268,22 +228,19 @@ class MemoBaseVectorStore(VectorStore):
         filter: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> list[Document]:
-        """``fetch_k`` nearest chunks, re-ranked by MMR on their stored vectors."""
+        """``fetch_k`` nearest chunks, re-ranked by MMR on their stored vectors
+        (:meth:`MemoBase.search_mmr`)."""
         if kwargs:
             raise TypeError(f"unexpected arguments: {sorted(kwargs)}")
-        if not 0.0 <= lambda_mult <= 1.0:
-            raise InvalidInputError("lambda_mult must be between 0 and 1")
-        hits = self.kb.search_by_vector(
-            embedding, k=max(k, fetch_k), collection=self.collection, filter=filter
+        hits = self.kb.search_mmr(
+            query_vector=embedding,
+            k=k,
+            fetch_k=fetch_k,
+            lambda_mult=lambda_mult,
+            collection=self.collection,
+            filter=filter,
         )
-        store = self.kb.store
-        rowids = store.chunk_rowids(self.kb.owner, [h.chunk_id for h in hits])
-        vectors = store.vectors_by_rowid(list(rowids.values()))
-        usable = [h for h in hits if rowids.get(h.chunk_id) in vectors]
-        picked = mmr_select(
-            embedding, [vectors[rowids[h.chunk_id]] for h in usable], k, lambda_mult
-        )
-        return self._documents([usable[i] for i in picked])
+        return self._documents(hits)
 
     # -- construction -------------------------------------------------------
 

@@ -1,43 +1,66 @@
 """``MemoBaseVectorStore``: a memo knowledge base as a LlamaIndex vector store.
 
-Nodes live in the base's SQLite file (one memo document per node, see
-``nodes.py``), so keyword search (FTS5/BM25), vector search (sqlite-vec) and
-their fusion all run on the same rows. Query modes:
+Nodes live in the base's file (one memo document per node, see ``nodes.py``), so
+keyword search (FTS5/BM25), vector search and their fusion all run on the same
+rows. Every query is one call into :class:`~memo_core.kb.base.MemoBase`; this
+module only maps LlamaIndex's knobs onto it. Query modes:
 
 ``DEFAULT``
-    Nearest neighbours of ``query_embedding`` (cosine similarity as the score).
-    Without ``query_embedding`` the base's own embedder embeds ``query_str``.
-``TEXT_SEARCH`` (and ``SPARSE``, memo's sparse leg is BM25)
-    Keyword search of ``query_str``; score = negated BM25 (higher is better).
+    Nearest neighbours of ``query_embedding`` (``MemoBase.search_by_vector``,
+    cosine similarity as the score). Without ``query_embedding`` the base's own
+    embedder embeds ``query_str``.
+``TEXT_SEARCH`` (and ``SPARSE``: memo's sparse leg is BM25)
+    ``MemoBase.search(mode="keyword")``; score = negated BM25 (higher is better).
 ``HYBRID``
-    Both legs fused by Reciprocal Rank Fusion (:func:`memo_core.search.rrf.rrf`,
-    ``k`` from ``kb.searcher.settings.rrf_k``). The vector leg returns
-    ``similarity_top_k`` candidates, the keyword leg ``sparse_top_k`` (default
-    ``similarity_top_k``); the fused list is cut to ``hybrid_top_k`` (default
-    ``similarity_top_k``). ``alpha`` weighs the legs: vector weight ``alpha``,
-    keyword weight ``1 - alpha`` (``alpha=1`` is vector only, ``0`` keyword only,
-    a leg of weight 0 is not run); with ``alpha=None`` the weights are the
-    base's ``SearchSettings`` (``vector_weight``/``keyword_weight``). Score = RRF.
+    ``MemoBase.search(mode="hybrid", weights=...)``: both legs fused by Reciprocal
+    Rank Fusion. ``alpha`` gives the weights (vector ``alpha``, keyword ``1 -
+    alpha``; a leg of weight 0 is not run), ``alpha=None`` the base's
+    ``SearchSettings``. The vector leg ranks ``similarity_top_k`` candidates, the
+    keyword leg ``sparse_top_k`` (default ``similarity_top_k``); ``hybrid_top_k``
+    (default ``similarity_top_k``) nodes come back. Score = the RRF sum.
+``MMR``
+    ``MemoBase.search_mmr``: maximal marginal relevance among ``similarity_top_k *
+    mmr_prefetch_factor`` (default 4) nearest nodes, ``mmr_threshold`` as its
+    ``lambda_mult`` (LlamaIndex's default 0.5 when None).
 
 Filters (every ``FilterOperator``, nested AND/OR/NOT) become memo filter dicts
 compiled to SQL with bound parameters; ``doc_ids``/``node_ids`` restrict the same
 way, an empty list meaning no restriction. A base without vectors (no embedder,
 or an SQLite driver without sqlite-vec) answers DEFAULT and HYBRID queries with
 keyword search when a ``query_str`` is given, and says so once in the log.
+
+Deliberate differences from LlamaIndex's ``SimpleVectorStore`` (tested in
+``tests/integrations/llamaindex/test_li_simple_contract.py``):
+
+- MMR penalises a candidate by its similarity to the *closest* node picked so far
+  (Carbonell & Goldstein), where LlamaIndex uses only the latest pick; the
+  similarities returned are cosine similarities to the query, not MMR objective
+  values; ``mmr_threshold=0.0`` means pure novelty (LlamaIndex reads 0 as 0.5).
+- In HYBRID mode with both legs running, keyword matches far weaker than the best
+  one are left out of the fusion (``SearchSettings.keyword_cutoff``), as in every
+  memo hybrid search; the base's reranker, if one is configured, reorders hybrid,
+  text and ``query_str`` vector results.
+- A keyword-mode query without ``query_str`` is an
+  :class:`~memo_core.errors.InvalidInputError`, not an empty result.
+- Filters: a text match on a number looks for the text in the number's digits
+  (memo's filter language, the same on both backends) where LlamaIndex's in-memory
+  evaluator raises ``TypeError``; nested ``MetadataFilters`` are evaluated where
+  that evaluator refuses them.
+- Persistence: every write is in the base's file already; ``persist()`` writes
+  nothing more, and reopening the file (``MemoBaseVectorStore(path)``) is
+  LlamaIndex's ``from_persist_dir``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.bridge.pydantic import PrivateAttr
-from llama_index.core.indices.query.embedding_utils import get_top_k_mmr_embeddings
 from llama_index.core.schema import BaseNode
 from llama_index.core.vector_stores.types import (
     BasePydanticVectorStore,
@@ -48,9 +71,8 @@ from llama_index.core.vector_stores.types import (
 )
 
 from memo_core.embedders.base import Embedder
-from memo_core.errors import InvalidInputError
+from memo_core.errors import InvalidInputError, NotFoundError
 from memo_core.kb.base import DEFAULT_COLLECTION, MemoBase
-from memo_core.search.rrf import rrf
 from memo_core.types import Hit
 from memo_integrations.llamaindex.filters import scope_filter
 from memo_integrations.llamaindex.nodes import DOC_ID_KEY, NODE_ID_KEY, hit_to_node, node_record
@@ -59,12 +81,11 @@ __all__ = ["MemoBaseVectorStore"]
 
 log = logging.getLogger(__name__)
 
-_NO_LIMIT = sys.maxsize
 #: An MMR query chooses among this many times ``similarity_top_k`` nearest chunks.
 _MMR_PREFETCH = 4
+#: LlamaIndex's own default balance of relevance and novelty.
+_DEFAULT_MMR_THRESHOLD = 0.5
 _KEYWORD_MODES = (VectorStoreQueryMode.TEXT_SEARCH, VectorStoreQueryMode.SPARSE)
-
-Ranked = list[tuple[int, float]]
 
 
 def _as_memo_embedder(embed_model: BaseEmbedding | None) -> Embedder | str:
@@ -133,21 +154,13 @@ class MemoBaseVectorStore(BasePydanticVectorStore):
 
     # -- helpers ------------------------------------------------------------
 
-    def _vectors_available(self) -> bool:
-        store = self._kb.store
-        return store.vector_table is not None and self._kb.db.has_vec
-
     def _note_degraded(self, what: str) -> None:
         if not self._degraded_noted:
             self._degraded_noted = True
             log.warning("%s has no vector index: %s", self._kb.path, what)
 
-    def _filtered_hits(self, flt: dict[str, Any] | None) -> list[Hit]:
-        rowids = self._kb.store.filtered_rowids(
-            self._kb.owner, collections=[self.collection], filter=flt, limit=_NO_LIMIT
-        )
-        rows = self._kb.store.hits_by_rowid(rowids)
-        return [rows[r] for r in rowids if r in rows]
+    def _matching(self, flt: dict[str, Any] | None) -> list[Hit]:
+        return self._kb.filter_chunks(flt, collection=self.collection)
 
     # -- writes -------------------------------------------------------------
 
@@ -160,7 +173,7 @@ class MemoBaseVectorStore(BasePydanticVectorStore):
         metadatas = [m for _, m in records]
         ids = [n.node_id for n in nodes]
         kb = self._kb
-        if self._vectors_available():
+        if kb.has_vectors:
             vectors: list[list[float] | None] = [n.embedding for n in nodes]
             missing = [i for i, v in enumerate(vectors) if v is None]
             if missing:
@@ -172,12 +185,12 @@ class MemoBaseVectorStore(BasePydanticVectorStore):
                 for i, vec in zip(missing, computed, strict=True):
                     vectors[i] = vec
             full = [v for v in vectors if v is not None]
-            with kb.db.transaction():
+            with kb.transaction():
                 kb.add_texts(texts, metadatas, ids, collection=self.collection, vectors=full)
         else:
             if any(n.embedding is not None for n in nodes):
                 self._note_degraded("node embeddings are not stored, keyword search only")
-            with kb.db.transaction():
+            with kb.transaction():
                 kb.add_texts(texts, metadatas, ids, collection=self.collection)
         return ids
 
@@ -188,12 +201,15 @@ class MemoBaseVectorStore(BasePydanticVectorStore):
         ingestion) is deleted too. FTS and vector rows go with their chunks.
         """
         kb = self._kb
-        with kb.db.transaction():
-            hits = self._filtered_hits({DOC_ID_KEY: ref_doc_id})
+        with kb.transaction():
+            hits = self._matching({DOC_ID_KEY: ref_doc_id})
             if hits:
                 kb.delete_chunks([h.chunk_id for h in hits])
-            info = kb.store.get_document(kb.owner, ref_doc_id)
-            if info is not None and info.collection == self.collection:
+            try:
+                info = kb.get_document(ref_doc_id)
+            except NotFoundError:
+                return
+            if info.collection == self.collection:
                 kb.delete([ref_doc_id])
 
     def delete_nodes(
@@ -215,14 +231,14 @@ class MemoBaseVectorStore(BasePydanticVectorStore):
         if flt is None:
             self.clear()
             return
-        with self._kb.db.transaction():
-            hits = self._filtered_hits(flt)
+        with self._kb.transaction():
+            hits = self._matching(flt)
             if hits:
                 self._kb.delete_chunks([h.chunk_id for h in hits])
 
     def clear(self) -> None:
         """Delete every document of this store's collection."""
-        self._kb.store.delete_collection(self._kb.owner, self.collection)
+        self._kb.delete_collection(self.collection)
 
     # -- reads --------------------------------------------------------------
 
@@ -238,7 +254,7 @@ class MemoBaseVectorStore(BasePydanticVectorStore):
         flt = scope_filter(
             filters, node_ids=node_ids, node_id_key=NODE_ID_KEY, doc_id_key=DOC_ID_KEY
         )
-        nodes = [hit_to_node(h) for h in self._filtered_hits(flt)]
+        nodes = [hit_to_node(h) for h in self._matching(flt)]
         if node_ids:
             order = {nid: i for i, nid in enumerate(node_ids)}
             nodes.sort(key=lambda n: order.get(n.node_id, len(order)))
@@ -258,49 +274,45 @@ class MemoBaseVectorStore(BasePydanticVectorStore):
         if k <= 0:
             return VectorStoreQueryResult(nodes=[], similarities=[], ids=[])
         if mode in _KEYWORD_MODES:
-            ranked = self._keyword(query.query_str, k, flt, required=True)
+            hits = self._keyword(query.query_str, k, flt)
         elif mode is VectorStoreQueryMode.DEFAULT:
-            if self._vectors_available():
-                ranked = self._vector(query, k, flt)
+            if self._kb.has_vectors:
+                hits = self._vector(query, k, flt)
             else:
                 self._note_degraded("vector queries run as keyword search")
-                ranked = self._keyword(query.query_str, k, flt, required=True)
+                hits = self._keyword(query.query_str, k, flt)
         elif mode is VectorStoreQueryMode.HYBRID:
-            ranked = self._hybrid(query, flt)
+            hits = self._hybrid(query, flt)
         elif mode is VectorStoreQueryMode.MMR:
             threshold = kwargs.get("mmr_threshold", query.mmr_threshold)
             prefetch = int(kwargs.get("mmr_prefetch_factor", _MMR_PREFETCH))
-            ranked = self._mmr(query, k, flt, threshold, prefetch)
+            hits = self._mmr(query, k, flt, threshold, prefetch)
         else:
             raise InvalidInputError(
                 f"MemoBaseVectorStore does not support query mode {mode.value!r}; "
                 "use default, text_search, sparse, hybrid or mmr"
             )
-        return self._result(ranked)
-
-    def _keyword(
-        self, query_str: str | None, limit: int, flt: dict[str, Any] | None, *, required: bool
-    ) -> Ranked:
-        if not query_str:
-            if required:
-                raise InvalidInputError("a keyword search needs query_str")
-            return []
-        found = self._kb.searcher.keyword_leg(
-            self._kb.owner, query_str, limit, collections=[self.collection], filter=flt
+        nodes = [hit_to_node(h) for h in hits]
+        return VectorStoreQueryResult(
+            nodes=nodes, similarities=[float(h.score) for h in hits], ids=[n.node_id for n in nodes]
         )
-        return [(rowid, -bm25) for rowid, bm25 in found]  # FTS5 bm25: lower is better
 
-    def _query_vector(self, query: VectorStoreQuery) -> Sequence[float]:
+    def _keyword(self, query_str: str | None, k: int, flt: dict[str, Any] | None) -> list[Hit]:
+        if not query_str:
+            raise InvalidInputError("a keyword search needs query_str")
+        return self._kb.search(
+            query_str, k=k, mode="keyword", collection=self.collection, filter=flt
+        )
+
+    def _vector(self, query: VectorStoreQuery, k: int, flt: dict[str, Any] | None) -> list[Hit]:
         if query.query_embedding is not None:
-            return query.query_embedding
+            return self._kb.search_by_vector(
+                query.query_embedding, k=k, collection=self.collection, filter=flt
+            )
         if self._kb.embedder is None or not query.query_str:
             raise InvalidInputError("a vector query needs query_embedding (or query_str)")
-        return self._kb.embedder.embed_query(query.query_str)
-
-    def _vector(self, query: VectorStoreQuery, limit: int, flt: dict[str, Any] | None) -> Ranked:
-        vector = self._query_vector(query)
-        return self._kb.searcher.vector_leg(
-            self._kb.owner, vector, limit, collections=[self.collection], filter=flt
+        return self._kb.search(
+            query.query_str, k=k, mode="vector", collection=self.collection, filter=flt
         )
 
     def _mmr(
@@ -310,76 +322,51 @@ class MemoBaseVectorStore(BasePydanticVectorStore):
         flt: dict[str, Any] | None,
         threshold: float | None,
         prefetch: int,
-    ) -> Ranked:
-        """Maximal marginal relevance over the ``k * prefetch`` nearest chunks.
-
-        LlamaIndex's own selection (``get_top_k_mmr_embeddings``, as its
-        ``SimpleVectorStore`` runs it); ``threshold`` weighs relevance against
-        novelty (1.0: relevance only; LlamaIndex's default 0.5 when None).
-        """
+    ) -> list[Hit]:
+        """Maximal marginal relevance over the ``k * prefetch`` nearest chunks
+        (:meth:`MemoBase.search_mmr`); ``mmr_threshold`` is its ``lambda_mult``
+        (1.0: relevance only; LlamaIndex's default 0.5 when None)."""
         if threshold is not None and not 0.0 <= float(threshold) <= 1.0:
             raise InvalidInputError("mmr_threshold must be between 0 and 1")
         if prefetch < 1:
             raise InvalidInputError("mmr_prefetch_factor must be at least 1")
-        if not self._vectors_available():
-            raise InvalidInputError("an mmr query needs a base with vectors (an embedder)")
-        vector = self._query_vector(query)
-        candidates = self._kb.searcher.vector_leg(
-            self._kb.owner, vector, k * prefetch, collections=[self.collection], filter=flt
+        if query.query_embedding is None and not query.query_str:
+            raise InvalidInputError("an mmr query needs query_embedding (or query_str)")
+        return self._kb.search_mmr(
+            query.query_str,
+            query_vector=query.query_embedding,
+            k=k,
+            fetch_k=k * prefetch,
+            lambda_mult=_DEFAULT_MMR_THRESHOLD if threshold is None else float(threshold),
+            collection=self.collection,
+            filter=flt,
         )
-        stored = self._kb.store.vectors_by_rowid([r for r, _ in candidates])
-        ids = [r for r, _ in candidates if r in stored]
-        if not ids:
-            return []
-        scores, picked = get_top_k_mmr_embeddings(
-            list(vector),
-            [stored[r] for r in ids],
-            similarity_top_k=k,
-            embedding_ids=ids,
-            mmr_threshold=threshold,
-        )
-        return [(int(r), float(score)) for r, score in zip(picked, scores, strict=True)]
 
-    def _hybrid(self, query: VectorStoreQuery, flt: dict[str, Any] | None) -> Ranked:
-        settings = self._kb.searcher.settings
-        if query.alpha is None:
-            keyword_weight, vector_weight = settings.keyword_weight, settings.vector_weight
-        else:
+    def _hybrid(self, query: VectorStoreQuery, flt: dict[str, Any] | None) -> list[Hit]:
+        """One hybrid search of the base with LlamaIndex's knobs mapped onto it."""
+        weights: dict[str, float] = {}
+        if query.alpha is not None:
             alpha = float(query.alpha)
             if not 0.0 <= alpha <= 1.0:
                 raise InvalidInputError("alpha must be between 0 (keyword) and 1 (vector)")
-            keyword_weight, vector_weight = 1.0 - alpha, alpha
-        dense_k = int(query.similarity_top_k)
-        sparse_k = int(query.sparse_top_k or dense_k)
-        out_k = int(query.hybrid_top_k or dense_k)
-        legs: list[list[int]] = []
-        weights: list[float] = []
-        if keyword_weight > 0 and query.query_str:
-            legs.append(
-                [r for r, _ in self._keyword(query.query_str, sparse_k, flt, required=False)]
-            )
-            weights.append(keyword_weight)
-        if vector_weight > 0:
-            if self._vectors_available():
-                legs.append([r for r, _ in self._vector(query, dense_k, flt)])
-                weights.append(vector_weight)
-            else:
-                self._note_degraded("hybrid queries run keyword search only")
-        if not legs:
+            weights = {"keyword": 1.0 - alpha, "vector": alpha}
+        if not query.query_str:  # nothing for the keyword leg to match
+            weights["keyword"] = 0.0
+        if not self._kb.has_vectors:
+            self._note_degraded("hybrid queries run keyword search only")
+            weights["vector"] = 0.0
+        if not any(weights.get(leg, 1.0) > 0 for leg in ("keyword", "vector")):
             return []
-        return rrf(legs, k=settings.rrf_k, weights=weights)[:out_k]
-
-    def _result(self, ranked: Ranked) -> VectorStoreQueryResult:
-        rows = self._kb.store.hits_by_rowid([r for r, _ in ranked])
-        nodes: list[BaseNode] = []
-        scores: list[float] = []
-        for rowid, score in ranked:
-            hit = rows.get(rowid)
-            if hit is not None:
-                nodes.append(hit_to_node(hit))
-                scores.append(float(score))
-        return VectorStoreQueryResult(
-            nodes=nodes, similarities=scores, ids=[n.node_id for n in nodes]
+        dense_k = int(query.similarity_top_k)
+        return self._kb.search(
+            query.query_str or "",
+            k=int(query.hybrid_top_k or dense_k),
+            mode="hybrid",
+            collection=self.collection,
+            filter=flt,
+            weights=weights or None,
+            candidates={"keyword": int(query.sparse_top_k or dense_k), "vector": dense_k},
+            query_vector=query.query_embedding,
         )
 
     # -- async twins: SQLite work runs in a thread (the connection is thread-safe) --

@@ -261,3 +261,41 @@ def test_check_to_dict_round_trip() -> None:
 
     check = verify_quote("the term is 12 months", "the term is 24 months")
     assert QuoteCheck.from_dict(check.to_dict()) == check
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # A rare real word the frequency list ranks among misspellings (Zipf ~1).
+        ("Two copper pipes connecting the boiler to the radiators were replaced.",
+         "Two copper pipes convecting the boiler to the radiators were replaced."),
+        # A letter replaced by one that is neither a look-alike nor a keyboard neighbour.
+        ("Two copper pipes connecting the boiler to the radiators were replaced.",
+         "Two copper pipes conxecting the boiler to the radiators were replaced."),
+        # An ending added to a word no frequency list knows: a change of number.
+        ("Each tentacle carries one cnidocyte at its tip for catching prey.",
+         "Each tentacle carries one cnidocytes at its tip for catching prey."),
+    ],
+)  # fmt: skip
+def test_a_rare_or_unknown_word_swapped_in_is_a_substitution(source: str, quote: str) -> None:
+    check = verify_quote(quote, source)
+    assert not check.verified and check.reason is not None and "words differ" in check.reason
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "The Supplier shall not assign the contrcat without consent",  # swapped letters
+        "The Supplier shall not asssign the contract without consent",  # doubled letter
+        "The Supplier shall not assign the contract withnut consent",  # negation: never
+        "The Supplier shall not assign the contract without consnet",  # swap at the end
+        "The Supplier shall not assign the contract without comsent",  # keyboard n/m
+        "The Supplier shall not assign the coutract without consent",  # look-alike n/u
+    ],
+)
+def test_ocr_and_typing_slips_are_forgiven(quote: str) -> None:
+    check = verify_quote(quote, CONTRACT)
+    if "withnut" in quote:  # a negation is protected: no slip allowed in it
+        assert not check.verified
+    else:
+        assert check.verified and check.method == "fuzzy", check.reason

@@ -97,7 +97,7 @@ def test_committed_questions_are_well_formed() -> None:
     assert all(r.get("absent") for r in rows if r["kind"] == "nonexistent")
 
 
-@pytest.fixture()
+@pytest.fixture
 def answer_eval(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     monkeypatch.syspath_prepend(str(BENCH))
     import answer_eval

@@ -82,8 +82,12 @@ def cf_server() -> Iterator[str]:
     server = HTTPServer(("127.0.0.1", 0), _Recorder)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_port}/client/v4"
-    server.shutdown()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/client/v4"
+    finally:
+        server.shutdown()
+        server.server_close()  # shutdown() stops the loop; the listening socket stays open
+        thread.join(timeout=5)
 
 
 def test_cloudflare_embedder_against_local_server(cf_server: str, tmp_path: Path) -> None:

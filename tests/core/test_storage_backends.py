@@ -97,7 +97,7 @@ def test_returning_gives_the_new_rowid(db: SQLDatabase) -> None:
 
 
 def test_rollback_on_exception_leaves_nothing(db: SQLDatabase) -> None:
-    with pytest.raises(RuntimeError, match="boom"), db.transaction():
+    with pytest.raises(RuntimeError, match="boom"), db.transaction():  # noqa: PT012 - the block is a transaction that must roll back
         db.execute("INSERT INTO items (name, n) VALUES ('a', 1)")
         db.execute("UPDATE items SET n = 2")
         raise RuntimeError("boom")
@@ -108,7 +108,7 @@ def test_rollback_on_exception_leaves_nothing(db: SQLDatabase) -> None:
 
 
 def test_nested_transaction_joins_the_outer_one(db: SQLDatabase, other: SQLDatabase) -> None:
-    with pytest.raises(RuntimeError), db.transaction():
+    with pytest.raises(RuntimeError), db.transaction():  # noqa: PT012 - the block is a transaction that must roll back
         db.execute("INSERT INTO items (name, n) VALUES ('outer', 1)")
         with db.transaction():
             db.execute("INSERT INTO items (name, n) VALUES ('inner', 2)")
@@ -186,7 +186,7 @@ def test_nul_byte_in_text(db: SQLDatabase) -> None:
     if db.dialect == "postgres":
         with pytest.raises(InvalidInputError):
             db.execute(insert, ["a\x00b"])
-        with pytest.raises(InvalidInputError), db.transaction():
+        with pytest.raises(InvalidInputError), db.transaction():  # noqa: PT012 - the block is a transaction that must roll back
             db.execute(insert, ["ok"])
             db.execute(insert, ["a\x00b"])
         assert _names(db) == []
@@ -200,7 +200,7 @@ def test_integrity_violation_is_a_storage_error_and_rolls_back(db: SQLDatabase) 
     with pytest.raises(StorageError, match="integrity") as caught:
         db.execute("INSERT INTO items (name, n) VALUES ('a', 2)")
     assert not isinstance(caught.value, SchemaError | DatabaseLockedError)
-    with pytest.raises(StorageError), db.transaction():
+    with pytest.raises(StorageError), db.transaction():  # noqa: PT012 - the block is a transaction that must roll back
         db.execute("INSERT INTO items (name, n) VALUES ('b', 1)")
         db.execute("INSERT INTO items (name, n) VALUES ('a', 3)")
     assert db.query("SELECT name, n FROM items ORDER BY name") == [("a", 1)]

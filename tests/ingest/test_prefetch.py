@@ -46,5 +46,5 @@ def test_work_stays_a_bounded_distance_ahead_and_stops_with_the_caller() -> None
 
 
 def test_depth_must_be_positive() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="depth"):
         next(prefetched([1], lambda n: n, depth=0))

@@ -195,7 +195,7 @@ def test_borderline_with_llm_costs_exactly_one_call(backend_url, lexical_gate) -
             ' "category": "preference", "pinned": false, "about": "self"},]}\n```'
         ]
     )
-    with MemoHood(backend_url, llm=llm, gate=lexical_gate) as memory:
+    with MemoHood(backend_url, embedder=None, llm=llm, gate=lexical_gate) as memory:
         result = memory.capture("We played board games all weekend.", namespace="u1", at=MONDAY)
         assert len(llm.calls) == 1
         assert llm.calls[0].json_mode
@@ -210,7 +210,7 @@ def test_borderline_with_llm_costs_exactly_one_call(backend_url, lexical_gate) -
 @pytest.mark.parametrize("reply", ["not json at all", '{"keep": "maybe", "facts": 7}', None])
 def test_llm_failure_keeps_the_turn_and_loses_nothing(backend_url, lexical_gate, reply) -> None:
     llm = FakeLLM([] if reply is None else [reply])  # None: the provider raises
-    with MemoHood(backend_url, llm=llm, gate=lexical_gate) as memory:
+    with MemoHood(backend_url, embedder=None, llm=llm, gate=lexical_gate) as memory:
         result = memory.capture("We played board games all weekend.", namespace="u1", at=MONDAY)
         assert result.llm_called
         assert result.added == ()

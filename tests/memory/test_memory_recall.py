@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from memo_core.memory import MemoHood
-from memo_core.memory.ranking import BLOCK_CLOSE, BLOCK_OPEN, analyse_query, estimate_tokens
+from memo_core.memory.ranking import BLOCK_CLOSE, BLOCK_OPEN, analyse_query
+from memo_core.prompt import estimate_tokens
 
 from .conftest import MONDAY, day
 

@@ -28,7 +28,7 @@ def test_document_labels_name_the_place() -> None:
     )
     assert (
         document_label(_hit(title="Notes", locator={"heading": "A > B"}))
-        == "[document: Notes, § A > B]"
+        == "[document: Notes, § A › B]"  # no bracket inside the fence, even a path's
     )
     assert document_label(_hit(source="/x/talk.mp3", locator={"start_time": 3725.4})) == (
         "[document: talk.mp3, at 1:02:05]"

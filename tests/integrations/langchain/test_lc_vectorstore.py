@@ -10,8 +10,6 @@ import pytest
 
 pytest.importorskip("langchain_core", reason="the langchain extra is not installed")
 
-from hypothesis import given
-from hypothesis import strategies as st
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
@@ -20,7 +18,6 @@ from memo_core.errors import EmbedderMismatchError, InvalidInputError
 from memo_core.kb.base import MemoBase
 from memo_integrations.langchain import MemoBaseVectorStore, MemoEmbeddings
 from memo_integrations.langchain.embeddings import LangChainEmbedder
-from memo_integrations.langchain.vectorstore import mmr_select
 
 
 class TableEmbeddings(Embeddings):
@@ -135,28 +132,6 @@ async def test_async_mmr_and_from_texts(tmp_path: Path) -> None:
     docs = await vs.amax_marginal_relevance_search("query", k=2, fetch_k=3, lambda_mult=0.3)
     assert [d.page_content for d in docs] == ["apple one", "cherry"]
     vs.kb.close()
-
-
-def test_mmr_select_hand_worked() -> None:
-    q = [1.0, 0.0]
-    cands = [[1.0, 0.0], [0.98, 0.2], [0.6, 0.8]]
-    assert mmr_select(q, cands, 3, lambda_mult=1.0) == [0, 1, 2]
-    # step 2: cand1 = .3*.98 - .7*.98 = -.39; cand2 = .3*.6 - .7*.6 = -.24 -> cand2
-    assert mmr_select(q, cands, 2, lambda_mult=0.3) == [0, 2]
-
-
-@given(
-    st.lists(
-        st.lists(st.floats(-1, 1, allow_nan=False), min_size=3, max_size=3), min_size=1, max_size=8
-    ),
-    st.integers(0, 10),
-    st.floats(0, 1),
-)
-def test_mmr_select_returns_distinct_indexes(cands: list[list[float]], k: int, lam: float) -> None:
-    picked = mmr_select([0.3, -0.2, 0.9], cands, k, lam)
-    assert len(picked) == min(k, len(cands))
-    assert len(set(picked)) == len(picked)
-    assert all(0 <= i < len(cands) for i in picked)
 
 
 def test_reopening_with_another_model_is_refused(tmp_path: Path) -> None:

@@ -220,23 +220,32 @@ def _legs(
     return ids(kw), ids(dense)
 
 
-def test_hybrid_is_weighted_rrf_of_both_legs(
+def test_hybrid_is_one_weighted_search_of_the_base(
     filled: MemoBaseVectorStore, embedder: HashEmbedder
 ) -> None:
+    """A hybrid query is MemoBase.search(mode="hybrid") with alpha as the leg weights
+    (the fusion itself is tested in tests/core/test_kb_search_options.py)."""
     q = "contract invoice payment"
     vec = embedder.embed_query(q)
-    kw, dense = _legs(filled, q, vec, 5)
     for alpha in (None, 0.3, 0.8):
         result = filled.query(
             VectorStoreQuery(
                 query_str=q, query_embedding=vec, mode="hybrid", alpha=alpha, similarity_top_k=5
             )
         )
-        wv = 1.0 if alpha is None else alpha
-        wk = 1.0 if alpha is None else 1 - alpha
-        expected = rrf([kw, dense], k=60, weights=[wk, wv])[:5]
-        assert ids(result) == [i for i, _ in expected]
-        assert result.similarities == pytest.approx([s for _, s in expected])
+        weights = None if alpha is None else {"keyword": 1 - alpha, "vector": alpha}
+        want = filled.kb.search(
+            q, k=5, mode="hybrid", weights=weights, query_vector=vec, candidates=5
+        )
+        assert ids(result) == [h.chunk_id for h in want] and ids(result)
+        assert result.similarities == pytest.approx([h.score for h in want])
+    kw, dense = _legs(filled, q, vec, 5)
+    top = filled.query(
+        VectorStoreQuery(query_str=q, query_embedding=vec, mode="hybrid", similarity_top_k=5)
+    )
+    both = set(kw) & set(dense)
+    assert top.ids and top.ids[0] in both  # found by both legs: first
+    assert top.similarities and top.similarities[0] > 1 / 61  # more than one leg's best
 
 
 def test_hybrid_alpha_extremes_equal_single_legs(
