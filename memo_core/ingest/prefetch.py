@@ -14,6 +14,8 @@ import threading
 from collections.abc import Callable, Generator, Sequence
 from typing import TypeVar
 
+from memo_core.errors import InvalidInputError
+
 __all__ = ["prefetched"]
 
 T = TypeVar("T")
@@ -34,7 +36,7 @@ def prefetched(
     behind the caller's back (a paid transcription, for one).
     """
     if depth < 1:
-        raise ValueError("depth must be at least 1")
+        raise InvalidInputError("depth must be at least 1")
     ready: queue.Queue[object] = queue.Queue(maxsize=depth)
     stop = threading.Event()
 

@@ -6,6 +6,7 @@ import threading
 
 import pytest
 
+from memo_core.errors import InvalidInputError
 from memo_core.ingest.prefetch import prefetched
 
 
@@ -46,5 +47,5 @@ def test_work_stays_a_bounded_distance_ahead_and_stops_with_the_caller() -> None
 
 
 def test_depth_must_be_positive() -> None:
-    with pytest.raises(ValueError, match="depth"):
+    with pytest.raises(InvalidInputError, match="depth"):
         next(prefetched([1], lambda n: n, depth=0))
