@@ -7,7 +7,8 @@ words into a lie. :func:`unfaithful` does, by what a restatement must keep:
 * **negations** - the claim has as many as its quotes ("may not sublet" stays "not");
 * **modal verbs** - the same ones (``must`` is not ``may``; a dropped ``may`` turns a
   permission into a fact);
-* **numbers with what they count** - every number of the claim appears in *one* quote
+* **numbers with what they count** - every number of the claim (digits or words)
+  appears in *one* quote
   together with the word it counts in the claim (the next content word, else the
   one before), so "2" cannot be taken from "2 months" and given to "euros"; and a
   number the claim puts right before a word ("12 dollars") stands right before
@@ -27,7 +28,7 @@ from collections import Counter
 from collections.abc import Sequence
 from itertools import combinations
 
-from memo_core.answer.lexicon import MODALS, NEGATIONS
+from memo_core.answer.lexicon import MODALS, NEGATIONS, NUMBER_WORDS
 from memo_core.search.text import STOPWORDS, detect_language, stem_token
 
 __all__ = ["unfaithful"]
@@ -55,7 +56,8 @@ def _modals(words: list[str]) -> Counter[str]:
 
 
 def _is_number(word: str) -> bool:
-    return bool(_NUMBER.search(word))
+    """Digits, or a spelled-out number ("two", "пять")."""
+    return bool(_NUMBER.search(word)) or word in NUMBER_WORDS
 
 
 def _content(words: list[str], language: str) -> list[str]:

@@ -214,7 +214,7 @@ def _wait_for_aids(kb: MemoBase) -> dict[str, Any]:
     """Finish the search aids an ingest made due (the base grew past
     ``aids_from_chunks``) before the process ends, which would stop their build."""
     aids = kb.searcher.aids
-    if not aids.building:
+    if not aids.started:  # (it may have finished already: a small base builds fast)
         return {}
     start = time.perf_counter()
     aids.wait()

@@ -125,8 +125,15 @@ class PostgresKnowledgeStore(KnowledgeStore):
                     f"DELETE FROM {table} WHERE chunk_rowid = ANY(CAST(? AS bigint[]))", [part]
                 )
 
-    def sync_rowid_sequences(self) -> None:
-        """Move the rowid sequences past rows copied in with explicit rowids (``memo migrate``)."""
+    def json_text(self, column: str) -> str:
+        return f"{column}::text"  # JSONB reads back parsed otherwise
+
+    def finish_bulk_copy(self, vector_table: str | None, dimensions: int) -> None:
+        super().finish_bulk_copy(vector_table, dimensions)
+        self._sync_rowid_sequences()
+
+    def _sync_rowid_sequences(self) -> None:
+        """Move the rowid sequences past rows copied in with explicit rowids."""
         for table in ("documents", "chunks"):
             self.db.query(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'rowid'),"

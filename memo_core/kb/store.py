@@ -444,6 +444,34 @@ class KnowledgeStore:
         pending.texts.clear()
         pending.vectors.clear()
 
+    # -- bulk copy (kb/transfer.py: rows arrive with their rowids) ------------
+
+    def json_text(self, column: str) -> str:
+        """SQL reading the JSON ``column`` of ``chunks`` as JSON text."""
+        return column
+
+    def create_bulk_vector_table(self, name: str, dimensions: int) -> None:
+        """An empty vector table ``name``, to be filled by :meth:`index_copied_chunks`."""
+        self._create_vector_table(name, dimensions, bulk=True)
+
+    def index_copied_chunks(
+        self,
+        rows: Sequence[tuple[int, str]],
+        vector_table: str | None = None,
+        vectors: Sequence[tuple[int, str, str, bytes]] = (),
+    ) -> None:
+        """Index chunks inserted with their rowids: ``(rowid, text)`` into the keyword
+        index, ``(rowid, owner, collection, float32 blob)`` into ``vector_table``."""
+        self._index_chunks(rows)
+        if vector_table is not None and vectors:
+            self._insert_vectors(vector_table, vectors)
+
+    def finish_bulk_copy(self, vector_table: str | None, dimensions: int) -> None:
+        """After a copy: build ``vector_table``'s index, continue the rowids past the
+        copied ones (SQLite's next rowid already follows the largest)."""
+        if vector_table is not None:
+            self._finish_vector_table(vector_table, dimensions)
+
     # -- dialect hooks (kb/pg_store.py overrides these) ----------------------
 
     def _create_vector_table(self, name: str, dimensions: int, *, bulk: bool = False) -> None:
@@ -842,6 +870,20 @@ class KnowledgeStore:
             )
 
         return fts_match_expression(query, languages=self.languages, keep=rarest)
+
+    def document_frequencies(self, terms: Sequence[str]) -> dict[str, int]:
+        """Chunks whose keyword index holds each term, raw or stemmed (0 when none does).
+
+        Terms are looked up as given (stems, not folded), over every owner: the
+        document frequency of an IDF. Every backend counts alike (FTS5's
+        ``fts5vocab`` here, the ``tsvector`` columns on PostgreSQL).
+        """
+        counts = self._token_document_counts(terms)
+        return {t: counts.get(t, 0) for t in terms}
+
+    def chunk_total(self) -> int:
+        """How many chunks the base holds, over every owner: the N of an IDF."""
+        return int(self.db.query_one("SELECT count(*) FROM chunks")[0])
 
     def _token_document_counts(self, tokens: Sequence[str]) -> dict[str, int]:
         # Point look-ups: fts5vocab answers "term IN (...)" by scanning the vocabulary.

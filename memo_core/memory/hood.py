@@ -35,6 +35,7 @@ What it does (each part in its own module):
 responsibility (:class:`~memo_core.memory.capture.Capture`,
 :class:`~memo_core.memory.recall.Recaller`,
 :class:`~memo_core.memory.lifecycle.Lifecycle`,
+:class:`~memo_core.memory.consolidate.Consolidation`,
 :class:`~memo_core.memory.items.Items`,
 :class:`~memo_core.memory.transcript.Transcripts`,
 :class:`~memo_core.memory.transfer.Transfer`, and the
@@ -54,6 +55,7 @@ from memo_core.embedders.auto import AUTO, EmbedderChoice, resolve_embedder
 from memo_core.llm.base import LLM
 from memo_core.memory.capture import Capture
 from memo_core.memory.config import MemoryConfig
+from memo_core.memory.consolidate import Consolidation
 from memo_core.memory.facts import FactWriter
 from memo_core.memory.gate import RecallGate
 from memo_core.memory.items import Items
@@ -137,6 +139,7 @@ class MemoHood:
         self._capture = Capture(store, cfg, writer, llm=llm, gate=lambda: self.gate)
         self._recaller = Recaller(store, cfg, gate=lambda: self.gate)
         self._lifecycle = Lifecycle(store, cfg)
+        self._consolidation = Consolidation(store, cfg)
         self._items = Items(store, cfg, writer)
         self._transcripts = Transcripts(store, cfg, self._capture)
         self._transfer = Transfer(store, cfg, self._capture)
@@ -334,7 +337,7 @@ class MemoHood:
         facts are kept (``list_facts(include_archived=True)``), only no longer
         recalled; restating or pinning one brings it back.
         """
-        return self._lifecycle.consolidate(now, namespace=namespace)
+        return self._consolidation.consolidate(now, namespace=namespace)
 
     # -- items ---------------------------------------------------------------
 

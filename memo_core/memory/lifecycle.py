@@ -1,4 +1,4 @@
-"""Reading, pinning, forgetting and consolidating facts."""
+"""Reading, pinning and forgetting facts."""
 
 from __future__ import annotations
 
@@ -6,21 +6,18 @@ from datetime import datetime
 
 from memo_core.errors import InvalidInputError
 from memo_core.memory.base import HoodPart
-from memo_core.memory.decay import decayed_strength
 from memo_core.memory.extract import content_stems
 from memo_core.memory.namespace import NamespaceLike
 from memo_core.memory.ranking import analyse_query, coverage
 from memo_core.memory.records import FactRow
-from memo_core.memory.timeutil import as_utc, from_iso, to_iso
-from memo_core.memory.types import ConsolidationReport, Fact
+from memo_core.memory.timeutil import as_utc, to_iso
+from memo_core.memory.types import Fact
 
 __all__ = ["Lifecycle"]
 
-_BATCH = 1000
-
 
 class Lifecycle(HoodPart):
-    """``get``, ``history``, ``list_facts``, ``pin``/``unpin``, ``forget``, ``consolidate``."""
+    """``get``, ``history``, ``list_facts``, ``pin``/``unpin``, ``forget``."""
 
     def get(
         self, fact_id: str, *, namespace: NamespaceLike | None, at: datetime | None = None
@@ -139,51 +136,3 @@ class Lifecycle(HoodPart):
             f"SELECT DISTINCT ns FROM {table} WHERE substr(ns, 1, ?) = ?", [len(enc), enc]
         )
         return [r[0] for r in rows]
-
-    def consolidate(
-        self, now: datetime | None = None, *, namespace: NamespaceLike | None = None
-    ) -> ConsolidationReport:
-        """Archive current facts whose decayed strength fell under ``archive_threshold``."""
-        when = as_utc(now)
-        where = ""
-        params: list[object] = []
-        if namespace is not None:
-            _, enc = self._ns(namespace)
-            where, params = " AND substr(ns, 1, ?) = ?", [len(enc), enc]
-        examined = 0
-        pinned = 0
-        archived: list[str] = []
-        strengths: dict[str, float] = {}
-        last = 0
-        while True:
-            batch = self.db.query(
-                "SELECT rowid, id, category, pinned, strength, last_used FROM mem_facts "
-                f"WHERE valid_to IS NULL AND archived = 0 AND rowid > ?{where} "
-                "ORDER BY rowid LIMIT ?",
-                [last, *params, _BATCH],
-            )
-            if not batch:
-                break
-            for rowid, fid, category, is_pinned, strength, last_used in batch:
-                last = int(rowid)
-                examined += 1
-                if is_pinned:
-                    pinned += 1
-                    strengths[fid] = 1.0
-                    continue
-                value = decayed_strength(
-                    float(strength), from_iso(last_used), when, self.config.half_life(category)
-                )
-                strengths[fid] = round(value, 9)
-                if value < self.config.archive_threshold:
-                    archived.append(fid)
-        if archived:
-            with self.db.transaction():
-                self._store.archive(archived, to_iso(when))
-        return ConsolidationReport(
-            now=when,
-            examined=examined,
-            archived=tuple(archived),
-            pinned=pinned,
-            strengths=strengths,
-        )

@@ -16,6 +16,7 @@ KINDS = {
     "swapped_parties",
     "number_recombined",
     "modal_changed",
+    "date_changed",
     "cut_before_not",
     "other_document",
     "planted_relayed",
@@ -64,6 +65,7 @@ def test_the_check_sees_the_lie_the_bench_plants(bench: ModuleType) -> None:
     [
         ("The pass costs 12 dollars.", ["The pass costs 480 dollars and includes 12 sessions"]),
         ("Shipping takes 3 weeks.", ["Shipping takes 3 days; returns take 2 weeks"]),
+        ("The van seats two adults.", ["The van seats five adults and two children"]),
     ],
 )
 def test_a_number_moved_onto_another_unit_is_unfaithful(claim: str, quotes: list[str]) -> None:

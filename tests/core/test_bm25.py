@@ -25,7 +25,7 @@ def test_the_fts5_call_carries_the_column_weights_in_column_order() -> None:
 
 def test_memory_ranks_with_the_knowledge_bases_weights_on_sqlite(tmp_path: Path) -> None:
     """A fact that matches by its stem alone scores 0.6 of a raw match, as in the KB."""
-    with MemoHood(tmp_path / "m.db") as memory:
+    with MemoHood(tmp_path / "m.db", embedder=None) as memory:  # keyword ranking only
         memory.remember("She goes running on Sundays.", namespace="u")
         memory.remember("He runs a small bakery near the station.", namespace="u")
         store, db = memory._store, memory.db

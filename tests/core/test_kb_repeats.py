@@ -162,3 +162,40 @@ def test_a_chunk_is_not_demoted_for_a_question_its_own_words_answer(backend_url:
     with MemoBase(backend_url, embedder=HashEmbedder(64), settings=plain) as base:
         scores = {h.chunk_id: h.score for h in base.search(question, k=7, mode="keyword")}
     assert demoted["memo0"] == pytest.approx(scores["memo0"])  # matched in its own words
+
+
+def test_the_extractive_answer_quotes_the_policy_not_a_copy_of_the_notice(tmp_path: Path) -> None:
+    from memo_core.answer.engine import GuardedAnswerer
+    from memo_core.answer.gate import SufficiencyGate
+
+    def first_cited(settings: SearchSettings, name: str) -> str:
+        with MemoBase(tmp_path / name, embedder=HashEmbedder(64), settings=settings) as base:
+            _fill(base)
+            result = GuardedAnswerer(base, gate=SufficiencyGate(threshold=0.0)).ask(QUESTION)
+            assert not result.refused
+            return result.citations[0].document_id  # type: ignore[union-attr]
+
+    assert first_cited(SearchSettings(repeated_penalty=0.0), "plain.db").startswith("memo")
+    assert first_cited(SearchSettings(), "default.db") == "policy"
+
+
+def test_the_postgres_migration_computes_shares_for_chunks_already_stored(
+    postgres_url: str,
+) -> None:
+    from memo_core.kb.pg_schema import pg_kb_schema
+
+    with MemoBase(postgres_url, embedder=HashEmbedder(64)) as base:
+        _fill(base)
+        version = next(
+            i for i, m in enumerate(pg_kb_schema.steps, 1) if m.name == "add_chunk_repeats"
+        )
+        with base.db.transaction():
+            base.db.execute("DROP TABLE chunk_shingles")
+            base.db.execute("ALTER TABLE chunks DROP COLUMN repeated")
+            base.db.execute(
+                "DELETE FROM _memo_migrations WHERE schema = 'kb' AND version >= ?", [version]
+            )
+    with MemoBase(postgres_url, embedder=HashEmbedder(64)) as reopened:
+        shares = _shares(reopened)
+        assert shares["policy"] == 0.0 and all(shares[f"memo{i}"] >= 0.5 for i in range(6))
+        assert reopened.search(QUESTION, k=1)[0].chunk_id == "policy"

@@ -84,6 +84,7 @@ def test_the_facade_passes_every_argument_its_collaborators_take() -> None:
     """Each public method of a collaborator is on MemoHood with the same signature, so a
     parameter added to one (say to ``Recaller.recall``) cannot be left unreachable."""
     from memo_core.memory.capture import Capture
+    from memo_core.memory.consolidate import Consolidation
     from memo_core.memory.items import Items
     from memo_core.memory.lifecycle import Lifecycle
     from memo_core.memory.recall import Recaller
@@ -91,7 +92,7 @@ def test_the_facade_passes_every_argument_its_collaborators_take() -> None:
     from memo_core.memory.transfer import Transfer
 
     owners: dict[str, str] = {}
-    for part in (Capture, Recaller, Lifecycle, Items, Transcripts, Transfer):
+    for part in (Capture, Recaller, Lifecycle, Consolidation, Items, Transcripts, Transfer):
         for name, method in inspect.getmembers(part, inspect.isfunction):
             if name.startswith("_"):
                 continue

@@ -1,10 +1,12 @@
 """memo's chat stores against what LlamaIndex checks of its own (llama-index-core
 tests/storage/chat_store/: test_simple_chat_store.py for ``BaseChatStore``,
-test_sql.py for the ``AsyncDBChatStore`` that ``Memory`` uses), on both backends.
+test_sql.py and test_sql_schema.py for the ``AsyncDBChatStore`` that ``Memory``
+uses), on both backends.
 
 C1..C8 are SimpleChatStore's behaviours on :class:`MemoHoodChatStore`; D1..D10 are
 SQLAlchemyChatStore's on :class:`MemoHoodDBChatStore` (``test_li_db_chat_store.py``
-holds the first versions of D1..D10; here each has its own test). Deliberate
+holds the first versions of D1..D10; here each has its own test); D11, D12 are the
+observable part of the schema tests (the rest mock SQLAlchemy engines). Deliberate
 differences: ``delete_message(key, idx)`` takes the message's position in the key's
 whole transcript (memo exposes no row ids; LlamaIndex's SQL store takes its row id,
 which its own test reads from the private table); the file is the persistence, so
@@ -182,3 +184,29 @@ async def test_d10_keys(db: MemoHoodDBChatStore) -> None:
     for key in ("k1", "k2", "k3"):
         await db.add_message(key, say(key))
     assert await db.get_keys() == ["k1", "k2", "k3"]
+
+
+# -- D11, D12: SQLAlchemyChatStore's schema tests (test_sql_schema.py) -----------------
+
+
+def test_d11_the_configuration_serialises(db: MemoHoodDBChatStore) -> None:
+    """LlamaIndex keeps ``db_schema`` in the store's dump; memo's store is located by
+    the MemoHood's URL (``postgresql://...?schema=name``, as D1..D10 run on one), and
+    what the dump keeps is whose messages these are."""
+    dumped = db.model_dump()
+    assert dumped["namespace"] == ("d-user",)
+    assert dumped["capture_roles"] == ("user",)
+    assert MemoHoodDBChatStore.class_name() == "MemoHoodDBChatStore"
+
+
+async def test_d12_two_namespaces_in_one_file_stay_apart(hood: MemoHood) -> None:
+    """The schema tests' point, two stores side by side in one database, for memo's
+    unit of separation: the namespace."""
+    alice = MemoHoodDBChatStore(hood, namespace="alice")
+    bob = MemoHoodDBChatStore(hood, namespace="bob")
+    await alice.add_message("s", say("from alice"))
+    await bob.add_message("s", say("from bob"))
+    assert texts(await alice.get_messages("s")) == ["from alice"]
+    assert texts(await bob.get_messages("s")) == ["from bob"]
+    await alice.delete_messages("s")
+    assert texts(await bob.get_messages("s")) == ["from bob"]
