@@ -31,6 +31,7 @@ from memo_core.memory.extract import (
     Party,
     analyze_turn,
     content_stems,
+    speaks_of_self,
 )
 from memo_core.memory.facts import FactWriter
 from memo_core.memory.gate import RecallGate
@@ -437,6 +438,7 @@ class Capture(HoodPart):
             vector=vector,
             cued=bool(lx.CHANGE_CUE.search(said)),
             again=bool(lx.AGAIN.search(said)),
+            impersonal=cand.subject is None and not cand.explicit and not speaks_of_self(said),
             **{
                 **_signature(cand.statement),
                 # "Had to quit coffee, decaf from now on": the whole sentence's polarity
@@ -466,6 +468,14 @@ class Capture(HoodPart):
                 self._store.set_pinned(row.id, True, 1.0, to_iso(when))
                 row = self._row(row.id)
             return _Outcome("reinforced", self._fact(row, when))
+        if old_row.subject != values["subject"]:
+            # "Jasper quit football, he's doing judo now" continues the son's fact
+            values.update(
+                subject=old_row.subject,
+                subject_kind=old_row.subject_kind,
+                about=old_row.about,
+                party_terms=old_row.party_terms,
+            )
         new_row = self._writer.supersede(old_row, values, vector)
         closed = self._row(old_row.id)
         return _Outcome("superseded", self._fact(new_row, when), self._fact(closed, when))

@@ -31,6 +31,7 @@ __all__ = [
     "TurnAnalysis",
     "analyze_turn",
     "content_stems",
+    "speaks_of_self",
 ]
 
 
@@ -334,6 +335,10 @@ def detect_subject(cleaned: str, focus: Party | None) -> tuple[Party | None, boo
         return None, False
     if lx.PRONOUN_LEAD.match(cleaned) and focus is not None:
         return focus, True
+    stranger = lx.STRANGER.match(cleaned)
+    if stranger is not None:
+        who = next(g for g in stranger.group("who", "who2", "who3") if g)
+        return Party("other", "person", who.lower()), False
     for pattern in (lx.SUBJECT_EN, lx.SUBJECT_RU_GEN, lx.SUBJECT_RU_NOM):
         m = pattern.match(cleaned)
         if m:
@@ -348,6 +353,8 @@ def mentioned_parties(text: str) -> list[Party]:
     out: list[Party] = []
     for pattern in (_MENTION_EN, _MENTION_RU):
         for m in pattern.finditer(text):
+            if pattern is _MENTION_RU and not re.search(r"[а-яё]", m.group("rel"), re.I):
+                continue  # an English relation needs "my"/"a" before it ("neighbour's toddler")
             party = _party(m.group("rel"), m.group("name"))
             if party is not None and party not in out:
                 out.append(party)
@@ -526,7 +533,7 @@ def analyze_turn(
             previous_kept = False
             continue
         if "explicit" not in sent.signals and (
-            lx.HYPOTHETICAL.search(raw) or lx.NONCOMMITTAL.search(raw)
+            lx.HYPOTHETICAL.search(raw) or lx.NONCOMMITTAL.search(raw) or lx.REPORTED.search(raw)
         ):
             previous_kept = False  # a supposition or a non-answer is nobody's fact
             continue
@@ -605,6 +612,11 @@ _ABOUT_SELF = re.compile(
     r"наш|наша|наше|наши|нашего|нашей|нашу|у меня|у нас)(?!\w)",
     re.IGNORECASE,
 )
+
+
+def speaks_of_self(text: str) -> bool:
+    """Whether ``text`` names the user or the user's own ("I", "my", "у меня", "наш")."""
+    return bool(_ABOUT_SELF.search(text))
 
 
 def _mentions(text: str) -> tuple[str, ...]:

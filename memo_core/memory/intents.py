@@ -150,6 +150,18 @@ RELATION_GROUPS: dict[str, frozenset[str]] = {
     "partner": frozenset({"wife", "husband", "partner"}),
     "spouse": frozenset({"wife", "husband", "partner"}),
     "pet": frozenset({"dog", "cat", "pet"}),
+    # What a parent calls a child in a question ("my boy", "моя девочка"). Question-side
+    # only: as relation words they would turn "a girl at work" into the user's daughter.
+    "boy": frozenset({"son", "child"}),
+    "lad": frozenset({"son", "child"}),
+    "girl": frozenset({"daughter", "child"}),
+    "little one": frozenset({"son", "daughter", "child"}),
+    "kiddo": frozenset({"son", "daughter", "child"}),
+    "мальчик": frozenset({"son", "child"}),
+    "мальчика": frozenset({"son", "child"}),
+    "девочка": frozenset({"daughter", "child"}),
+    "девочки": frozenset({"daughter", "child"}),
+    "девочку": frozenset({"daughter", "child"}),
 }
 
 

@@ -26,7 +26,9 @@ __all__ = [
     "PLEASANTRY_WORDS",
     "RELATIONS",
     "REL_ALT",
+    "REPORTED",
     "SIGNALS",
+    "STRANGER",
     "Signal",
     "relation_of",
 ]
@@ -73,7 +75,14 @@ PLEASANTRY_WORDS: frozenset[str] = frozenset(
         "завтра встречи скорого свидания пока хорошего хороших хорошей выходных дня вечера "
         "недели как дела ты вы у тебя вас всё все хорошо отлично понял поняла ясно ок окей "
         "ладно супер класс круто пожалуйста удачи береги себя всего всем тебе вам и с "
-        "праздником наступающим рад рада"
+        "праздником наступающим рад рада "
+        # colloquial and clipped forms: "споки", "здарова", "снова привет", "спасибо, это всё",
+        # "g'night", "that's all, cheers"
+        "это на этом снова опять споки спок спокойки спокиночи ноки здарова здорово здрасте "
+        "здрасьте хай салют чао бывай давай связи пока-пока приветики приветос доброго "
+        "утречка спасибки спасибочки благодарочка пасиб пасибо сенкс мерси "
+        "hiya howdy g'night gn nite night-night ta cheers laters cya that that's is all "
+        "morning afternoon hey hi hello again"
     )
 )
 FILLER_WORDS: frozenset[str] = frozenset(
@@ -225,6 +234,30 @@ SUBJECT_RU_NOM = re.compile(
     rf"(?P<rel>(?i:{REL_ALT}))(?:\s+(?P<name>[А-ЯЁ][а-яё-]+))?\b",
     re.UNICODE,
 )
+#: A stranger or a public figure leading the sentence ("The woman next to me on the train",
+#: "A guy at work", "Someone in my class", "Мужик в зале", "У парня в автобусе", "Один певец"):
+#: the fact is theirs, never the user's. ``who`` is what the user called them.
+STRANGER = _p(
+    r"^(?:(?:and|also|but|so|plus|а|и|ещё|еще|но|вот)\s+)?(?:"
+    r"(?:the|a|an|this|that|some|one|one of the|another)\s+(?:[\w-]+\s+){0,2}?"
+    r"(?P<who>woman|man|guy|girl|boy|lady|bloke|dude|person|stranger|passenger|singer|actor|"
+    r"actress|celebrity|customer|waiter|waitress|driver|player|chef|author|writer|"
+    r"youtuber|influencer|streamer|footballer|politician|patient|tourist)s?\b|"
+    r"(?P<who2>someone|somebody|a friend of (?:a friend|mine))\b|"
+    r"(?:у\s+)?(?:(?:од(?:ин|на|ного|ной)|какой-то|какая-то|какого-то|какой-то|некий|некая|"
+    r"одного|одной)\s+)?(?:[а-яё-]+\s+)??"
+    r"(?P<who3>мужик\w*|мужчин\w*|женщин\w*|парн[яюе]|парень|девушк\w*|девчонк\w*|певец|"
+    r"певиц\w*|певца|актёр\w*|актер\w*|актрис\w*|знаком(?:ый|ая|ого|ой|ому)|незнаком\w*|"
+    r"кто-то|блогер\w*|пассажир\w*|футболист\w*|бабульк\w*|дядьк\w*|тётк\w*|тетк\w*)(?!\w))"
+)
+#: The assistant's own words reported back ("you said I should", "ты говорил, что"): a
+#: suggestion, not the user's fact.
+REPORTED = _p(
+    r"^(?:(?:and|but|so|а|и|но)\s+)?(?:you|u)\s+(?:said|say|mentioned|suggested|told me|recommended|"
+    r"thought|reckoned|advised)\b|\byour (?:idea|suggestion|advice|recommendation) (?:was|is)\b|"
+    r"^(?:(?:а|и|но)\s+)?(?:ты|вы)\s+(?:говорил\w*|сказал\w*|советовал\w*|предлагал\w*|"
+    r"предложил\w*|упоминал\w*|рекомендовал\w*|писал\w*)|\bтвоя идея\b|\bтвой совет\b"
+)
 #: "my wife and I", "мы с мужем": the user is (part of) the subject.
 WITH_SELF = _p(r"^\S+\s+(?:\S+\s+)?(?:and i|and me|& i)\b|^мы с\b|^я и\b")
 PRONOUN_LEAD = _p(
@@ -252,7 +285,9 @@ HYPOTHETICAL = _p(
 NONCOMMITTAL = _p(
     r"\b(?:let me (?:think|sleep on|see|mull)|i'?ll (?:think|mull|sleep on|see)|think it over|"
     r"mull (?:it|this|that) over|not sure|maybe later|we'?ll see|no idea|i don'?t know|dunno|"
-    r"get back to you)\b|подумаю|посмотрим|не знаю|пока не решил\w*|вернусь к этому"
+    r"get back to you|maybe not|or maybe not|may or may not|might or might not)\b|"
+    r"подумаю|посмотрим|не знаю|пока не решил\w*|вернусь к этому|а может и нет|может,? и нет|"
+    r"может быть,? нет"
 )
 #: A passing opinion ("I think the budget is too tight", "мне кажется"): only the rules
 #: may make it a fact (a preference, a decision), the classifier does not.

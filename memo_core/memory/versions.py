@@ -32,7 +32,10 @@ without a database. In order:
 7. Otherwise: a new fact.
 
 Each rule supersedes the *current* version of a chain, so a chain of updates
-always ends with exactly one current version.
+always ends with exactly one current version. The rules compare facts about one
+subject; a new fact that names nobody (``NewFact.impersonal``: "Ballet moved to
+Thursdays" after "my daughter's ballet is on Tuesdays") is compared with every
+subject's facts, and the caller keeps the target's subject on the new version.
 """
 
 from __future__ import annotations
@@ -86,6 +89,9 @@ class NewFact:
     topics: frozenset[str] = frozenset()
     cued: bool = False  # a change word ("now", "new", "again", "теперь") without a correction
     again: bool = False  # a repeated change ("slipped again", "опять")
+    #: Names nobody: no "I"/"my" and no relation ("Ballet moved to Thursdays", "Jasper quit
+    #: football"). It may change a fact about anyone; the new version keeps that subject.
+    impersonal: bool = False
 
 
 @dataclass(frozen=True)
@@ -343,7 +349,7 @@ def _implicit_change(new: NewFact, same_subject: Sequence[Existing], cfg: Memory
 
 def match_fact(new: NewFact, existing: Sequence[Existing], config: MemoryConfig) -> Match:
     """Decide what ``new`` does to the current facts ``existing`` (same namespace)."""
-    same_subject = [e for e in existing if e.subject == new.subject]
+    same_subject = [e for e in existing if e.subject == new.subject or new.impersonal]
     if new.key is not None:
         for old in existing:
             if old.key == new.key:

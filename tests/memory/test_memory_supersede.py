@@ -159,3 +159,31 @@ def test_a_moved_date_never_lands_on_an_unrelated_dated_fact(memory: MemoHood) -
     assert any("knee surgery" in f for f in facts)
     assert sum("grant" in f or "June" in f for f in facts) == 1
     assert any("1 June" in f for f in facts)
+
+
+@pytest.mark.parametrize(
+    ("turns", "new_value", "relation"),
+    [
+        (
+            ("My daughter's violin lesson is on Wednesdays at 4.", "Violin moved to Fridays at 4."),
+            "Fridays",
+            "daughter",
+        ),
+        (
+            (
+                "My son Rafe swims on Sunday mornings.",
+                "Rafe quit swimming, he rows on Sundays now.",
+            ),
+            "rows",
+            "son",
+        ),
+    ],
+)
+def test_a_change_naming_nobody_continues_whoever_the_fact_was_about(
+    memory: MemoHood, turns: tuple[str, str], new_value: str, relation: str
+) -> None:
+    _say(memory, *turns)
+    current = _one_current_with_history(memory, "u1", 2)
+    assert new_value in current
+    [fact] = memory.list_facts("u1")
+    assert fact.subject_kind == "person" and fact.about.startswith(relation)
