@@ -23,7 +23,6 @@ from memo_core.errors import (
     ProviderError,
 )
 from memo_core.kb import ChunkInput, MemoBase
-from memo_core.migrate import table_exists
 from memo_core.storage.postgres import PostgresDatabase
 
 DOCS = [
@@ -272,10 +271,10 @@ def test_other_embedder_is_refused_then_reindex_swaps(backend_url: str) -> None:
         MemoBase(backend_url, embedder=HashEmbedder(32))
     with MemoBase(backend_url, embedder=HashEmbedder(64)) as base:
         old_table = base.store.vector_table
-        assert old_table is not None and table_exists(base.db, old_table)
+        assert old_table is not None and base.db.table_exists(old_table)
         assert base.reindex(HashEmbedder(32)) == 1
         assert base.store.vector_table != old_table
-        assert not table_exists(base.db, old_table)
+        assert not base.db.table_exists(old_table)
     with MemoBase(backend_url, embedder=HashEmbedder(32)) as reopened:
         assert reopened.search("contract", mode="vector")[0].document_id == "a"
 
