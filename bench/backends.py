@@ -232,7 +232,7 @@ def main() -> None:
 def report(setup: dict[str, Any], results: dict[str, Any], args: argparse.Namespace) -> str:
     header = (
         f"{setup['chunks']} chunks ({setup['real_paragraphs']} real paragraphs + "
-        f"{setup['distractors_random_vectors']} re-sampled distractors with RANDOM unit vectors), "
+        f"{setup['distractors']} re-sampled distractors, {setup['distractor_vectors']} vectors), "
         f"{setup['questions']} answerable questions, vectors from {setup['embedder']} by look-up "
         "(query embedding excluded); latency = MemoBase.search(k=10), one query at a time. "
         + (

@@ -9,8 +9,9 @@ built by ``bench/data/memory/make_dev_scenarios.py``). ``--backend postgres`` ru
 on PostgreSQL + pgvector: the server named by ``--pg-url`` (or ``MEMO_TEST_POSTGRES_URL``),
 else a private one started with ``pgserver``; each base is a fresh schema, dropped afterwards.
 
-1. Replays each file as ``memo memory replay`` does (one fresh memory per file, each user its
-   own namespace), also honouring a probe's ``as_of`` (temporal questions), and scores it as
+1. Replays each file with ``memo memory replay``'s implementation
+   (:mod:`memo_core.memory.replay`: one fresh memory per file, each user its own namespace,
+   a probe's ``as_of`` honoured for temporal questions), and scores it as
    ``eval/memory/README.md`` says, for the whole file and per probe category: memory questions
    the gate passed and small talk it skipped; probes whose ``must_include`` strings are all in
    the recalled current facts, and the share of strings; probes where a ``must_not_include``
@@ -43,10 +44,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent / "data" / "memory"))
 from make_dev_scenarios import CATEGORIES as SCENARIO_CATEGORIES
 
-from memo_core.cli.memory import load_scenarios, make_embedder
+from memo_core.cli.memory import make_embedder
 from memo_core.memory import MemoHood, RecallGate
 from memo_core.memory.config import resolve_gate_model
-from memo_core.memory.timeutil import parse_when
+from memo_core.memory.replay import load_scenarios, replay
 
 log = logging.getLogger("bench.memory_eval")
 
@@ -78,39 +79,6 @@ def probe_category(scenario: dict[str, Any], probe: dict[str, Any]) -> str:
     if probe.get("must_not_include"):
         return "distractor"
     return "single_session"
-
-
-def replay(memory: MemoHood, scenarios: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """``memo memory replay`` plus what the benchmark needs and the CLI replay lacks: a
-    probe's optional ``as_of`` (a temporal question, answered from the versions current
-    then) and the time of each gate + recall call."""
-    for scenario in scenarios:
-        user = str(scenario["user"])
-        for turn in scenario["turns"]:
-            when = parse_when(turn["t"])
-            memory.capture(
-                turn["text"],
-                namespace=(user,),
-                role=turn.get("role", "user"),
-                at=when,
-                session_id=f"{scenario['id']}:{when.date().isoformat()}",
-            )
-        for index, probe in enumerate(scenario["probes"]):
-            as_of = parse_when(probe["as_of"]) if probe.get("as_of") else None
-            t0 = time.perf_counter()
-            result = memory.recall(
-                probe["text"], namespace=(user,), at=parse_when(probe["t"]), as_of=as_of
-            )
-            ms = (time.perf_counter() - t0) * 1000
-            yield {
-                "id": scenario["id"],
-                "probe": index,
-                "gate": result.gate.action,
-                "facts": [f.statement for f in result.facts],
-                "history": [f.statement for f in result.history],
-                "block": result.block,
-                "ms": ms,
-            }
 
 
 def _share(part: int, whole: int) -> float | None:

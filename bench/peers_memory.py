@@ -41,12 +41,11 @@ from memory_eval import (
     DEV_SCENARIOS,
     _synthetic_records,
     probe_category,
-    replay,
     score,
 )
 
-from memo_core.cli.memory import load_scenarios
 from memo_core.memory import MemoHood, MemoryConfig, RecallGate
+from memo_core.memory.replay import load_scenarios, replay
 from memo_core.memory.timeutil import parse_when
 
 log = logging.getLogger("bench.peers_memory")

@@ -42,6 +42,7 @@ import numpy as np
 from _common import RESULTS, markdown_table, median, percentile, qa_dir, read_jsonl, write_results
 from peers_retrieval import (
     cache_dir,
+    distractor_chunks,
     embed_once,
     random_unit_vectors,
     resampled_chunks,
@@ -50,6 +51,7 @@ from peers_retrieval import (
 
 from memo_core.embedders.base import EmbedderFingerprint
 from memo_core.kb import MemoBase
+from memo_core.kb.repeats import backfill_repeats
 from memo_core.kb.store import sha256
 from memo_core.search.hybrid import SearchSettings
 from memo_core.search.keyword import POSTINGS_BUDGET
@@ -89,7 +91,7 @@ def bulk_load(kb: MemoBase, texts: Sequence[str], ids: Sequence[str], vectors: n
     """The rows ``add_texts(texts, ids=ids, vectors=vectors)`` writes, in bulk.
 
     One document per text with one chunk spanning it (chunk id = document id), its
-    FTS row (raw and stemmed) and its vector, like ``MemoBase.add_texts`` with
+    FTS row (raw and stemmed), its vector and its shingles (``kb/repeats.py``), like ``MemoBase.add_texts`` with
     precomputed vectors; ``--check`` compares the two on a small file.
     """
     store, db = kb.store, kb.db
@@ -159,6 +161,7 @@ def bulk_load(kb: MemoBase, texts: Sequence[str], ids: Sequence[str], vectors: n
                 " VALUES (?, ?, ?, ?)",
                 vecs,
             )
+        backfill_repeats(db, after_rowid=first_chunk - 1)  # text repeated across documents
 
 
 def corpus_texts() -> list[str]:
@@ -743,11 +746,12 @@ def plot(results: dict[str, dict[str, Any]], path: Path) -> None:
 
 
 def quality_base(
-    folder: Path, chunks: int, asked: int
+    folder: Path, chunks: int, asked: int, distractor_vectors: str = "sentences"
 ) -> tuple[MemoBase, list[dict[str, Any]], Any]:
     """The QA corpus (real vectors) drowned in distractors like peers_retrieval.py's
     100k run (re-sampled sentences of the paragraphs no sampled question is about,
-    random vectors); ``chunks=0``: the corpus alone with every question."""
+    with the sum of their sentences' embeddings, or ``"random"`` vectors);
+    ``chunks=0``: the corpus alone with every question."""
     corpus = list(read_jsonl(qa_dir() / "corpus.jsonl"))
     allq = [q for q in read_jsonl(qa_dir() / "questions.jsonl") if q["kind"] == "answerable"]
     embedder = _embedder()
@@ -760,16 +764,21 @@ def quality_base(
     class Lookup(StoredVectorsOnly):
         fingerprint = embedder.fingerprint
 
-    path = folder / f"quality-{chunks}-{len(picked)}.db"
+    path = folder / f"quality-{distractor_vectors}-{chunks}-{len(picked)}.db"
     if not path.exists():
         texts, ids, vectors = [p["text"] for p in corpus], [p["id"] for p in corpus], docs
         extra = max(0, chunks - len(corpus))
         if extra:
             gold = {allq[i]["paragraph_id"] for i in picked}
             pool = [p["text"] for p in corpus if p["id"] not in gold]
-            texts += resampled_chunks(pool, extra, seed=11)
             ids += [f"x{i:07d}" for i in range(extra)]
-            vectors = np.vstack([docs, random_unit_vectors(extra, fingerprint.dimensions, 13)])
+            if distractor_vectors == "sentences":
+                more, extra_vectors = distractor_chunks(pool, extra, 11, embedder, texts)
+            else:
+                more = resampled_chunks(pool, extra, seed=11)
+                extra_vectors = random_unit_vectors(extra, fingerprint.dimensions, 13)
+            texts += more
+            vectors = np.vstack([docs, extra_vectors])
         tmp = Path(str(path) + ".tmp")
         for suffix in ("", "-wal", "-shm"):
             Path(str(tmp) + suffix).unlink(missing_ok=True)

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Literal, Protocol, TypeVar
 
+from memo_core.errors import InvalidInputError
 from memo_core.search.text import stem_token
 
 __all__ = [
@@ -352,7 +353,7 @@ def _ru_month(word: str) -> int:
     for stem, month in _RU_MONTHS:
         if lowered.startswith(stem) and not (stem == "ма" and lowered.startswith("мар")):
             return month
-    raise ValueError(word)
+    raise InvalidInputError(f"not a Russian month name: {word!r}")
 
 
 def _valid(year: int | None, month: int | None, day: int | None) -> bool:
@@ -474,7 +475,7 @@ def clock_parts(m: re.Match[str]) -> tuple[str, str, str | None]:
     for i in (0, 3, 6):
         if groups[i] is not None:
             return groups[i], groups[i + 1], groups[i + 2]
-    raise ValueError(m.group(0))  # pragma: no cover - every branch sets its hours
+    raise InvalidInputError(f"not a clock time: {m.group(0)!r}")  # every CLOCK branch sets hours
 
 
 def _times(text: str) -> list[Value]:
@@ -694,7 +695,7 @@ _RU_NOT_ENTITIES = frozenset({"я", "мы", "мне", "он", "она"})
 _NEGATIVE = re.compile(
     r"\b(?:hate|hates|dislike|dislikes|can'?t stand|cannot stand|don'?t (?:like|want|eat|drink|"
     r"enjoy|use)|do not (?:like|want|eat|drink|enjoy|use)|never (?:eat|drink|use|take|have)|"
-    r"no longer|not \w+ anymore|anymore|any more|stopped|quit|gave up|given up|avoid|avoiding|"
+    r"no longer|no more|not \w+ anymore|anymore|any more|stopped|quit|gave up|given up|avoid|avoiding|"
     r"off (?:meat|alcohol|sugar|coffee|dairy)|gives? me (?:a )?(?:headaches?|migraines?|"
     r"heartburn|hives|a rash|nausea)|upsets? my|makes? me (?:sick|ill)|can'?t (?:have|eat|drink|"
     r"take) (?:it|that|them|any)?|not allowed|allergic|sick of|tired of|went off|gone off)\b|"
@@ -705,7 +706,7 @@ _NEGATIVE = re.compile(
 _POSITIVE = re.compile(
     r"\b(?:love|loves|like|likes|prefer|prefers|enjoy|enjoys|adore|adores|favou?rite|fan of|"
     r"into|can'?t live without|obsessed with|always (?:eat|drink|have|order|take))\b|"
-    r"люблю|нравит\w*|обожаю|предпочита\w*|любим\w*|фанат",
+    r"люблю|нравит\w*|обожаю|предпочита\w*|любим\w*|фанат|\bмо[яй] любовь",
     re.IGNORECASE,
 )
 

@@ -51,7 +51,7 @@ from memo_core.answer.types import (
 )
 from memo_core.answer.verify import CitationVerifier
 from memo_core.answer.windows import diversify
-from memo_core.errors import AnswerFormatError, InvalidInputError
+from memo_core.errors import AnswerFormatError, ConfigError, InvalidInputError
 from memo_core.kb.flags import INSTRUCTIONS, instruction_spans
 from memo_core.llm.base import LLM, supports_json_mode
 from memo_core.types import Hit, SearchMode
@@ -276,7 +276,10 @@ class GuardedAnswerer:
         explanation: Explanation | None,
         evidence: Sequence[MemoryEvidence] = (),
     ) -> ParsedAnswer | None:
-        assert self.llm is not None
+        if self.llm is None:
+            raise ConfigError(
+                "a model-written answer needs an llm; without one, answers are extractive"
+            )
         quarantined = {i for i, h in enumerate(hits, start=1) if INSTRUCTIONS in h.flags}
         messages = build_answer_messages(question, [h.text for h in hits], quarantined=quarantined)
         messages = with_memory_passages(messages, evidence, first=len(hits) + 1)

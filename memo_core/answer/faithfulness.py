@@ -7,9 +7,13 @@ words into a lie. :func:`unfaithful` does, by what a restatement must keep:
 * **negations** - the claim has as many as its quotes ("may not sublet" stays "not");
 * **modal verbs** - the same ones (``must`` is not ``may``; a dropped ``may`` turns a
   permission into a fact);
-* **numbers with what they count** - every number of the claim appears in *one* quote
+* **numbers with what they count** - every number of the claim (digits or words)
+  appears in *one* quote
   together with the word it counts in the claim (the next content word, else the
-  one before), so "2" cannot be taken from "2 months" and given to "euros";
+  one before), so "2" cannot be taken from "2 months" and given to "euros"; and a
+  number the claim puts right before a word ("12 dollars") stands right before
+  that word in a quote too, so "costs 480 dollars and includes 12 sessions" does
+  not become "costs 12 dollars";
 * **parties in their roles** - no two words of a quote trade places around a word
   between them ("the Licensor grants the Licensee" is not "the Licensee grants the
   Licensor").
@@ -24,7 +28,7 @@ from collections import Counter
 from collections.abc import Sequence
 from itertools import combinations
 
-from memo_core.answer.lexicon import MODALS, NEGATIONS
+from memo_core.answer.lexicon import MODALS, NEGATIONS, NUMBER_WORDS
 from memo_core.search.text import STOPWORDS, detect_language, stem_token
 
 __all__ = ["unfaithful"]
@@ -52,7 +56,8 @@ def _modals(words: list[str]) -> Counter[str]:
 
 
 def _is_number(word: str) -> bool:
-    return bool(_NUMBER.search(word))
+    """Digits, or a spelled-out number ("two", "пять")."""
+    return bool(_NUMBER.search(word)) or word in NUMBER_WORDS
 
 
 def _content(words: list[str], language: str) -> list[str]:
@@ -101,6 +106,24 @@ def unfaithful(claim: str, quotes: Sequence[str]) -> str | None:
     language = detect_language(" ".join(quotes))
     claim_content = _content(cw, language)
     quote_content = [_content(q, language) for q in qws]
-    return _numbers_keep_their_context(claim_content, quote_content) or _roles_kept(
-        claim_content, quote_content
+    return (
+        _numbers_keep_their_context(claim_content, quote_content)
+        or _units_kept(cw, qws, language)
+        or _roles_kept(claim_content, quote_content)
     )
+
+
+def _units_kept(claim: list[str], quotes: list[list[str]], language: str) -> str | None:
+    """A number followed at once by a content word (its unit) is followed by it in a quote."""
+    for i, word in enumerate(claim[:-1]):
+        unit = claim[i + 1]
+        if not _is_number(word) or _is_number(unit) or unit in STOPWORDS or unit in NEGATIONS:
+            continue
+        stem = stem_token(unit, language)
+        if not any(
+            q[j] == word and stem_token(q[j + 1], language) == stem
+            for q in quotes
+            for j in range(len(q) - 1)
+        ):
+            return f"{word!r} is not said of {unit!r} in any quote"
+    return None

@@ -51,12 +51,10 @@ from memo_core.answer.salience import missing_terms
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.types import GateDecision
 from memo_core.answer.windows import Window, answer_type_match, rank_windows
-from memo_core.errors import ConfigError
 from memo_core.search.text import STOPWORDS, detect_language, stem_token, tokenize
 from memo_core.types import Hit
 
 if TYPE_CHECKING:
-    from memo_core.kb.pg_store import PostgresKnowledgeStore
     from memo_core.kb.store import KnowledgeStore
 
 __all__ = [
@@ -135,36 +133,18 @@ def load_calibrations() -> dict[str, GateCalibration]:
 
 
 class _DocumentFrequencies:
-    """Document frequencies of stemmed/raw terms, read from the keyword index itself.
-
-    SQLite reads FTS5's own vocabulary (an ``fts5vocab`` table); PostgreSQL counts
-    the chunks whose raw or stemmed ``tsvector`` holds the term, through the store,
-    which caches the counts until the next write.
-    """
+    """Document frequencies of stemmed/raw terms and the corpus size, as the base's
+    keyword index counts them (:meth:`KnowledgeStore.document_frequencies`, alike
+    on every backend)."""
 
     def __init__(self, store: KnowledgeStore) -> None:
-        self.db = store.db
-        self._postgres: PostgresKnowledgeStore | None = None
-        if self.db.dialect == "postgres":
-            from memo_core.kb.pg_store import PostgresKnowledgeStore
-
-            if not isinstance(store, PostgresKnowledgeStore):
-                raise ConfigError(f"{self.db.path}: open PostgreSQL bases with MemoBase")
-            self._postgres = store
-            return
-        self.db.execute(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memo_chunks_vocab "
-            "USING fts5vocab(main, 'chunks_fts', 'row')"
-        )
+        self.store = store
 
     def total(self) -> int:
-        return int(self.db.query_one("SELECT count(*) FROM chunks")[0])
+        return self.store.chunk_total()
 
     def df(self, term: str) -> int:
-        if self._postgres is not None:
-            return self._postgres.document_frequencies([term])[term]
-        row = self.db.query_one("SELECT doc FROM temp.memo_chunks_vocab WHERE term = ?", [term])
-        return 0 if row is None else int(row[0])
+        return self.store.document_frequencies([term])[term]
 
 
 def _content_terms(question: str) -> list[str]:

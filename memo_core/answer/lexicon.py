@@ -5,6 +5,7 @@ faithfulness check (a claim must keep them) and ingest (instruction-like text):
 
 * :data:`NEGATIONS` and :data:`CONDITIONS` (``unless``, ``provided that``, ``если не``...);
 * :data:`MODALS` (must / may / shall / should / can ...);
+* :data:`NUMBER_WORDS` (spelled-out numbers, English and Russian);
 * :func:`is_dictionary_word`: is this spelling a real word of the language? A
   fuzzy match forgives a typo ("goverment") but not an edit that turns one real
   word into another ("shall" -> "shell"). Told apart with the ``wordfreq``
@@ -24,6 +25,7 @@ __all__ = [
     "DICTIONARY_ZIPF",
     "MODALS",
     "NEGATIONS",
+    "NUMBER_WORDS",
     "dictionary_available",
     "is_dictionary_word",
     "marker_at",
@@ -39,6 +41,19 @@ def _words(text: str) -> frozenset[str]:
 NEGATIONS: frozenset[str] = _words(
     "not no never none nobody nothing neither nor without cannot nowhere noone "
     "не нет ни никогда без никто ничто ничего нигде никуда никак нельзя"
+)
+
+#: Spelled-out numbers: protected like digits by the citation check, and counted like
+#: digits by the faithfulness check ("two machines" is a number of machines).
+NUMBER_WORDS: frozenset[str] = _words(
+    """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty
+    ninety hundred thousand million billion trillion dozen half first second third fourth fifth
+    sixth seventh eighth ninth tenth twice thrice once
+    ноль один одна одно два две три четыре пять шесть семь восемь девять десять одиннадцать
+    двенадцать двадцать тридцать сорок пятьдесят шестьдесят семьдесят восемьдесят девяносто
+    сто двести триста тысяча тысячи тысяч миллион миллиона миллионов миллиард первый второй
+    третий половина"""
 )
 
 #: Openings of a condition or an exception, as word sequences (lower-cased).

@@ -1,12 +1,20 @@
-"""Sentence spans for extractive answers and for the verifier benchmark.
+"""Sentence spans: the one sentence splitter of documents and of chat messages.
 
-A rule-based splitter (English and Russian) that returns character spans, so
-every sentence it yields is, by construction, a verbatim quote of the text. It
-splits after ``. ! ? …`` (and any closing quotes or brackets) when the next
+Rule-based splitters (English and Russian) that return character spans, so every
+sentence they yield is, by construction, a verbatim quote of the text.
+
+:func:`split_sentences` reads documents (extractive answers, evidence windows,
+the verifier benchmark, unified conflicts). It splits after ``. ! ? …`` (and any closing quotes or brackets) when the next
 word does not start in lower case, except after known abbreviations ("e.g.",
 "Dr.", "т.е.", "г."), single-letter initials ("J. K. Rowling") and inside numbers
 ("3.5"); it also splits at blank lines, before bullets and numbered items, and
 after Markdown headings and short title lines.
+
+:func:`split_chat_sentences` reads chat messages (memory capture), where people
+type in lower case and one line is one thought: it splits after ``. ! ? …``
+whatever follows, and at every line break, except after a short list of titles
+and Latin abbreviations (:data:`CHAT_ABBREVIATIONS`). The document list would keep
+"I said no. then I left" as one sentence ("no." as in "No. 5").
 """
 
 from __future__ import annotations
@@ -14,7 +22,13 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["ABBREVIATIONS", "sentence_around", "split_sentences"]
+__all__ = [
+    "ABBREVIATIONS",
+    "CHAT_ABBREVIATIONS",
+    "sentence_around",
+    "split_chat_sentences",
+    "split_sentences",
+]
 
 #: Lower-cased words that end with a period without ending a sentence.
 ABBREVIATIONS: frozenset[str] = frozenset(
@@ -144,3 +158,34 @@ def sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
     left = next((a for a, b in spans if start < b), start)
     right = next((b for a, b in reversed(spans) if a < end), end)
     return min(left, start), max(right, end)
+
+
+#: Words that end with a period without ending a sentence in a chat message.
+CHAT_ABBREVIATIONS = re.compile(
+    r"\b(?:mr|mrs|ms|dr|st|prof|vs|etc|e\.g|i\.e|т\.е|т\.д|ул|г|им|стр)\.$", re.IGNORECASE
+)
+_CHAT_BREAK = re.compile(r"(?<=[.!?…])\s+|\n+")
+
+
+def split_chat_sentences(text: str) -> list[tuple[int, int]]:
+    """Character spans ``(start, end)`` of the sentences of a chat message, in order.
+
+    Spans exclude surrounding whitespace; a span running past an abbreviation
+    ("Mr. Smith") holds the whitespace between its parts as the message had it.
+    """
+    spans: list[tuple[int, int]] = []
+    prev = 0
+    for cut in [*(m.start() for m in _CHAT_BREAK.finditer(text)), len(text)]:
+        a, b = prev, cut
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        prev = cut
+        if a >= b:
+            continue
+        if spans and CHAT_ABBREVIATIONS.search(text, spans[-1][0], spans[-1][1]):
+            spans[-1] = (spans[-1][0], b)
+        else:
+            spans.append((a, b))
+    return spans

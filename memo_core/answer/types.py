@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
+from memo_core.errors import InvalidInputError
+
 __all__ = [
     "Answer",
     "AnswerResult",
@@ -34,7 +36,7 @@ def _method(value: object) -> MatchMethod | None:
     if value is None:
         return None
     if value not in _METHODS:
-        raise ValueError(f"unknown match method: {value!r}")
+        raise InvalidInputError(f"unknown match method: {value!r}")
     return cast(MatchMethod, value)
 
 
@@ -248,7 +250,7 @@ class Answer:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Answer:
         if data.get("refused"):
-            raise ValueError("this dict describes a Refusal, not an Answer")
+            raise InvalidInputError("this dict describes a Refusal, not an Answer")
         return cls(
             text=str(data["answer"]),
             citations=[Citation.from_dict(c) for c in data.get("citations", ())],
@@ -337,7 +339,7 @@ class Refusal:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Refusal:
         if not data.get("refused", True):
-            raise ValueError("this dict describes an Answer, not a Refusal")
+            raise InvalidInputError("this dict describes an Answer, not a Refusal")
         return cls(
             reason=str(data["reason"]),
             gate_score=float(data["gate_score"]),

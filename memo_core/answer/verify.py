@@ -51,6 +51,7 @@ from memo_core.answer.lexicon import (
     COMMON_ZIPF,
     DICTIONARY_ZIPF,
     NEGATIONS,
+    NUMBER_WORDS,
     marker_at,
     word_frequency,
 )
@@ -79,18 +80,6 @@ def _words(text: str) -> frozenset[str]:
 #: the rules above, not this number, reject the perturbed quotes (none is accepted even
 #: with ``--fuzzy-threshold 0.5``), so it is a second line of defence.
 DEFAULT_FUZZY_THRESHOLD = 0.9
-
-#: Spelled-out numbers, protected like digits.
-NUMBER_WORDS: frozenset[str] = _words(
-    """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
-    fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty
-    ninety hundred thousand million billion trillion dozen half first second third fourth fifth
-    sixth seventh eighth ninth tenth twice thrice once
-    ноль один одна одно два две три четыре пять шесть семь восемь девять десять одиннадцать
-    двенадцать двадцать тридцать сорок пятьдесят шестьдесят семьдесят восемьдесят девяносто
-    сто двести триста тысяча тысячи тысяч миллион миллиона миллионов миллиард первый второй
-    третий половина"""
-)
 
 # Filler words a transcript or an OCR pass may drop or add without changing meaning.
 _FILLERS: frozenset[str] = _words("a an the uh um er erm ah eh hmm mm ну э")
@@ -383,7 +372,8 @@ class CitationVerifier:
             # Mask this window and look for another occurrence.
             span = max(1, found.dest_end - found.dest_start)
             haystack = haystack[: found.dest_start] + "\x00" * span + haystack[found.dest_end :]
-        assert best is not None
+        if best is None:  # no attempt ran: nothing was found
+            return QuoteCheck(False, reason="not found")
         return best
 
     def _judge_window(

@@ -198,6 +198,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         human += f"\n  skipped {printable(skip['path'])}: {printable(skip['reason'])}"
     if report.secrets:
         human += f"\n  secrets found and {args.secrets}ed: {len(report.secrets)}"
+    if report.repeated_chunks:  # boilerplate, ranked below the rest: memo_core/kb/repeats.py
+        human += f"\n  chunks of text repeated across documents: {report.repeated_chunks}"
     for flagged in report.flagged:  # never quoted as an answer; see memo_core/kb/flags.py
         human += f"\n  flagged {flagged['chunk_id']} ({', '.join(flagged['flags'])}): {flagged['source']}"
     _print(args, {**report.to_dict(), **({"search_aids": aids} if aids else {})}, human)
@@ -212,7 +214,7 @@ def _wait_for_aids(kb: MemoBase) -> dict[str, Any]:
     """Finish the search aids an ingest made due (the base grew past
     ``aids_from_chunks``) before the process ends, which would stop their build."""
     aids = kb.searcher.aids
-    if not aids.building:
+    if not aids.started:  # (it may have finished already: a small base builds fast)
         return {}
     start = time.perf_counter()
     aids.wait()

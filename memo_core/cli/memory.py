@@ -1,5 +1,6 @@
 """``memo memory ...``: capture, recall, history, forget, consolidate, export/import, back-fill
-and the scenario replay used by the benchmark and independent checks.
+and the scenario replay used by the benchmark and independent checks
+(:mod:`memo_core.memory.replay`; ``--as-of DATE`` answers every probe as of that date).
 
 Every command takes ``--db FILE`` (or a ``sqlite:///`` / ``postgresql://`` URL) and ``--user USER`` (the namespace; required,
 memo fails closed) and ``--json`` for machine-readable output. The embedder is
@@ -15,7 +16,6 @@ import contextlib
 import json
 import logging
 import sys
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -25,11 +25,12 @@ from memo_core.config import EmbedderSpec, build_embedder, load_settings
 from memo_core.embedders.base import Embedder, EmbedderFingerprint
 from memo_core.errors import ConfigError, InvalidInputError, MemoError, SchemaError
 from memo_core.memory import MemoHood, MemoryConfig, RecallGate
+from memo_core.memory.replay import load_scenarios, replay
 from memo_core.memory.timeutil import parse_when
 from memo_core.storage import open_database
 from memo_core.storage.url import is_postgres_url, sqlite_path
 
-__all__ = ["load_scenarios", "make_embedder", "register", "replay"]
+__all__ = ["make_embedder", "register"]
 
 log = logging.getLogger(__name__)
 
@@ -117,60 +118,20 @@ def _emit(args: argparse.Namespace, payload: Any, human: str) -> None:
 # -- replay -------------------------------------------------------------------------------
 
 
-def load_scenarios(path: str | Path) -> list[dict[str, Any]]:
-    """Scenarios in the schema of ``eval/memory/README.md`` (one JSON object a line)."""
-    out: list[dict[str, Any]] = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                scenario = json.loads(line)
-            except ValueError as exc:
-                raise InvalidInputError(f"{path}:{number}: not JSON ({exc})") from exc
-            for name in ("id", "user", "turns", "probes"):
-                if name not in scenario:
-                    raise InvalidInputError(f"{path}:{number}: scenario lacks {name!r}")
-            out.append(scenario)
-    return out
-
-
-def replay(memory: MemoHood, scenarios: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """Feed each scenario's turns at their timestamps, then recall each probe.
-
-    Each scenario's user is its namespace, so users in one file stay apart; turns
-    on the same day form one session. Yields one result per probe.
-    """
-    for scenario in scenarios:
-        user = str(scenario["user"])
-        for turn in scenario["turns"]:
-            when = parse_when(turn["t"])
-            memory.capture(
-                turn["text"],
-                namespace=(user,),
-                role=turn.get("role", "user"),
-                at=when,
-                session_id=f"{scenario['id']}:{when.date().isoformat()}",
-            )
-        for index, probe in enumerate(scenario["probes"]):
-            result = memory.recall(probe["text"], namespace=(user,), at=parse_when(probe["t"]))
-            yield {
-                "id": scenario["id"],
-                "probe": index,
-                "gate": result.gate.action,
-                "facts": [f.statement for f in result.facts],
-                "history": [f.statement for f in result.history],
-            }
-
-
 def _cmd_replay(args: argparse.Namespace) -> int:
     scenarios = load_scenarios(args.scenarios)
+    as_of = _when(args.as_of)
     with _open(args) as memory:
-        for row in replay(memory, scenarios):
+        for run in replay(memory, scenarios, as_of=as_of):
+            # The schema independent checks read; "as_of" only for a probe answered as of a date.
+            row = {k: run[k] for k in ("id", "probe", "gate", "facts", "history")}
+            if run["as_of"] is not None:
+                row["as_of"] = run["as_of"]
             if args.json:
                 print(json.dumps(row, ensure_ascii=False), flush=True)
             else:
-                print(f"{row['id']}#{row['probe']} [{row['gate']}]")
+                view = f" as of {run['as_of']}" if run["as_of"] else ""
+                print(f"{row['id']}#{row['probe']} [{row['gate']}]{view}")
                 for fact in row["facts"]:
                     print(f"    now: {fact}")
                 for old in row["history"]:
@@ -353,6 +314,11 @@ def register(subparsers: Any) -> None:
 
     p = sub.add_parser("replay", help="replay eval scenarios and print what each probe recalls")
     p.add_argument("scenarios", help="scenarios JSON Lines (eval/memory schema)")
+    p.add_argument(
+        "--as-of",
+        help="answer every probe from the versions current then (ISO 8601; default: each "
+        "probe's own as_of, else now)",
+    )
     _common(p, user=False)
     p.set_defaults(memory_func=_cmd_replay, may_create=True)
 

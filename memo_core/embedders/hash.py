@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from memo_core.embedders.base import EmbedderFingerprint
+from memo_core.errors import InvalidInputError
 
 __all__ = ["HashEmbedder"]
 
@@ -25,7 +26,7 @@ class HashEmbedder:
 
     def __init__(self, dimensions: int = 256, *, trigrams: bool = True) -> None:
         if dimensions < 8:
-            raise ValueError("dimensions must be at least 8")
+            raise InvalidInputError("dimensions must be at least 8")
         self._dims = dimensions
         self._trigrams = trigrams
         self.calls = 0  # number of embed_* calls, so tests can prove a call was skipped

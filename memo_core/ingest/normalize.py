@@ -13,6 +13,7 @@ import re
 import unicodedata
 from typing import Any
 
+from memo_core.errors import InvalidInputError
 from memo_core.ingest.types import ExtractedDocument, Section
 
 __all__ = ["DocumentBuilder", "normalize_text"]
@@ -66,7 +67,7 @@ class DocumentBuilder:
 
     def __init__(self, separator: str = "\n\n") -> None:
         if separator not in ("\n", "\n\n"):
-            raise ValueError("separator must be a newline or a paragraph break")
+            raise InvalidInputError("separator must be a newline or a paragraph break")
         self._separator = separator
         self._parts: list[str] = []
         self._sections: list[Section] = []

@@ -2,7 +2,8 @@
 
 SQLite indexes every chunk twice with the ``unicode61 remove_diacritics 2``
 tokenizer (its raw text, and the PyStemmer stems of :func:`~memo_core.search.text.
-stem_text`) and ranks with ``bm25(chunks_fts, 1.0, 0.6)``. This module gives
+stem_text`) and ranks with FTS5's ``bm25()`` and memo's column weights
+(:mod:`memo_core.search.bm25`). This module gives
 PostgreSQL the same index and the same ranking, so a base answers alike on both:
 
 * **Tokens** are memo's own :func:`~memo_core.search.text.tokenize` output with
@@ -15,10 +16,10 @@ PostgreSQL the same index and the same ranking, so a base answers alike on both:
   tokenizer output (quoted lexemes, ``<->`` inside a phrase, ``|`` between them),
   word for word what :func:`~memo_core.search.text.fts_match_expression` sends to
   FTS5, so hostile input cannot form tsquery syntax.
-* **Ranking** (:func:`bm25_sql`) is FTS5's BM25 (k1 = 1.2, b = 0.75, IDF
-  ``ln((N - n + 0.5) / (n + 0.5))``, 1e-6 where that is not positive, column
-  weights applied to the frequency, length = the row's tokens in both columns),
-  computed in SQL. A phrase's frequency in a row is its number of occurrences,
+* **Ranking** (:func:`bm25_sql`) is FTS5's BM25 with memo's constants
+  (:mod:`memo_core.search.bm25`: k1, b, the IDF and its floor, column weights
+  applied to the frequency, length = the row's tokens in both columns), computed
+  in SQL. A phrase's frequency in a row is its number of occurrences,
   read from the positions by ``ts_rank_cd`` with unit weights and no normalisation
   (each occurrence of a one-word or ``<->`` query is one cover worth 1; a test pins
   this against counts made in Python). ``ts_rank``/``ts_rank_cd`` as the *score*
@@ -43,8 +44,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from memo_core.search.bm25 import IDF_FLOOR, K1, B
 from memo_core.search.pg_text import (
-    COLUMN_WEIGHTS,
     MAX_TOKEN_CHARS,
     IndexedText,
     Phrase,
@@ -57,9 +58,6 @@ from memo_core.search.pg_text import (
 )
 
 __all__ = [
-    "BM25_B",
-    "BM25_K1",
-    "COLUMN_WEIGHTS",
     "MAX_TOKEN_CHARS",
     "IndexedText",
     "Phrase",
@@ -70,9 +68,6 @@ __all__ = [
     "query_phrases",
     "tsquery",
 ]
-
-BM25_K1 = 1.2
-BM25_B = 0.75
 
 
 def bm25_sql(
@@ -126,13 +121,13 @@ def bm25_sql(
             f" CROSS JOIN chunks_fts f WHERE ({' OR '.join(match)}) AND ({scope})) y"
             f" CROSS JOIN LATERAL (VALUES {pairs}) v(i, tf) WHERE v.tf > 0"
         )
-    k1, b = f"{BM25_K1!r}::float8", f"{BM25_B!r}::float8"
+    k1, b, floor = f"{K1!r}::float8", f"{B!r}::float8", f"{IDF_FLOOR!r}::float8"
     sql = (
         f"WITH n (i, n) AS (VALUES {', '.join(counts)}),"
         " s AS (SELECT nrows::float8 AS nrows,"
         " GREATEST(ntokens, 1)::float8 / GREATEST(nrows, 1) AS avgdl FROM chunks_fts_stats),"
-        # FTS5: idf = ln((N - n + 0.5) / (n + 0.5)), and 1e-6 where that is not positive.
-        " w AS (SELECT n.i, CASE WHEN n.n * 2 >= s.nrows THEN 1e-6::float8"
+        # FTS5: idf = ln((N - n + 0.5) / (n + 0.5)), and the floor where that is not positive.
+        f" w AS (SELECT n.i, CASE WHEN n.n * 2 >= s.nrows THEN {floor}"
         " ELSE ln((s.nrows - n.n + 0.5) / (n.n + 0.5)) END AS idf, s.avgdl FROM n CROSS JOIN s),"
         f" p AS MATERIALIZED ({' UNION ALL '.join(parts)})"
         # FTS5's arithmetic, in its order: phrase by phrase, idf * (f (k1 + 1) / (f + K)).

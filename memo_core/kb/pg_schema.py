@@ -29,6 +29,7 @@ is one dialect, and ``memo migrate`` finds a knowledge base by that name.
 from __future__ import annotations
 
 from memo_core.kb.flags import backfill_chunk_flags
+from memo_core.kb.repeats import backfill_repeats
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY, new_base_id
 from memo_core.storage.migrations import Migrations
@@ -163,3 +164,24 @@ def add_ingest_claims(db: SQLDatabase) -> None:
         );
         """
     )
+
+
+@pg_kb_schema
+def add_chunk_repeats(db: SQLDatabase) -> None:
+    """``chunks.repeated`` and ``chunk_shingles``, as in SQLite (``kb/schema.py``)."""
+    db.executescript(
+        """
+        ALTER TABLE chunks ADD COLUMN IF NOT EXISTS repeated DOUBLE PRECISION NOT NULL DEFAULT 0;
+        CREATE TABLE IF NOT EXISTS chunk_shingles (
+            owner TEXT COLLATE "C" NOT NULL,
+            shingle BIGINT NOT NULL,
+            chunk_rowid BIGINT NOT NULL,
+            doc_rowid BIGINT NOT NULL,
+            PRIMARY KEY (chunk_rowid, shingle)
+        );
+        CREATE INDEX IF NOT EXISTS chunk_shingles_owner
+            ON chunk_shingles (owner, shingle, doc_rowid);
+        DELETE FROM chunk_shingles;
+        """
+    )
+    backfill_repeats(db)

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from memo_core.errors import ConfigError
 from memo_core.kb.pg_fts import Phrase, bm25_sql, index_text, lexeme_query, query_phrases
 from memo_core.kb.pg_schema import pg_kb_schema, pg_vector_index_ddl, pg_vector_table_ddl
 from memo_core.kb.store import KnowledgeStore, require_owner
 from memo_core.search.filter_tree import parse_filter
+from memo_core.search.filters import Renderer
 from memo_core.search.keyword import DocumentFrequencies, select_words, word_cost
 from memo_core.search.pg_filters import render_postgres
 from memo_core.search.text import DEFAULT_LANGUAGES
@@ -45,6 +46,8 @@ _BATCH = 1000
 
 class PostgresKnowledgeStore(KnowledgeStore):
     """A knowledge base in one schema of a PostgreSQL database."""
+
+    _render_filter: ClassVar[Renderer] = staticmethod(render_postgres)
 
     _migrations = pg_kb_schema
     # JSONB comes back parsed; the shared reader expects JSON text, as SQLite gives it.
@@ -122,8 +125,15 @@ class PostgresKnowledgeStore(KnowledgeStore):
                     f"DELETE FROM {table} WHERE chunk_rowid = ANY(CAST(? AS bigint[]))", [part]
                 )
 
-    def sync_rowid_sequences(self) -> None:
-        """Move the rowid sequences past rows copied in with explicit rowids (``memo migrate``)."""
+    def json_text(self, column: str) -> str:
+        return f"{column}::text"  # JSONB reads back parsed otherwise
+
+    def finish_bulk_copy(self, vector_table: str | None, dimensions: int) -> None:
+        super().finish_bulk_copy(vector_table, dimensions)
+        self._sync_rowid_sequences()
+
+    def _sync_rowid_sequences(self) -> None:
+        """Move the rowid sequences past rows copied in with explicit rowids."""
         for table in ("documents", "chunks"):
             self.db.query(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'rowid'),"
@@ -297,7 +307,7 @@ class PostgresKnowledgeStore(KnowledgeStore):
             scope += " AND f.collection = ANY(CAST(? AS text[]))"
             params.append(list(collections))
         if filter:
-            condition = render_postgres(parse_filter(filter), params, column="c.metadata")
+            condition = self._render_filter(parse_filter(filter), params, column="c.metadata")
             scope += f" AND EXISTS (SELECT 1 FROM chunks c WHERE c.rowid = f.rowid AND {condition})"
         sql, statement_params = bm25_sql(phrases, scope, params)
         rows = self._index_query(sql, [*statement_params, max(0, int(limit))])

@@ -18,6 +18,7 @@ Tables (one SQLite file per base):
 from __future__ import annotations
 
 from memo_core.kb.flags import backfill_chunk_flags
+from memo_core.kb.repeats import backfill_repeats
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY, new_base_id
 from memo_core.storage.migrations import Migrations
@@ -151,3 +152,27 @@ def add_ingest_claims(db: SQLDatabase) -> None:
         );
         """
     )
+
+
+@kb_schema
+def add_chunk_repeats(db: SQLDatabase) -> None:
+    """``chunks.repeated`` and ``chunk_shingles``: text repeated across documents
+    (``kb/repeats.py``), computed for the chunks already stored."""
+    columns = {row[1] for row in db.query("PRAGMA table_info(chunks)")}
+    if "repeated" not in columns:
+        db.execute("ALTER TABLE chunks ADD COLUMN repeated REAL NOT NULL DEFAULT 0")
+    db.executescript(
+        """
+        CREATE TABLE IF NOT EXISTS chunk_shingles (
+            owner TEXT NOT NULL,
+            shingle INTEGER NOT NULL,
+            chunk_rowid INTEGER NOT NULL,
+            doc_rowid INTEGER NOT NULL,
+            PRIMARY KEY (chunk_rowid, shingle)
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS chunk_shingles_owner
+            ON chunk_shingles (owner, shingle, doc_rowid);
+        DELETE FROM chunk_shingles;
+        """
+    )
+    backfill_repeats(db)

@@ -14,7 +14,7 @@ What is copied, and why this way:
   (PostgreSQL) is built once after the load, not grown row by row.
 * The keyword index is **rebuilt** on the destination from the chunk texts (FTS5
   rows and ``tsvector`` rows are not interchangeable), through the same code that
-  indexes a new document.
+  indexes a new document; so are the shingles of repeated text (``kb/repeats.py``).
 
 Rows move in batches of ``batch`` chunks, each batch one destination transaction.
 The destination must hold no knowledge-base rows; the returned counts are per
@@ -29,7 +29,7 @@ from typing import Any
 from memo_core.embedders.base import EmbedderFingerprint
 from memo_core.errors import ConfigError, StorageError
 from memo_core.kb.base import open_store
-from memo_core.kb.pg_store import PostgresKnowledgeStore
+from memo_core.kb.repeats import backfill_repeats
 from memo_core.kb.store import KnowledgeStore
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY
@@ -70,13 +70,12 @@ def copy_knowledge_base(src: SQLDatabase, dst: SQLDatabase, *, batch: int = 500)
     counts["chunks"], counts["chunks_fts"], vectors = _copy_chunks(
         source, target, vector_table, batch
     )
+    with dst.transaction():  # derived from the chunk texts, like the keyword index
+        backfill_repeats(dst)
     if vector_table is not None:
         counts[vector_table] = vectors
-        with dst.transaction():
-            target._finish_vector_table(vector_table, _dimensions(meta))
-    if isinstance(target, PostgresKnowledgeStore):
-        with dst.transaction():
-            target.sync_rowid_sequences()
+    with dst.transaction():
+        target.finish_bulk_copy(vector_table, _dimensions(meta) if vector_table else 0)
     return counts
 
 
@@ -108,17 +107,12 @@ def _prepare_destination(
         for key, value in meta:
             target.set_meta(key, value)
         if name is not None:
-            target._create_vector_table(name, _dimensions(meta), bulk=True)
+            target.create_bulk_vector_table(name, _dimensions(meta))
     return name
 
 
 def _dimensions(meta: list[tuple[str, str]]) -> int:
     return EmbedderFingerprint.from_json(dict(meta)["embedder"]).dimensions
-
-
-def _json_column(db: SQLDatabase, column: str) -> str:
-    """``column`` as JSON text (PostgreSQL's JSONB comes back parsed otherwise)."""
-    return f"{column}::text" if db.dialect == "postgres" else column
 
 
 def _copy_documents(src: SQLDatabase, dst: SQLDatabase, batch: int) -> int:
@@ -144,7 +138,7 @@ def _copy_chunks(
     source: KnowledgeStore, target: KnowledgeStore, vector_table: str | None, batch: int
 ) -> tuple[int, int, int]:
     src, dst = source.db, target.db
-    columns = _CHUNK_COLUMNS.replace(" metadata,", f" {_json_column(src, 'metadata')},")
+    columns = _CHUNK_COLUMNS.replace(" metadata,", f" {source.json_text('metadata')},")
     marks = ", ".join("?" for _ in range(13))
     chunks = indexed = vectors = 0
     last = -1
@@ -161,16 +155,15 @@ def _copy_chunks(
                 f"INSERT INTO chunks ({_CHUNK_COLUMNS}) VALUES ({marks})",
                 [tuple(r) for r in rows],
             )
-            target._index_chunks([(int(r[0]), str(r[8])) for r in rows])
-            if vector_table is not None and stored:
-                target._insert_vectors(
-                    vector_table,
-                    [
-                        (int(r[0]), str(r[3]), str(r[4]), array("f", stored[int(r[0])]).tobytes())
-                        for r in rows
-                        if int(r[0]) in stored
-                    ],
-                )
+            target.index_copied_chunks(
+                [(int(r[0]), str(r[8])) for r in rows],
+                vector_table,
+                [
+                    (int(r[0]), str(r[3]), str(r[4]), array("f", stored[int(r[0])]).tobytes())
+                    for r in rows
+                    if int(r[0]) in stored
+                ],
+            )
         chunks += len(rows)
         indexed += len(rows)
         vectors += len(stored)

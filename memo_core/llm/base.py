@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
+from memo_core.errors import InvalidInputError
+
 __all__ = ["LLM", "ChatMessage", "Role", "supports_json_mode"]
 
 Role = Literal["system", "user", "assistant"]
@@ -27,7 +29,7 @@ class ChatMessage:
 
     def __post_init__(self) -> None:
         if self.role not in _ROLES:
-            raise ValueError(f"unknown chat role: {self.role!r}")
+            raise InvalidInputError(f"unknown chat role: {self.role!r}")
 
     def to_dict(self) -> dict[str, str]:
         return {"role": self.role, "content": self.content}

@@ -31,9 +31,11 @@ from memo_core.memory.extract import (
     Party,
     analyze_turn,
     content_stems,
+    speaks_of_self,
 )
 from memo_core.memory.facts import FactWriter
 from memo_core.memory.gate import RecallGate
+from memo_core.memory.intents import INTENTS
 from memo_core.memory.judge import JudgedFact, judge_turn, judge_update
 from memo_core.memory.namespace import NamespaceLike
 from memo_core.memory.records import FactRow
@@ -52,7 +54,6 @@ from memo_core.values import (
 __all__ = ["ROLES", "Capture", "bounded_turn", "screen_secrets"]
 
 ROLES = frozenset({"user", "assistant", "system"})
-_MATCH_POOL = 20
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,7 @@ def _signature(statement: str) -> dict[str, Any]:
         "values": tuple(extract_values(statement, bare_numbers=True)),
         "polarity": polarity(statement),
         "entities": entity_words(statement),
+        "topics": frozenset(i.name for i in INTENTS if i.topic.search(statement)),
     }
 
 
@@ -347,13 +349,15 @@ class Capture(HoodPart):
         hits = [
             r
             for r, _ in self._store.search_fts(
-                "mem_facts_fts", "mem_facts", statement, [enc], _MATCH_POOL * 3
+                "mem_facts_fts", "mem_facts", statement, [enc], self.config.match_pool * 3
             )
         ]
         if vector is not None:
             hits += [
                 r
-                for r, _ in self._store.search_vec("mem_facts_vec", vector, [enc], _MATCH_POOL * 3)
+                for r, _ in self._store.search_vec(
+                    "mem_facts_vec", vector, [enc], self.config.match_pool * 3
+                )
             ]
         for raw in self._store.facts_by_rowids(hits):
             row = FactRow(raw)
@@ -361,7 +365,7 @@ class Capture(HoodPart):
                 rows.setdefault(row.rowid, row)
         # Corrections usually refer to something said recently, in other words.
         for raw in self._store.facts_in(
-            [enc], order="valid_from DESC, rowid DESC", limit=_MATCH_POOL
+            [enc], order="valid_from DESC, rowid DESC", limit=self.config.match_pool
         ):
             rows.setdefault(int(raw[0]), FactRow(raw))
         return list(rows.values())
@@ -416,10 +420,12 @@ class Capture(HoodPart):
                 dated=r.event_start is not None or has_time_value(r.statement),
                 vector=stored_vectors.get(r.rowid),
                 age_days=days_between(from_iso(r.valid_from), when),
+                updated=int(r.version) > 1,
                 **_signature(r.statement),
             )
             for r in pool
         ]
+        said = cand.said or cand.match_text or cand.statement
         new = NewFact(
             key=key,
             subject=cand.subject_id,
@@ -430,7 +436,14 @@ class Capture(HoodPart):
             or find_date_range(cand.statement, when.date()) is not None,
             correction=cand.correction,
             vector=vector,
-            **_signature(cand.statement),
+            cued=bool(lx.CHANGE_CUE.search(said)),
+            again=bool(lx.AGAIN.search(said)),
+            impersonal=cand.subject is None and not cand.explicit and not speaks_of_self(said),
+            **{
+                **_signature(cand.statement),
+                # "Had to quit coffee, decaf from now on": the whole sentence's polarity
+                "polarity": polarity(said),
+            },
         )
         match = match_fact(new, existing, self.config)
         action: str = match.action
@@ -455,6 +468,14 @@ class Capture(HoodPart):
                 self._store.set_pinned(row.id, True, 1.0, to_iso(when))
                 row = self._row(row.id)
             return _Outcome("reinforced", self._fact(row, when))
+        if old_row.subject != values["subject"]:
+            # "Jasper quit football, he's doing judo now" continues the son's fact
+            values.update(
+                subject=old_row.subject,
+                subject_kind=old_row.subject_kind,
+                about=old_row.about,
+                party_terms=old_row.party_terms,
+            )
         new_row = self._writer.supersede(old_row, values, vector)
         closed = self._row(old_row.id)
         return _Outcome("superseded", self._fact(new_row, when), self._fact(closed, when))

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from memo_core.errors import InvalidInputError
 from memo_core.memory import lexicon as lx
 from memo_core.search.text import tokenize
 from memo_core.values import extract_values, polarity
@@ -129,7 +130,7 @@ class CaptureClassifier:
 
     def __init__(self, data: dict[str, Any], encoder: Encoder | None = None) -> None:
         if list(data.get("cues", [])) != list(CUE_NAMES):
-            raise ValueError("the capture weights were trained on other cue features")
+            raise InvalidInputError("the capture weights were trained on other cue features")
         self._sets = {
             name: _Weights(tuple(map(float, w["weights"])), float(w["threshold"]), int(w["dims"]))
             for name, w in data["models"].items()

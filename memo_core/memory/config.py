@@ -22,6 +22,7 @@ __all__ = [
     "CATEGORIES",
     "DEFAULT_GATE_MODEL",
     "DEFAULT_HALF_LIVES",
+    "DEFAULT_SOURCE_FLOORS",
     "GATE_MODEL_ENV",
     "PINNED_BY_DEFAULT",
     "MemoryConfig",
@@ -57,6 +58,20 @@ DEFAULT_HALF_LIVES: Mapping[str, float] = MappingProxyType(
         "plan": 45.0,
         "fact": 365.0,
         "event": 14.0,
+    }
+)
+
+#: Score floors per recall source (see :mod:`~memo_core.memory.ranking`), so a fact a
+#: source always offers (a pinned allergy, a named person's fact) is not squeezed out of
+#: the budget by search hits that merely share words with the message.
+DEFAULT_SOURCE_FLOORS: Mapping[str, float] = MappingProxyType(
+    {
+        "search": 0.0,
+        "people": 0.4,
+        "intent": 0.35,
+        "upcoming": 0.3,
+        "habits": 0.2,
+        "profile": 0.25,
     }
 )
 
@@ -117,6 +132,12 @@ class MemoryConfig:
     secrets: str = "redact"
     #: Minutes during which "she"/"он" in a new turn still refers to the last person named.
     pronoun_window_minutes: float = 60.0
+    #: Current facts each candidate is compared with for SUPERSEDE: this many of the
+    #: newest, plus three times as many from each search leg.
+    match_pool: int = 20
+    #: ``forget(query=...)`` deletes a fact (or a turn) holding at least this share of
+    #: the query's weighted words.
+    forget_min_coverage: float = 0.5
 
     # -- gate ---------------------------------------------------------------
     #: Skip recall only when small-talk similarity beats memory similarity by this much.
@@ -152,6 +173,18 @@ class MemoryConfig:
     #: Whether assistant turns may appear among recalled turns (they never become facts).
     recall_assistant_turns: bool = False
 
+    # -- ranking (memo_core.memory.ranking) -----------------------------------
+    #: Weight of a generic query word ("want", "help", "хочу") in lexical coverage;
+    #: a content word weighs 1. A candidate needs a matched weight of 1 (one
+    #: content word) to count as a search hit in a large namespace.
+    generic_weight: float = 0.3
+    #: Score floor per recall source (``search``, ``profile``, ``people``, ``habits``,
+    #: ``upcoming``, ``intent``); a fact offered by several takes the highest floor.
+    source_floors: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_SOURCE_FLOORS))
+    #: Share of a fact's score that follows its decayed strength:
+    #: score = max(relevance, floor) x (1 - w + w x strength) + fused rank (RRF).
+    strength_weight: float = 0.4
+
     def __post_init__(self) -> None:
         for name, days in self.half_lives.items():
             if days <= 0:
@@ -169,6 +202,17 @@ class MemoryConfig:
             raise ConfigError("contradiction_band must be (low, high) within [0, 1]")
         if self.secrets not in ("redact", "block", "allow"):
             raise ConfigError(f"secrets must be redact, block or allow, not {self.secrets!r}")
+        unknown_sources = set(self.source_floors) - set(DEFAULT_SOURCE_FLOORS)
+        if unknown_sources:
+            raise ConfigError(f"unknown recall sources: {', '.join(sorted(unknown_sources))}")
+        for name, value in (
+            ("generic_weight", self.generic_weight),
+            ("strength_weight", self.strength_weight),
+            ("forget_min_coverage", self.forget_min_coverage),
+            *((f"source_floors[{k}]", v) for k, v in self.source_floors.items()),
+        ):
+            if not 0.0 <= value <= 1.0:
+                raise ConfigError(f"{name} must be in [0, 1], got {value}")
         if self.max_turn_chars < 1 or self.max_facts_per_turn < 0:
             raise ConfigError("max_turn_chars must be positive, max_facts_per_turn not negative")
         for name in (
@@ -180,10 +224,13 @@ class MemoryConfig:
             "token_budget",
             "intent_k",
             "recall_scan_limit",
+            "match_pool",
         ):
             if getattr(self, name) < 0:
                 raise ConfigError(f"{name} must not be negative")
         object.__setattr__(self, "half_lives", MappingProxyType(dict(self.half_lives)))
+        floors = {**DEFAULT_SOURCE_FLOORS, **self.source_floors}
+        object.__setattr__(self, "source_floors", MappingProxyType(floors))
 
     def half_life(self, category: str) -> float:
         """Half-life in days for ``category``."""
@@ -212,6 +259,10 @@ class MemoryConfig:
             merged = dict(DEFAULT_HALF_LIVES)
             merged.update({str(k): float(v) for k, v in dict(values["half_lives"]).items()})
             values["half_lives"] = merged
+        if "source_floors" in values:
+            values["source_floors"] = {
+                str(k): float(v) for k, v in dict(values["source_floors"]).items()
+            }
         if "contradiction_band" in values:
             low, high = values["contradiction_band"]
             values["contradiction_band"] = (float(low), float(high))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
+from memo_core.errors import InvalidInputError
 from memo_core.memory.timeutil import days_between
 
 __all__ = ["decayed_strength", "refreshed_strength"]
@@ -34,7 +35,7 @@ def decayed_strength(
     if pinned:
         return 1.0
     if half_life_days <= 0:
-        raise ValueError("half_life_days must be positive")
+        raise InvalidInputError("half_life_days must be positive")
     age = days_between(last_used, now)
     return float(strength) * math.pow(2.0, -age / half_life_days)
 

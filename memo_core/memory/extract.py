@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 
+from memo_core.answer.sentences import split_chat_sentences
 from memo_core.memory import lexicon as lx
 from memo_core.memory.config import PINNED_BY_DEFAULT, MemoryConfig
 from memo_core.memory.types import Decision
@@ -30,7 +31,7 @@ __all__ = [
     "TurnAnalysis",
     "analyze_turn",
     "content_stems",
-    "split_sentences",
+    "speaks_of_self",
 ]
 
 
@@ -83,6 +84,7 @@ class CandidateFact:
     correction: bool = False
     explicit: bool = False
     match_text: str = ""  # the sentence before old values were dropped (finds the target)
+    said: str = ""  # the sentence as said, framing included ("Changed again: ...")
 
     @property
     def subject_id(self) -> str:
@@ -122,21 +124,6 @@ class TurnAnalysis:
 
 
 # -- sentences and tokens ---------------------------------------------------------------
-
-_ABBREV = re.compile(r"\b(?:mr|mrs|ms|dr|st|prof|vs|etc|e\.g|i\.e|т\.е|т\.д|ул|г|им|стр)\.$", re.I)
-_SPLIT = re.compile(r"(?<=[.!?…])\s+|\n+")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text``; abbreviations such as "Mr." do not end a sentence."""
-    parts = [p.strip() for p in _SPLIT.split(text) if p and p.strip()]
-    out: list[str] = []
-    for part in parts:
-        if out and _ABBREV.search(out[-1]):
-            out[-1] = f"{out[-1]} {part}"
-        else:
-            out.append(part)
-    return out
 
 
 def _stem(token: str) -> str:
@@ -261,14 +248,43 @@ _FROM_TO_RU = re.compile(
     re.I,
 )
 _INSTEAD = re.compile(r"\s*(?:\binstead of\b|\bвместо\b)\s+[^,.;]+", re.I)
-_OLD_STATE = re.compile(r"\bno longer\b|\bnot\b.*\banymore\b|больше не\b|уже не\b", re.I)
+#: A clause that says what stopped holding: "no longer", "Priyanka left", "sold the Fiesta",
+#: "quit football", "бросил футбол", "Вероника ушла". Dropped when another clause says what
+#: holds now; the old value stays in the superseded version.
+_OLD_STATE = re.compile(
+    r"\bno longer\b|\bnot\b.*\banymore\b|больше не\b|уже не\b|"
+    r"^\s*(?!had\b|have\b)(?:\w+\s+){0,2}?(?:left|quit|sold)\b|^\s*(?:i|we|he|she)\s+(?:quit|sold)\b|"
+    r"^\s*(?:[\w-]+\s+){0,2}?(?:ушл[аи]|уш[её]л|брос(?:ил|ила|или)|продал\w*)(?!\w)",
+    re.I,
+)
 #: What the new state is, when a sentence also says what no longer holds.
 _REPLACEMENT = re.compile(
-    r"\b(?:moved|switched|changed|now|instead|relocated|started|went|replaced|use|using)\b|"
-    r"переехал\w*|перешл\w*|перешёл|перешел|теперь|вместо|начал\w*|сейчас",
+    r"\b(?:moved|switched|changed|now|instead|relocated|started|went|replaced|use|using|new|"
+    r"bought|got|doing)\b|"
+    r"переехал\w*|перешл\w*|перешёл|перешел|теперь|вместо|начал\w*|сейчас|купил\w*|нов\w+",
     re.IGNORECASE,
 )
 _CLAUSES = re.compile(r"\s*[,;]\s*|\s+(?:but|но|а)\s+", re.I)
+
+
+#: "Jasper quit football": the one who stopped (Jasper) is still the subject of what follows;
+#: what was stopped (football) is the old value. ("Priyanka left" names the old value itself.)
+_ACTOR_STOPPED = re.compile(
+    r"^\s*([A-ZА-ЯЁ][\w'-]+)\s+(?:quit|sold|gave up|брос(?:ил|ила|или)|продал\w*)\s+\w"
+)  # an object must follow: in "Шахматы бросил" the first word is what was given up
+_NOT_ACTORS = frozenset({"i", "we", "he", "she", "they", "я", "мы", "он", "она", "они"})
+_LEAD_PRONOUN = re.compile(r"^\s*(?:he|she)(?='s\b|\b)", re.I)
+
+
+def _carry_actor(actor: str, kept: list[str]) -> list[str]:
+    """Name ``actor`` in the kept clauses: "he's doing judo" -> "Jasper's doing judo",
+    "теперь по субботам дзюдо" -> "Святослав теперь по субботам дзюдо"."""
+    first = kept[0].strip()
+    if actor.lower() in first.lower():
+        return kept
+    if _LEAD_PRONOUN.match(first):
+        return [_LEAD_PRONOUN.sub(actor, first, count=1), *kept[1:]]
+    return [f"{actor} {first[:1].lower()}{first[1:]}", *kept[1:]]
 
 
 def drop_superseded_values(statement: str) -> str:
@@ -280,6 +296,9 @@ def drop_superseded_values(statement: str) -> str:
     kept = [c for c in clauses if not _OLD_STATE.search(c)]
     replaced = bool(kept) and bool(_REPLACEMENT.search(" ".join(kept)))
     if len(kept) < len(clauses) and replaced and _content_tokens(" ".join(kept)):
+        actor = next((m.group(1) for c in clauses if (m := _ACTOR_STOPPED.match(c))), None)
+        if actor is not None and actor.lower() not in _NOT_ACTORS:
+            kept = _carry_actor(actor, kept)
         text = ", ".join(k.strip() for k in kept)
         if statement.rstrip()[-1:] in ".!" and text[-1:] not in ".!":
             text += statement.rstrip()[-1]
@@ -316,6 +335,10 @@ def detect_subject(cleaned: str, focus: Party | None) -> tuple[Party | None, boo
         return None, False
     if lx.PRONOUN_LEAD.match(cleaned) and focus is not None:
         return focus, True
+    stranger = lx.STRANGER.match(cleaned)
+    if stranger is not None:
+        who = next(g for g in stranger.group("who", "who2", "who3") if g)
+        return Party("other", "person", who.lower()), False
     for pattern in (lx.SUBJECT_EN, lx.SUBJECT_RU_GEN, lx.SUBJECT_RU_NOM):
         m = pattern.match(cleaned)
         if m:
@@ -330,6 +353,8 @@ def mentioned_parties(text: str) -> list[Party]:
     out: list[Party] = []
     for pattern in (_MENTION_EN, _MENTION_RU):
         for m in pattern.finditer(text):
+            if pattern is _MENTION_RU and not re.search(r"[а-яё]", m.group("rel"), re.I):
+                continue  # an English relation needs "my"/"a" before it ("neighbour's toddler")
             party = _party(m.group("rel"), m.group("name"))
             if party is not None and party not in out:
                 out.append(party)
@@ -485,7 +510,7 @@ def analyze_turn(
     carried: set[str] = set()
     forget = False
     previous_kept = False
-    sentences = list(dict.fromkeys(split_sentences(text)))
+    sentences = list(dict.fromkeys(text[a:b] for a, b in split_chat_sentences(text)))
     seen: set[str] = set()
     unique: list[str] = []
     for raw in sentences:
@@ -508,7 +533,7 @@ def analyze_turn(
             previous_kept = False
             continue
         if "explicit" not in sent.signals and (
-            lx.HYPOTHETICAL.search(raw) or lx.NONCOMMITTAL.search(raw)
+            lx.HYPOTHETICAL.search(raw) or lx.NONCOMMITTAL.search(raw) or lx.REPORTED.search(raw)
         ):
             previous_kept = False  # a supposition or a non-answer is nobody's fact
             continue
@@ -589,6 +614,11 @@ _ABOUT_SELF = re.compile(
 )
 
 
+def speaks_of_self(text: str) -> bool:
+    """Whether ``text`` names the user or the user's own ("I", "my", "у меня", "наш")."""
+    return bool(_ABOUT_SELF.search(text))
+
+
 def _mentions(text: str) -> tuple[str, ...]:
     terms: list[str] = []
     for party in mentioned_parties(text):
@@ -618,6 +648,7 @@ def _candidate(sent: _Sentence, signals: set[str]) -> CandidateFact:
         correction=correction,
         explicit=explicit,
         match_text=match_text,
+        said=sent.text,
     )
 
 

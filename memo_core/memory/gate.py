@@ -33,7 +33,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
-from memo_core.errors import MissingDependencyError, ProviderError
+from memo_core.errors import ConfigError, MissingDependencyError, ProviderError
 from memo_core.memory import lexicon as lx
 from memo_core.memory.config import MemoryConfig, resolve_gate_model
 from memo_core.memory.types import GateDecision
@@ -154,7 +154,8 @@ class RecallGate:
     def _index_examples(self) -> None:
         import numpy as np
 
-        assert self._model is not None
+        if self._model is None:  # no model: the lexical rule alone, nothing to index
+            return
         vectors = np.asarray(self._model.encode([e.text for e in self.examples]), dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
@@ -164,7 +165,8 @@ class RecallGate:
     def _model_scores(self, text: str) -> tuple[float, float]:
         import numpy as np
 
-        assert self._model is not None
+        if self._model is None:
+            raise ConfigError("the recall gate has no model to score with")
         vector = np.asarray(self._model.encode([text]), dtype=np.float32)[0]
         norm = float(np.linalg.norm(vector))
         if norm == 0.0:

@@ -2,7 +2,7 @@
 
 ::
 
-    with MemoHood("memory.db", embedder=default_local_embedder()) as memory:
+    with MemoHood("memory.db") as memory:  # the offline local embedder by default
         memory.capture("By the way, I'm allergic to penicillin.", namespace="u1")
         ...
         recall = memory.recall("Suggest an antibiotic for a sore throat", namespace="u1")
@@ -35,6 +35,7 @@ What it does (each part in its own module):
 responsibility (:class:`~memo_core.memory.capture.Capture`,
 :class:`~memo_core.memory.recall.Recaller`,
 :class:`~memo_core.memory.lifecycle.Lifecycle`,
+:class:`~memo_core.memory.consolidate.Consolidation`,
 :class:`~memo_core.memory.items.Items`,
 :class:`~memo_core.memory.transcript.Transcripts`,
 :class:`~memo_core.memory.transfer.Transfer`, and the
@@ -50,10 +51,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-from memo_core.embedders.base import Embedder
+from memo_core.embedders.auto import AUTO, EmbedderChoice, resolve_embedder
 from memo_core.llm.base import LLM
 from memo_core.memory.capture import Capture
 from memo_core.memory.config import MemoryConfig
+from memo_core.memory.consolidate import Consolidation
 from memo_core.memory.facts import FactWriter
 from memo_core.memory.gate import RecallGate
 from memo_core.memory.items import Items
@@ -94,11 +96,18 @@ class MemoHood:
     """Long-term memory for one application: ``MemoHood(path, embedder=, llm=, gate=, config=)``.
 
     ``path`` is a SQLite file (or ``sqlite:///file.db``), or ``postgresql://...?schema=name``
-    for a memory many processes and machines share; both behave identically.
+    for a memory many processes and machines share. Both store, version, scope and
+    find the same facts; keyword *ranking* differs: SQLite ranks with FTS5's BM25,
+    PostgreSQL with ``ts_rank`` under the same column weights but without IDF (see
+    :mod:`memo_core.memory.pg_store`), which can reorder keyword ties in recall.
 
-    ``embedder`` enables vector recall (its fingerprint is stored in the file and a
-    different one is refused with :class:`~memo_core.errors.EmbedderMismatchError`);
-    without it, or without sqlite-vec / pgvector, recall is keyword-only. ``llm`` (any object
+    ``embedder`` enables vector recall, as for :class:`~memo_core.kb.base.MemoBase`:
+    ``"auto"`` (the default) is the offline MiniLM model of ``memo[local]``, or
+    keyword-only with one logged warning when that extra is missing; an
+    :class:`~memo_core.embedders.base.Embedder` is used as given; ``None`` is
+    keyword-only. Its fingerprint is stored in the file and a different one is refused
+    with :class:`~memo_core.errors.EmbedderMismatchError`; without sqlite-vec / pgvector,
+    recall is keyword-only too. ``llm`` (any object
     with ``complete(messages, json_mode=...)``) is used only for borderline turns and
     ambiguous updates. ``gate`` defaults to the Model2Vec gate of
     :func:`~memo_core.memory.config.resolve_gate_model`, loaded on first recall.
@@ -108,7 +117,7 @@ class MemoHood:
         self,
         path: str | Path,
         *,
-        embedder: Embedder | None = None,
+        embedder: EmbedderChoice = AUTO,
         llm: LLM | None = None,
         gate: RecallGate | None = None,
         config: MemoryConfig | None = None,
@@ -116,13 +125,13 @@ class MemoHood:
     ) -> None:
         self.config = config or MemoryConfig()
         self.path = str(path)
+        self.embedder = resolve_embedder(embedder)
         self.db = open_database(path, tracer=tracer)
         try:
-            self._store: FactStore = open_fact_store(self.db, embedder)
+            self._store: FactStore = open_fact_store(self.db, self.embedder)
         except BaseException:
             self.db.close()
             raise
-        self.embedder = embedder
         self._gate = gate
         self._closed = False
         store, cfg = self._store, self.config
@@ -130,6 +139,7 @@ class MemoHood:
         self._capture = Capture(store, cfg, writer, llm=llm, gate=lambda: self.gate)
         self._recaller = Recaller(store, cfg, gate=lambda: self.gate)
         self._lifecycle = Lifecycle(store, cfg)
+        self._consolidation = Consolidation(store, cfg)
         self._items = Items(store, cfg, writer)
         self._transcripts = Transcripts(store, cfg, self._capture)
         self._transfer = Transfer(store, cfg, self._capture)
@@ -327,7 +337,7 @@ class MemoHood:
         facts are kept (``list_facts(include_archived=True)``), only no longer
         recalled; restating or pinning one brings it back.
         """
-        return self._lifecycle.consolidate(now, namespace=namespace)
+        return self._consolidation.consolidate(now, namespace=namespace)
 
     # -- items ---------------------------------------------------------------
 

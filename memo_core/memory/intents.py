@@ -70,9 +70,10 @@ _FAMILY = (
 )
 _HOME = (
     r"\b(?:home|house|flat|apartment|rent\w*|landlord|lease|mortgage|address|neighbo\w*|"
-    r"move|moving|moved|live|living|lives|room|kitchen|garden|furniture|street|city|town)\b|"
+    r"move|moving|moved|live|living|lives|room|kitchen|garden|furniture|street|city|town|"
+    r"internet|broadband|wi-?fi|electricity|utilit\w+|heating|council tax|water bill)\b|"
     r"\bдом\w*|квартир\w*|аренд\w*|ипотек\w*|адрес\w*|сосед\w*|переезд\w*|переех\w*|жив\w*|"
-    r"комнат\w*|улиц\w*|город\w*"
+    r"комнат\w*|улиц\w*|город\w*|интернет\w*|электричеств\w*|коммунал\w*|отоплени\w*"
 )
 _WORK = (
     r"\b(?:work\w*|job|jobs|office|boss|manager|colleague\w*|coworker\w*|team|project\w*|"
@@ -149,6 +150,18 @@ RELATION_GROUPS: dict[str, frozenset[str]] = {
     "partner": frozenset({"wife", "husband", "partner"}),
     "spouse": frozenset({"wife", "husband", "partner"}),
     "pet": frozenset({"dog", "cat", "pet"}),
+    # What a parent calls a child in a question ("my boy", "моя девочка"). Question-side
+    # only: as relation words they would turn "a girl at work" into the user's daughter.
+    "boy": frozenset({"son", "child"}),
+    "lad": frozenset({"son", "child"}),
+    "girl": frozenset({"daughter", "child"}),
+    "little one": frozenset({"son", "daughter", "child"}),
+    "kiddo": frozenset({"son", "daughter", "child"}),
+    "мальчик": frozenset({"son", "child"}),
+    "мальчика": frozenset({"son", "child"}),
+    "девочка": frozenset({"daughter", "child"}),
+    "девочки": frozenset({"daughter", "child"}),
+    "девочку": frozenset({"daughter", "child"}),
 }
 
 

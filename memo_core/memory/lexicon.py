@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 __all__ = [
+    "AGAIN",
+    "CHANGE_CUE",
     "FAMILY_WORDS",
     "FILLER_WORDS",
     "GENERIC_WORDS",
@@ -24,7 +26,9 @@ __all__ = [
     "PLEASANTRY_WORDS",
     "RELATIONS",
     "REL_ALT",
+    "REPORTED",
     "SIGNALS",
+    "STRANGER",
     "Signal",
     "relation_of",
 ]
@@ -71,7 +75,14 @@ PLEASANTRY_WORDS: frozenset[str] = frozenset(
         "завтра встречи скорого свидания пока хорошего хороших хорошей выходных дня вечера "
         "недели как дела ты вы у тебя вас всё все хорошо отлично понял поняла ясно ок окей "
         "ладно супер класс круто пожалуйста удачи береги себя всего всем тебе вам и с "
-        "праздником наступающим рад рада"
+        "праздником наступающим рад рада "
+        # colloquial and clipped forms: "споки", "здарова", "снова привет", "спасибо, это всё",
+        # "g'night", "that's all, cheers"
+        "это на этом снова опять споки спок спокойки спокиночи ноки здарова здорово здрасте "
+        "здрасьте хай салют чао бывай давай связи пока-пока приветики приветос доброго "
+        "утречка спасибки спасибочки благодарочка пасиб пасибо сенкс мерси "
+        "hiya howdy g'night gn nite night-night ta cheers laters cya that that's is all "
+        "morning afternoon hey hi hello again"
     )
 )
 FILLER_WORDS: frozenset[str] = frozenset(
@@ -223,6 +234,30 @@ SUBJECT_RU_NOM = re.compile(
     rf"(?P<rel>(?i:{REL_ALT}))(?:\s+(?P<name>[А-ЯЁ][а-яё-]+))?\b",
     re.UNICODE,
 )
+#: A stranger or a public figure leading the sentence ("The woman next to me on the train",
+#: "A guy at work", "Someone in my class", "Мужик в зале", "У парня в автобусе", "Один певец"):
+#: the fact is theirs, never the user's. ``who`` is what the user called them.
+STRANGER = _p(
+    r"^(?:(?:and|also|but|so|plus|а|и|ещё|еще|но|вот)\s+)?(?:"
+    r"(?:the|a|an|this|that|some|one|one of the|another)\s+(?:[\w-]+\s+){0,2}?"
+    r"(?P<who>woman|man|guy|girl|boy|lady|bloke|dude|person|stranger|passenger|singer|actor|"
+    r"actress|celebrity|customer|waiter|waitress|driver|player|chef|author|writer|"
+    r"youtuber|influencer|streamer|footballer|politician|patient|tourist)s?\b|"
+    r"(?P<who2>someone|somebody|a friend of (?:a friend|mine))\b|"
+    r"(?:у\s+)?(?:(?:од(?:ин|на|ного|ной)|какой-то|какая-то|какого-то|какой-то|некий|некая|"
+    r"одного|одной)\s+)?(?:[а-яё-]+\s+)??"
+    r"(?P<who3>мужик\w*|мужчин\w*|женщин\w*|парн[яюе]|парень|девушк\w*|девчонк\w*|певец|"
+    r"певиц\w*|певца|актёр\w*|актер\w*|актрис\w*|знаком(?:ый|ая|ого|ой|ому)|незнаком\w*|"
+    r"кто-то|блогер\w*|пассажир\w*|футболист\w*|бабульк\w*|дядьк\w*|тётк\w*|тетк\w*)(?!\w))"
+)
+#: The assistant's own words reported back ("you said I should", "ты говорил, что"): a
+#: suggestion, not the user's fact.
+REPORTED = _p(
+    r"^(?:(?:and|but|so|а|и|но)\s+)?(?:you|u)\s+(?:said|say|mentioned|suggested|told me|recommended|"
+    r"thought|reckoned|advised)\b|\byour (?:idea|suggestion|advice|recommendation) (?:was|is)\b|"
+    r"^(?:(?:а|и|но)\s+)?(?:ты|вы)\s+(?:говорил\w*|сказал\w*|советовал\w*|предлагал\w*|"
+    r"предложил\w*|упоминал\w*|рекомендовал\w*|писал\w*)|\bтвоя идея\b|\bтвой совет\b"
+)
 #: "my wife and I", "мы с мужем": the user is (part of) the subject.
 WITH_SELF = _p(r"^\S+\s+(?:\S+\s+)?(?:and i|and me|& i)\b|^мы с\b|^я и\b")
 PRONOUN_LEAD = _p(
@@ -250,7 +285,9 @@ HYPOTHETICAL = _p(
 NONCOMMITTAL = _p(
     r"\b(?:let me (?:think|sleep on|see|mull)|i'?ll (?:think|mull|sleep on|see)|think it over|"
     r"mull (?:it|this|that) over|not sure|maybe later|we'?ll see|no idea|i don'?t know|dunno|"
-    r"get back to you)\b|подумаю|посмотрим|не знаю|пока не решил\w*|вернусь к этому"
+    r"get back to you|maybe not|or maybe not|may or may not|might or might not)\b|"
+    r"подумаю|посмотрим|не знаю|пока не решил\w*|вернусь к этому|а может и нет|может,? и нет|"
+    r"может быть,? нет"
 )
 #: A passing opinion ("I think the budget is too tight", "мне кажется"): only the rules
 #: may make it a fact (a preference, a decision), the classifier does not.
@@ -259,6 +296,19 @@ OPINION = _p(
     r"i'?m (?:not sure|pretty sure)|it (?:seems|looks like)|"
     r"мне кажется|я думаю|по-моему|кажется|похоже)\b"
 )
+#: Words that say a fact replaces an earlier one ("now", "new", "again", "теперь"): SUPERSEDE
+#: may then link facts that share a topic but no word. Not a capture signal on its own.
+CHANGE_CUE = _p(
+    r"\b(?:now|new|again|anymore|any more|instead|switched|changed|moved|raised|rose|lowered|"
+    r"extended|renewed|sold|quit|stopped|gave up|replaced|upgraded|these days|nowadays|"
+    r"no longer|no more|went (?:up|down)|up to|down to|from now on|relocated)\b|больше нельзя|"
+    r"теперь|снова|опять|больше не\b|уже не\b|вместо|перенес\w*|перенёс\w*|продлил\w*|нов(?:ый|ая|ое|ые)\b|"
+    r"смени\w*|поменя\w*|перешл\w*|перешёл|брос(?:ил|ила|или|ить)\b|продал\w*|подорожал\w*|"
+    r"сдвину\w*|ныне|сейчас"
+)
+#: A repeated change ("slipped again", "опять перенесли"): the target is a fact already
+#: changed before.
+AGAIN = _p(r"\b(?:again|once more|yet again)\b|\bснова\b|\bопять\b|ещё раз|еще раз")
 FORGET_REQUEST = _p(
     r"no need to (?:keep|remember|store|save|note)|"
     r"(?:don'?t|do not) (?:remember|store|save|keep|note)(?: (?:this|that|it))?\b|"
@@ -275,6 +325,12 @@ _CORRECTION = (
     r"\bchanged to\b|\bnow (?:due|on|at|in|is|costs?|takes?|starts?|ends?)\b|"
     r"\bscratch that\b|\binstead\b|\b(?:is|are|it's|that's|i'm|i am|we're|we are) now\b|"
     r"\bturns out\b|\bi (?:left|quit)\b|\bfrom now on\b|\bstarting (?:today|now|next)\b|"
+    r"\b(?:rose|risen|went up|gone up)\b|\bput (?:[\w'-]+ ){0,2}?(?:up|down)\b|\brenewed\b|"
+    r"\bextended\b|\b(?:sold|quit|ditched|swapped|traded in) (?:the|my|our|his|her|it|[A-Z]\w*)|"
+    r"\bgave up\b|\bhad to (?:quit|stop|give up|drop)\b|\bswitched (?!off\b|on\b)\w+|\bmy new \w+|"
+    r"\bthe new one\b|\bno more\b|больше нельзя|"
+    r"продлил\w*|продлен\w*|продал\w*|брос(?:ил|ила|или|ить)\b|перешл\w* на|перешёл на|"
+    r"перешел на|подорожал\w*|подняли|ушл[аи]\b|уш[её]л\b|"
     r"с этого момента|\bвернул\w* (?:в|на)\b|\bmoved back\b|"
     r"на самом деле|больше не\b|уже не\b|\bтеперь\b|измени\w*|поменя\w*|перенес\w*|перенёс\w*|"
     r"сдвину\w*|смени\w*|передума\w*|\bвместо\b|поправка|\bточнее\b|отмени\w*|оказалось"
@@ -341,7 +397,7 @@ _IDENTITY = (
     r"\bmy name(?:'s| is)\b|\bi'?m called\b|\bcall me\b|\bcalls me\b|\bmy (?:first |last |full )?"
     r"name\b|\bmy birthday\b|\bmy b-?day\b|\bi was born\b|\bborn (?:on|in)\b|\bturning \d{1,3}\b|"
     r"\bi'?m \d{1,3}(?: years old)?\b|\bi live\b|\bi'?m living in\b|\b(?:i|we) (?:just )?moved to\b|"
-    r"\brelocated to\b|\bi'?m (?:originally )?from\b|\bi'?m based in\b|\bmy (?:home|address|"
+    r"\brelocated to\b|\b(?:i|we)(?:'ve| have)? relocated\b|\bi'?m (?:originally )?from\b|\bi'?m based in\b|\bmy (?:home|address|"
     r"hometown)\b|\bbirthday\b|\bwe (?:adopted|have|got) (?:a|an|two) (?:dog|cat|puppy|kitten|"
     r"baby|son|daughter)\b|\bintroducing my\b|\bi (?:work|am working) (?:as|at|for)\b|\bmy job\b|"
     r"\b(?:shoe|clothing|dress|shirt|ring|pants|jeans) size\b|\bi wear (?:a )?size\b|"
@@ -481,7 +537,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "residence",
         _p(
             r"\b(?:i|we) (?:now )?live\b|\bi'?m living in\b|\b(?:i|we) (?:just )?moved to\b|"
-            r"\brelocated to\b|\bi'?m based in\b|\bmy (?:home|address) is\b|"
+            r"\brelocated to\b|\b(?:i|we)(?:'ve| have)? (?:relocated|moved) again\b|\bi'?m based in\b|\bmy (?:home|address) is\b|"
             r"\bя (?:теперь |сейчас )?живу\b|^живу\b|переехал\w* (?:в|на)\b|"
             r"мой адрес|живём в|живем в|\b(?:i|we) moved back to\b|вернул\w* (?:в|на) [А-ЯЁ]"
         ),
@@ -491,7 +547,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         _p(
             r"\b(?:vegan|vegetarian|pescatarian)\b|\bkosher\b|\bhalal\b|"
             r"(?:don'?t|do not|never) eat (?:meat|fish|pork|beef)|"
-            r"веган\w*|вегетариан\w*|не ем (?:мяс\w*|рыб\w*|свинин\w*)"
+            r"веган\w*|вегетариан\w*|пескетариан\w*|не ем (?:мяс\w*|рыб\w*|свинин\w*)"
         ),
     ),
     ("shoe_size", _p(r"\bshoe size\b|\bsize \d+ shoes\b|размер\w* обуви|\d{2}-?й размер")),

@@ -1,4 +1,4 @@
-"""Reading, pinning, forgetting and consolidating facts."""
+"""Reading, pinning and forgetting facts."""
 
 from __future__ import annotations
 
@@ -6,23 +6,18 @@ from datetime import datetime
 
 from memo_core.errors import InvalidInputError
 from memo_core.memory.base import HoodPart
-from memo_core.memory.decay import decayed_strength
 from memo_core.memory.extract import content_stems
 from memo_core.memory.namespace import NamespaceLike
 from memo_core.memory.ranking import analyse_query, coverage
 from memo_core.memory.records import FactRow
-from memo_core.memory.timeutil import as_utc, from_iso, to_iso
-from memo_core.memory.types import ConsolidationReport, Fact
+from memo_core.memory.timeutil import as_utc, to_iso
+from memo_core.memory.types import Fact
 
 __all__ = ["Lifecycle"]
 
-#: Share of a forget query's words a fact must contain to be deleted by query.
-FORGET_MIN_COVERAGE = 0.5
-_BATCH = 1000
-
 
 class Lifecycle(HoodPart):
-    """``get``, ``history``, ``list_facts``, ``pin``/``unpin``, ``forget``, ``consolidate``."""
+    """``get``, ``history``, ``list_facts``, ``pin``/``unpin``, ``forget``."""
 
     def get(
         self, fact_id: str, *, namespace: NamespaceLike | None, at: datetime | None = None
@@ -107,7 +102,7 @@ class Lifecycle(HoodPart):
             row = self._owned_row(fact_id, namespace)
             chain_ids.add(row.chain_id)
         if query and query.strip():
-            info = analyse_query(query)
+            info = analyse_query(query, self.config)
             fact_hits = self._store.search_fts(
                 "mem_facts_fts",
                 "mem_facts",
@@ -117,7 +112,7 @@ class Lifecycle(HoodPart):
             )
             for raw in self._store.facts_by_rowids(r for r, _ in fact_hits):
                 row = FactRow(raw)
-                if coverage(info, row.stems)[0] >= FORGET_MIN_COVERAGE:
+                if coverage(info, row.stems)[0] >= self.config.forget_min_coverage:
                     chain_ids.add(row.chain_id)
             turn_hits = self._store.search_fts(
                 "mem_turns_fts",
@@ -127,7 +122,7 @@ class Lifecycle(HoodPart):
                 100_000,
             )
             for turn in self._store.turns_by_rowids(r for r, _ in turn_hits):
-                if coverage(info, content_stems(turn[6]))[0] >= FORGET_MIN_COVERAGE:
+                if coverage(info, content_stems(turn[6]))[0] >= self.config.forget_min_coverage:
                     turn_ids.add(turn[1])
         with self.db.transaction():  # versions added meanwhile are deleted too
             rows = [FactRow(r) for r in self._store.chains(sorted(chain_ids))]
@@ -141,51 +136,3 @@ class Lifecycle(HoodPart):
             f"SELECT DISTINCT ns FROM {table} WHERE substr(ns, 1, ?) = ?", [len(enc), enc]
         )
         return [r[0] for r in rows]
-
-    def consolidate(
-        self, now: datetime | None = None, *, namespace: NamespaceLike | None = None
-    ) -> ConsolidationReport:
-        """Archive current facts whose decayed strength fell under ``archive_threshold``."""
-        when = as_utc(now)
-        where = ""
-        params: list[object] = []
-        if namespace is not None:
-            _, enc = self._ns(namespace)
-            where, params = " AND substr(ns, 1, ?) = ?", [len(enc), enc]
-        examined = 0
-        pinned = 0
-        archived: list[str] = []
-        strengths: dict[str, float] = {}
-        last = 0
-        while True:
-            batch = self.db.query(
-                "SELECT rowid, id, category, pinned, strength, last_used FROM mem_facts "
-                f"WHERE valid_to IS NULL AND archived = 0 AND rowid > ?{where} "
-                "ORDER BY rowid LIMIT ?",
-                [last, *params, _BATCH],
-            )
-            if not batch:
-                break
-            for rowid, fid, category, is_pinned, strength, last_used in batch:
-                last = int(rowid)
-                examined += 1
-                if is_pinned:
-                    pinned += 1
-                    strengths[fid] = 1.0
-                    continue
-                value = decayed_strength(
-                    float(strength), from_iso(last_used), when, self.config.half_life(category)
-                )
-                strengths[fid] = round(value, 9)
-                if value < self.config.archive_threshold:
-                    archived.append(fid)
-        if archived:
-            with self.db.transaction():
-                self._store.archive(archived, to_iso(when))
-        return ConsolidationReport(
-            now=when,
-            examined=examined,
-            archived=tuple(archived),
-            pinned=pinned,
-            strengths=strengths,
-        )

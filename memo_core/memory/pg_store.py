@@ -5,12 +5,19 @@ FactStore` and overrides only what touches the index tables:
 
 * **keyword search** — ``raw`` and ``stemmed`` ``tsvector`` columns built in Python
   (:mod:`memo_core.memory.pg_text`), matched with ``@@`` against tsquery literals
-  made of tokenizer output only. Ranked with ``ts_rank(raw) + ts_rank(stemmed)``,
-  normalisation 1 (divide by 1 + log(document length)): like FTS5's ``bm25()`` it
-  grows with term frequency and favours short rows; unlike it, it has no IDF.
-  ``ts_rank_cd`` was not chosen: it ranks by cover density (how close together
-  the matched terms lie), a signal ``bm25()`` does not use at all. The order only
-  feeds RRF, a tie-break in memory recall; the match *set* is FTS5's exactly.
+  made of tokenizer output only: the match *set* is FTS5's exactly. The *order*
+  is not BM25's. Rows are ranked by ``ts_rank`` per column, normalisation 1
+  (divide by 1 + log(document length)), summed with BM25's column weights
+  (:data:`memo_core.search.bm25.COLUMN_WEIGHTS`: a stemmed match counts 0.6 of a
+  raw one, as on SQLite). Like FTS5's ``bm25()`` this grows with term frequency
+  and favours short rows; unlike it, it has **no IDF** (a rare word weighs no
+  more than a common one), its frequency term does not saturate with k1, and its
+  length penalty is logarithmic instead of BM25's ``b`` against the mean length.
+  A true BM25 here needs what the knowledge base's PostgreSQL index keeps
+  (``kb/pg_fts.py``: a token count per row and index-wide totals), which the
+  memory schema does not have yet. ``ts_rank_cd`` was not chosen: it ranks by
+  cover density (how close together the matched terms lie), a signal ``bm25()``
+  does not use at all. The order feeds RRF only, a tie-break in memory recall.
 * **vector search** — ``ORDER BY embedding <=> ?::vector LIMIT k`` over an HNSW
   index. HNSW filters *after* its graph walk (pgvector 0.6 has no iterative
   scan), so a selective namespace can come back short. The store therefore
@@ -42,6 +49,7 @@ from memo_core.memory.pg_schema import (
 )
 from memo_core.memory.pg_text import tsquery_pair, tsvector_pair
 from memo_core.memory.store import MAX_K, MAX_LIMIT, FactStore
+from memo_core.search.bm25 import COLUMN_WEIGHTS
 from memo_core.storage.migrations import Migrations
 
 __all__ = ["EXACT_SEARCH_ROWS", "MAX_EF_SEARCH", "PostgresFactStore"]
@@ -55,6 +63,8 @@ EXACT_SEARCH_ROWS = 2000
 MAX_EF_SEARCH = 1000
 _BASES = {"mem_facts_vec": "mem_facts", "mem_turns_vec": "mem_turns"}
 _ROWID_TABLES = ("mem_facts", "mem_turns", "mem_messages")
+_RAW_WEIGHT = f"{COLUMN_WEIGHTS['raw']!r}::float8"
+_STEMMED_WEIGHT = f"{COLUMN_WEIGHTS['stemmed']!r}::float8"
 
 
 def _floats(vector: Sequence[float]) -> list[float]:
@@ -72,6 +82,9 @@ class PostgresFactStore(FactStore):
     """:class:`FactStore` with PostgreSQL full-text and pgvector search."""
 
     schema: ClassVar[Migrations] = pg_memory_schema
+
+    def _reclaim_space(self) -> None:
+        """Nothing to hand back: PostgreSQL's migrations free no pages, autovacuum runs."""
 
     # -- writes -----------------------------------------------------------------------
 
@@ -135,8 +148,8 @@ class PostgresFactStore(FactStore):
             return []
         raw, stemmed = terms
         rows = self.db.query(
-            f"SELECT f.rowid, -(ts_rank(f.raw, ?::tsquery, 1) "
-            f"+ ts_rank(f.stemmed, ?::tsquery, 1)) AS score "
+            f"SELECT f.rowid, -({_RAW_WEIGHT} * ts_rank(f.raw, ?::tsquery, 1) "
+            f"+ {_STEMMED_WEIGHT} * ts_rank(f.stemmed, ?::tsquery, 1)) AS score "
             f"FROM {table} f JOIN {base} b ON b.rowid = f.rowid "
             "WHERE (f.raw @@ ?::tsquery OR f.stemmed @@ ?::tsquery) AND b.ns = ANY(?) "
             "ORDER BY score, f.rowid LIMIT ?",

@@ -19,8 +19,10 @@ Four sources feed recall (see :meth:`MemoHood.recall`):
 * **upcoming** — when the message asks about time ("when", "how long",
   "завтра"), dated plans that are not over yet, soonest first.
 
-Final score = relevance x (0.6 + 0.4 x decayed strength), with a floor per
-source so that profile facts keep a place in the budget.
+Final score = max(relevance, source floor) x (1 - w + w x decayed strength) + RRF,
+with the floors (``source_floors``), ``w`` (``strength_weight``) and the weight of
+generic query words (``generic_weight``) in
+:class:`~memo_core.memory.config.MemoryConfig`.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memo_core.memory import lexicon as lx
+from memo_core.memory.config import MemoryConfig
 from memo_core.memory.intents import widen_relations
 from memo_core.memory.types import Fact, Turn
 from memo_core.prompt import estimate_tokens, inline_data
@@ -37,17 +40,7 @@ from memo_core.search.text import STOPWORDS, detect_language, stem_token, tokeni
 
 __all__ = ["Candidate", "QueryInfo", "analyse_query", "coverage", "render_block"]
 
-#: Weight of a generic query word ("want", "хочу") in lexical coverage.
-GENERIC_WEIGHT = 0.3
-#: Score floors per source, so an always-relevant fact is not squeezed out.
-SOURCE_FLOOR = {
-    "search": 0.0,
-    "people": 0.4,
-    "intent": 0.35,
-    "upcoming": 0.3,
-    "habits": 0.2,
-    "profile": 0.25,
-}
+_DEFAULTS = MemoryConfig()
 
 BLOCK_OPEN = "<memory>"
 BLOCK_CLOSE = "</memory>"
@@ -104,7 +97,7 @@ class QueryInfo:
         return sum(self.weights.values())
 
 
-def analyse_query(text: str) -> QueryInfo:
+def analyse_query(text: str, config: MemoryConfig = _DEFAULTS) -> QueryInfo:
     lang = detect_language(text)
     tokens = tokenize(text)
     weights: dict[str, float] = {}
@@ -118,7 +111,7 @@ def analyse_query(text: str) -> QueryInfo:
             relations.add(rel[0])
         if token in STOPWORDS or token in lx.FILLER_WORDS:
             continue
-        weight = GENERIC_WEIGHT if token in lx.GENERIC_WORDS else 1.0
+        weight = config.generic_weight if token in lx.GENERIC_WORDS else 1.0
         weights[stem] = max(weights.get(stem, 0.0), weight)
     family = any(t in lx.FAMILY_WORDS for t in tokens)
     return QueryInfo(
@@ -182,10 +175,12 @@ class Candidate:
     def relevance(self) -> float:
         return max(self.lexical, self.cosine)
 
-    def score(self) -> float:
-        floor = max((SOURCE_FLOOR.get(s, 0.0) for s in self.sources), default=0.0)
+    def score(self, config: MemoryConfig = _DEFAULTS) -> float:
+        floors = config.source_floors
+        floor = max((floors.get(s, 0.0) for s in self.sources), default=0.0)
         base = max(self.relevance, floor)
-        return base * (0.6 + 0.4 * self.fact.strength) + self.rrf
+        weight = config.strength_weight
+        return base * (1.0 - weight + weight * self.fact.strength) + self.rrf
 
 
 def _fact_line(fact: Fact) -> str:

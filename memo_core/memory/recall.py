@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from memo_core.errors import InvalidInputError
+from memo_core.memory import lexicon as lx
 from memo_core.memory.base import HoodPart
 from memo_core.memory.config import MemoryConfig
 from memo_core.memory.decay import refreshed_strength
@@ -95,7 +96,7 @@ class Recaller(HoodPart):
         limit = cfg.recall_k if k is None else max(0, int(k))
         budget = cfg.token_budget if token_budget is None else max(0, int(token_budget))
         read = [encode_namespace(a) for a in ancestors(ns)]
-        query = analyse_query(message)
+        query = analyse_query(message, cfg)
         view = when or now
         qvec = self._store.embed_query(message) if self._store.vectors is not None else None
 
@@ -197,7 +198,7 @@ class Recaller(HoodPart):
                 if c.relevance < cfg.relative_floor * best:
                     c.sources.discard("search")
         selected = sorted(
-            (c for c in chains.values() if "search" in c.sources), key=lambda c: -c.score()
+            (c for c in chains.values() if "search" in c.sources), key=lambda c: -c.score(cfg)
         )[:limit]
         picked = {c.fact.chain_id: c for c in selected}
 
@@ -229,7 +230,7 @@ class Recaller(HoodPart):
         for found in intents_of(message):
             add(self._intent_rows(found, query, every), "intent", cfg.intent_k, ranked=False)
         _drop_confusable(picked, query)
-        return sorted(picked.values(), key=lambda c: -c.score())
+        return sorted(picked.values(), key=lambda c: -c.score(cfg))
 
     def _versions_at(
         self, chain_ids: list[str], view: datetime, as_of: datetime | None
@@ -290,8 +291,9 @@ class Recaller(HoodPart):
     def _intent_rows(found: Intent, query: QueryInfo, rows: Sequence[FactRow]) -> list[FactRow]:
         """Current facts in the topic of ``found``, pinned first, then the newest.
 
-        Someone else's fact is routed only when the message names them, or asks
-        about the family as a whole, so it never passes for the user's own. A fact
+        Someone else's fact is routed only when the message names them, or asks about
+        the family without naming anyone (then only relatives' facts), so it never
+        passes for the user's own and "my daughter" never brings a friend's baby. A fact
         sharing words with the message competes in the search ranking instead: routing
         is for the facts a paraphrase cannot reach.
         """
@@ -303,7 +305,11 @@ class Recaller(HoodPart):
             and (
                 row.subject_kind != "person"
                 or names_party(query, row.terms)
-                or found.name == "family"
+                or (
+                    found.name == "family"
+                    and not query.relations
+                    and bool(row.terms & lx.FAMILY_RELATIONS)
+                )
             )
         ]
         out.sort(key=lambda r: (r.valid_from, r.rowid), reverse=True)

@@ -10,12 +10,19 @@ without a database. In order:
 3. **Explicit correction** ("actually", "moved to", "raised", "slipped again",
    "no longer", "instead", "перенесли", "теперь", "больше не", "вместо"...):
    supersede the best-matching current fact about the same subject, scored by
-   shared content words, same category and both carrying a date/time; at least one
-   shared content word is required so a correction never lands on an unrelated fact.
+   shared content words, same category and both carrying a date/time. A link is
+   required so a correction never lands on an unrelated fact: a shared word or root
+   (a bare number is not one); a shared intent topic ("rent" / "landlord": home;
+   money does not count, every amount is in it) with a changed value, a reversed
+   preference or close embeddings; or a changed value of one kind and attribute
+   ("manager" and "boss" are one) in a fact of a compatible category, or in one
+   already changed before when the turn says "again" / "опять".
 4. **A new value of the same attribute**, said without any cue ("my gym fee is 45
    a month" after "the gym membership is 40 a month"): same subject, a compatible
    category, the same topic (at least ``value_change_min_share`` of the smaller
-   side's topic words shared, no named entity contradicting), and a value of the
+   side's topic words shared, or one word, or one intent topic, after a change word
+   such as "now" / "теперь"; no named entity contradicting unless a change word says
+   the entity is the new value), and a value of the
    same kind and attribute (:func:`memo_core.values.extract_values`: date, time,
    amount, name, place) that differs, with none agreeing.
 5. **A reversed preference** ("red wine gives me headaches now" after "red wine is
@@ -25,7 +32,10 @@ without a database. In order:
 7. Otherwise: a new fact.
 
 Each rule supersedes the *current* version of a chain, so a chain of updates
-always ends with exactly one current version.
+always ends with exactly one current version. The rules compare facts about one
+subject; a new fact that names nobody (``NewFact.impersonal``: "Ballet moved to
+Thursdays" after "my daughter's ballet is on Tuesdays") is compared with every
+subject's facts, and the caller keeps the target's subject on the new version.
 """
 
 from __future__ import annotations
@@ -58,6 +68,8 @@ class Existing:
     values: tuple[Value, ...] = ()
     polarity: int = 0
     entities: frozenset[str] = frozenset()
+    topics: frozenset[str] = frozenset()  # intent topics the statement falls in ("home")
+    updated: bool = False  # its chain was superseded before (a version > 1)
 
 
 @dataclass(frozen=True)
@@ -74,6 +86,12 @@ class NewFact:
     values: tuple[Value, ...] = ()
     polarity: int = 0
     entities: frozenset[str] = frozenset()
+    topics: frozenset[str] = frozenset()
+    cued: bool = False  # a change word ("now", "new", "again", "теперь") without a correction
+    again: bool = False  # a repeated change ("slipped again", "опять")
+    #: Names nobody: no "I"/"my" and no relation ("Ballet moved to Thursdays", "Jasper quit
+    #: football"). It may change a fact about anyone; the new version keeps that subject.
+    impersonal: bool = False
 
 
 @dataclass(frozen=True)
@@ -148,13 +166,15 @@ def _related(a: str, b: str) -> bool:
 
 
 def _shares_a_word(a: frozenset[str], b: frozenset[str]) -> bool:
-    """A shared word or root (clock times are single tokens, see ``content_stems``)."""
-    return bool(a & b) or any(
-        _related(x, y) for x in a if not x.isdigit() for y in b if not y.isdigit()
-    )
+    """A shared word or root (clock times are single tokens, see ``content_stems``); a bare
+    number is a value, not a word ("1 June" and "1 September" share nothing)."""
+    if any(not x.isdigit() for x in a & b):
+        return True
+    return any(_related(x, y) for x in a if not x.isdigit() for y in b if not y.isdigit())
 
 
-_FAMILIES = {"routine": "plan"}
+#: Categories that change like one another: a routine or a decision is a kind of plan.
+_FAMILIES = {"routine": "plan", "decision": "plan"}
 
 
 def _fuzzy_jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -163,18 +183,44 @@ def _fuzzy_jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def _correction_score(new: NewFact, old: Existing) -> float:
-    if not _shares_a_word(new.stems, old.stems):
+    """How well a correction fits ``old`` (0 when nothing links them).
+
+    A link is a shared word or root; or a shared intent topic ("rent" and "landlord"
+    are both about home, "boss" and "manager" about work) together with a changed
+    value, a reversed preference or close embeddings; or a changed value of the same
+    attribute, or of a fact already changed before when the turn says "again".
+    """
+    cos = cosine(new.vector, old.vector)
+    changed, named = _value_change(new, old, cued=True)
+    reversed_ = _reversed(new, old)
+    repeat = new.again and old.updated
+    shared_topic = bool(_subject_topics(new, old)) or (named and bool(new.topics & old.topics))
+    linked = (
+        _shares_a_word(new.stems, old.stems)
+        or (shared_topic and (changed or reversed_ or cos >= 0.45))
+        # a changed value alone links only facts of one kind: a moved deadline is not a
+        # past operation's date
+        or (changed and (named or repeat or cos >= 0.5) and _compatible(new, old))
+    )
+    if not linked:
         return 0.0
     score = _fuzzy_jaccard(new.stems, old.stems)
     # A bare correction ("I've switched to trail running") names no category of its own.
     same_family = _FAMILIES.get(new.category, new.category) == _FAMILIES.get(
         old.category, old.category
     )
-    if same_family or new.category == "fact":
+    if same_family or "fact" in (new.category, old.category):
         score += 0.25
+    elif reversed_:
+        score += 0.2  # "gives me migraines now" (health) reverses "my favourite" (preference)
     if new.dated and old.dated:
         score += 0.25
-    cos = cosine(new.vector, old.vector)
+    if shared_topic:
+        score += 0.1
+    if changed:
+        score += 0.15 if named else 0.1
+    if repeat:
+        score += 0.15
     if cos > 0.5:
         score += cos - 0.5
     # "Scratch that" usually corrects something said moments or days ago.
@@ -196,15 +242,19 @@ def _topic(stems: frozenset[str], values: Sequence[Value]) -> frozenset[str]:
 def _same_topic(new: NewFact, old: Existing, cfg: MemoryConfig, *, cued: bool = False) -> float:
     """How much the two facts are about the same thing (0 when they are not).
 
-    ``cued``: both values name the same attribute ("fee", "dose", "deadline"), so
-    one shared topic word is enough.
+    ``cued``: both values name the same attribute ("fee", "dose", "deadline"), or the
+    new fact says it is a change ("now", "again"), so one shared topic word is enough,
+    a shared intent topic without a shared word will do, and a new named entity is the
+    new value rather than another thing.
     """
-    if new.entities and old.entities and not new.entities & old.entities:
+    if new.entities and old.entities and not new.entities & old.entities and not cued:
         return 0.0  # "meeting with Tom" is not "meeting with Ana"
     a, b = _topic(new.stems, new.values), _topic(old.stems, old.values)
     if not a or not b:
         return 0.0
     shared = sum(1 for x in a if any(_related(x, y) for y in b))
+    if not shared and cued and _subject_topics(new, old):
+        return 0.3  # "the landlord raised it to 1,240" after "my rent is 1,150": both home
     share = shared / min(len(a), len(b))
     cos = cosine(new.vector, old.vector)
     close = cos >= cfg.duplicate_cosine - 0.2
@@ -213,30 +263,44 @@ def _same_topic(new: NewFact, old: Existing, cfg: MemoryConfig, *, cued: bool = 
     return 0.0
 
 
+def _subject_topics(new: NewFact, old: Existing) -> frozenset[str]:
+    """The intent topics both facts are about. Money is left out: any two amounts fall in
+    it, so it says what kind a value is, not what a fact is about."""
+    return (new.topics & old.topics) - {"money"}
+
+
 def _compatible(new: NewFact, old: Existing) -> bool:
     a = _FAMILIES.get(new.category, new.category)
     b = _FAMILIES.get(old.category, old.category)
     return a == b or "fact" in (a, b) or {a, b} <= {"health", "plan", "preference"}
 
 
-def _meaningful(value: Value) -> bool:
-    """A bare number counts only beside a cue ("fee 45"); "milestone 3" is an identifier."""
-    return not (value.kind == "number" and value.key[0] == "" and value.attribute is None)
+def _meaningful(value: Value, *, cued: bool = False) -> bool:
+    """A bare number counts only beside a cue ("fee 45"); "milestone 3" is an identifier.
+    After a change word ("raised it, 1,240 now") a bare amount of two digits or more counts."""
+    if not (value.kind == "number" and value.key[0] == "" and value.attribute is None):
+        return True
+    return cued and value.amount >= 10
 
 
-#: Attributes that are one thing to a user: what something costs.
-_MONEY = frozenset({"budget", "price", "fee", "salary", "rent", "deposit", "payment"})
+#: Attributes that are one thing to a user: what something costs; who they report to.
+_ATTRIBUTE_FAMILIES = {
+    **dict.fromkeys(("budget", "price", "fee", "salary", "rent", "deposit", "payment"), "money"),
+    **dict.fromkeys(("manager", "boss", "supervisor", "head", "lead", "director"), "boss"),
+}
 
 
 def _family(attribute: str | None) -> str | None:
-    return "money" if attribute in _MONEY else attribute
+    return _ATTRIBUTE_FAMILIES.get(attribute or "", attribute)
 
 
-def _value_change(new: NewFact, old: Existing) -> tuple[bool, bool]:
-    """(a value of one kind and attribute differs with none agreeing, both name the attribute)."""
+def _value_change(new: NewFact, old: Existing, *, cued: bool = False) -> tuple[bool, bool]:
+    """(a value of one kind and attribute differs with none agreeing, both name the attribute).
+
+    ``cued``: the new fact says it is a change, so its bare amounts count."""
     changed = named = False
-    for va in filter(_meaningful, new.values):
-        for vb in filter(_meaningful, old.values):
+    for va in (v for v in new.values if _meaningful(v, cued=cued)):
+        for vb in (v for v in old.values if _meaningful(v, cued=cued)):
             if not va.comparable(vb):
                 continue
             a, b = _family(va.attribute), _family(vb.attribute)
@@ -269,11 +333,14 @@ def _implicit_change(new: NewFact, same_subject: Sequence[Existing], cfg: Memory
     for old in same_subject:
         if not _compatible(new, old) and not _reversed(new, old):
             continue
-        changed, cued = _value_change(new, old)
+        changed, named = _value_change(new, old, cued=new.cued)
         if not (changed or _reversed(new, old)):
             continue
-        topic = _same_topic(new, old, cfg, cued=cued)
-        if topic > 0 and (best is None or topic > best[0]):
+        topic = _same_topic(new, old, cfg, cued=named or new.cued)
+        if topic <= 0:
+            continue
+        topic += 0.2 if named else 0.0  # "price" and "fee" name one attribute: the better target
+        if best is None or topic > best[0]:
             best = (topic, old)
     if best is None:
         return Match("new")
@@ -282,7 +349,7 @@ def _implicit_change(new: NewFact, same_subject: Sequence[Existing], cfg: Memory
 
 def match_fact(new: NewFact, existing: Sequence[Existing], config: MemoryConfig) -> Match:
     """Decide what ``new`` does to the current facts ``existing`` (same namespace)."""
-    same_subject = [e for e in existing if e.subject == new.subject]
+    same_subject = [e for e in existing if e.subject == new.subject or new.impersonal]
     if new.key is not None:
         for old in existing:
             if old.key == new.key:

@@ -23,11 +23,14 @@ then serves from RAM) leaves the base on the SQL engines, and says why in
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from memo_core.errors import ConfigError
 
 if TYPE_CHECKING:
     from memo_core.kb.store import KnowledgeStore
@@ -55,17 +58,17 @@ _SUFFIX = {"vector_index": ".hnsw", "keyword_index": ".kwidx"}
 
 
 def _missing_dependency(kind: str) -> str | None:
-    """The package an aid needs that is not installed, or None."""
+    """The package an aid needs that is not installed, or None (looked up, not
+    imported: ``memo kb status`` need not load them)."""
+    needs = ("numpy", "usearch") if kind == "vector_index" else ("numpy",)
+    return next((name for name in needs if not _installed(name)), None)
+
+
+def _installed(name: str) -> bool:
     try:
-        import numpy  # noqa: F401
-    except ImportError:
-        return "numpy"
-    if kind == "vector_index":
-        try:
-            import usearch.index  # noqa: F401
-        except ImportError:
-            return "usearch"
-    return None
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):  # an import hook refused it: not usable here
+        return False
 
 
 class AutoAids:
@@ -159,7 +162,8 @@ class AutoAids:
         return True
 
     def _build_apart(self, kinds: list[str]) -> None:
-        assert self._open_reader is not None
+        if self._open_reader is None:  # start() builds in place without a reader
+            raise ConfigError("building search aids apart needs a reader connection")
         try:
             reader = self._open_reader()
         except Exception as exc:  # the file went away, or is locked for minutes

@@ -22,6 +22,7 @@ from memo_core.search.ann_index import AnnVectorIndex
 from memo_core.search.auto_aids import AIDS_FROM_CHUNKS, KINDS, AutoAids
 from memo_core.search.keyword_index import RamKeywordIndex
 from memo_core.search.ram_index import RamVectorIndex
+from memo_core.search.repeats import DEFAULT_REPEATED_PENALTY, demote_repeated, query_shares
 from memo_core.search.rrf import DEFAULT_RRF_K, rrf
 from memo_core.types import Hit, SearchMode
 
@@ -89,6 +90,10 @@ class SearchSettings:
     cut-off does better (0.6: 0.936 vs 0.924 at 0.8) because distractors outscore
     the right paragraph in BM25, but it costs the plain corpus more (0.926), so 0.8
     stays.
+    ``repeated_penalty``: how much of its score a chunk whose text is repeated
+    across documents (boilerplate, ``kb/repeats.py``) gives up, in every mode, so
+    the document the notice is about outranks its copies (``search/repeats.py``);
+    0 ranks copies like any other text.
     """
 
     rrf_k: int = DEFAULT_RRF_K
@@ -101,8 +106,13 @@ class SearchSettings:
     keyword_postings_budget: int | None = None
     keyword_index: str = "auto"
     aids_from_chunks: int = AIDS_FROM_CHUNKS
+    repeated_penalty: float = DEFAULT_REPEATED_PENALTY
 
     def __post_init__(self) -> None:
+        if not 0.0 <= self.repeated_penalty <= 1.0:
+            raise InvalidInputError(
+                f"repeated_penalty must be between 0 and 1, not {self.repeated_penalty!r}"
+            )
         if self.keyword_index not in KEYWORD_INDEXES:
             raise InvalidInputError(
                 f"keyword_index must be one of {', '.join(map(repr, KEYWORD_INDEXES))},"
@@ -499,6 +509,11 @@ class HybridSearcher:
                 legs.append([r for r, _ in vector])
                 leg_weights.append(weights["vector"])
             ranked = rrf(legs, k=self.settings.rrf_k, weights=leg_weights)
+        if self.settings.repeated_penalty > 0 and ranked:
+            shares = self.store.repeated_shares([rowid for rowid, _ in ranked])
+            if shares:
+                shares = query_shares(query, shares, self.store.repeated_masks(list(shares)))
+            ranked = demote_repeated(ranked, shares, self.settings.repeated_penalty)
         keep = max(k, self.settings.rerank_top) if self.reranker and rerank else k
         ranked = ranked[:keep]
         rowids = [rowid for rowid, _ in ranked]
@@ -536,7 +551,8 @@ class HybridSearcher:
         return self.embedder.embed_query(query)
 
     def _rerank(self, query: str, hits: list[Hit]) -> list[Hit]:
-        assert self.reranker is not None
+        if self.reranker is None:
+            return hits
         scores = self.reranker.rerank(query, [h.text for h in hits])
         if scores is None:
             return hits

@@ -11,10 +11,9 @@ Same answer as the FTS5 leg. The index holds, per column (raw and stemmed), each
 token's chunks and in-chunk frequency, and per chunk its token count; tokens are
 memo's tokenizer output folded as ``unicode61 remove_diacritics 2`` folds them
 (:func:`~memo_core.search.pg_text.fold`, the folding that makes PostgreSQL's
-scores equal FTS5's). The score is FTS5's BM25 with memo's column weights (k1 =
-1.2, b = 0.75, IDF ``ln((N - n + 0.5) / (n + 0.5))`` floored at 1e-6, N and the
-mean length taken over the whole table, frequencies weighted 1.0 raw and 0.6
-stemmed), over the same phrases :func:`~memo_core.search.text.fts_match_expression`
+scores equal FTS5's). The score is FTS5's BM25 with memo's constants
+(:mod:`memo_core.search.bm25`; N and the mean length taken over the whole table),
+over the same phrases :func:`~memo_core.search.text.fts_match_expression`
 sends, with FTS5's sign (negative, lower is better). A test compares scores and
 order with FTS5's on real text.
 
@@ -38,7 +37,6 @@ RAM: about 6 bytes per distinct token per chunk and column, roughly 80 MB per
 from __future__ import annotations
 
 import logging
-import math
 import re
 import threading
 from array import array
@@ -48,6 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memo_core.errors import MissingDependencyError
+from memo_core.search.bm25 import COLUMN_WEIGHTS, COLUMNS, K1, B, idf
 from memo_core.search.pg_text import fold
 from memo_core.search.sidecar import (
     changed_rowids,
@@ -66,10 +65,7 @@ __all__ = ["RamKeywordIndex", "index_tokens"]
 log = logging.getLogger(__name__)
 
 _FORMAT = 1
-#: FTS5's BM25 constants and memo's column weights (``bm25(chunks_fts, 1.0, 0.6)``).
-_K1, _B = 1.2, 0.75
-_WEIGHTS = (1.0, 0.6)
-_COLUMNS = ("raw", "stemmed")
+_WEIGHTS = tuple(COLUMN_WEIGHTS[c] for c in COLUMNS)
 _ROWS_SQL = (
     "SELECT f.rowid, f.raw, f.stemmed, c.owner, c.collection"
     " FROM chunks_fts f LEFT JOIN chunks c ON c.rowid = f.rowid"
@@ -333,7 +329,7 @@ class RamKeywordIndex:
         base = self.store.search_state().base_id
         if base is None:
             return None
-        return {"format": _FORMAT, "base": base, "k1": _K1, "b": _B, "weights": list(_WEIGHTS)}
+        return {"format": _FORMAT, "base": base, "k1": K1, "b": B, "weights": list(_WEIGHTS)}
 
     def _save(self) -> None:
         want = self._want_header()
@@ -401,7 +397,9 @@ class RamKeywordIndex:
         """The arrays of a saved index, or None when their shapes disagree (a file
         that passed its checksum but was written wrong, or by other code)."""
         np = self._np
-        with np.load(path, allow_pickle=False) as data:
+        # Our own handle: np.load leaves the file it opened open when a damaged
+        # archive makes NpzFile fail.
+        with path.open("rb") as handle, np.load(handle, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}
         rowids, lengths = arrays["rowids"], arrays["lengths"]
         owners, collections = arrays["owners"], arrays["collections"]
@@ -484,7 +482,7 @@ class RamKeywordIndex:
         phrase = " ".join(t.replace('"', '""') for t in tokens)
         rows = self.store.db.query(
             "SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ?",
-            [f'{_COLUMNS[col]} : "{phrase}"'],
+            [f'{COLUMNS[col]} : "{phrase}"'],
         )
         if not rows:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
@@ -495,9 +493,8 @@ class RamKeywordIndex:
         if not self._alive[docs].all():
             return None
         live = len(self._rowids) - self._dead
-        idf = math.log((live - len(rows) + 0.5) / (len(rows) + 0.5))
-        share = -np.asarray([float(r[1]) for r in rows]) / (idf if idf > 0 else 1e-6)
-        counts = share * self._norm[docs] / (_K1 + 1.0 - share)
+        share = -np.asarray([float(r[1]) for r in rows]) / idf(len(rows), live)
+        counts = share * self._norm[docs] / (K1 + 1.0 - share)
         freqs = np.rint(counts)
         if not np.allclose(counts, freqs, rtol=1e-6, atol=1e-6) or (freqs < 1).any():
             return None
@@ -525,7 +522,7 @@ class RamKeywordIndex:
                 return []
             if self._norm_at != self._key:
                 mean_length = self._total / rows
-                self._norm = _K1 * (1.0 - _B + _B * self._lengths / mean_length)
+                self._norm = K1 * (1.0 - B + B * self._lengths / mean_length)
                 self._norm_at = self._key
             scores = np.zeros(len(self._rowids))
             matched = np.zeros(len(self._rowids), dtype=bool)
@@ -539,13 +536,9 @@ class RamKeywordIndex:
                     docs, freqs = found_phrase
                 if not len(docs):
                     continue
-                hits = len(docs)
-                idf = math.log((rows - hits + 0.5) / (hits + 0.5))
                 weighted = freqs * _WEIGHTS[col]
                 scores[docs] += (
-                    (idf if idf > 0 else 1e-6)
-                    * (weighted * (_K1 + 1.0))
-                    / (weighted + self._norm[docs])
+                    idf(len(docs), rows) * (weighted * (K1 + 1.0)) / (weighted + self._norm[docs])
                 )
                 matched[docs] = True
             found = np.flatnonzero(matched)

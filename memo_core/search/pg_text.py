@@ -29,6 +29,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from memo_core.search.bm25 import COLUMN_WEIGHTS
 from memo_core.search.text import (
     DEFAULT_LANGUAGES,
     WordSelector,
@@ -39,7 +40,6 @@ from memo_core.search.text import (
 )
 
 __all__ = [
-    "COLUMN_WEIGHTS",
     "MAX_TOKEN_CHARS",
     "IndexedText",
     "Phrase",
@@ -52,8 +52,6 @@ __all__ = [
     "tsquery_pair",
 ]
 
-#: ``bm25(chunks_fts, 1.0, 0.6)``: a stemmed match counts 0.6 of a raw one.
-COLUMN_WEIGHTS = {"raw": 1.0, "stemmed": 0.6}
 #: 500 characters of at most 4 UTF-8 bytes stay under PostgreSQL's 2047-byte lexeme limit.
 MAX_TOKEN_CHARS = 500
 #: Headroom under PostgreSQL's 1 MB ``tsvector`` limit (lexemes plus positions).

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import TypeVar
 
+from memo_core.errors import InvalidInputError
+
 __all__ = ["DEFAULT_RRF_K", "rrf"]
 
 #: The standard RRF constant; larger values flatten the head of each list.
@@ -34,11 +36,11 @@ def rrf(
     in which items were first seen (list by list), so the result is deterministic.
     """
     if k < 0:
-        raise ValueError("k must be non-negative")
+        raise InvalidInputError("k must be non-negative")
     if weights is None:
         weights = [1.0] * len(ranked_lists)
     if len(weights) != len(ranked_lists):
-        raise ValueError("one weight per ranked list")
+        raise InvalidInputError("one weight per ranked list")
     scores: dict[K, float] = {}
     for items, weight in zip(ranked_lists, weights, strict=True):
         unique = list(dict.fromkeys(items))  # a repeat counts once, at its best rank

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from memo_core.errors import NotFoundError
 from memo_core.memory.types import Fact, GateDecision, Turn
 from memo_core.types import Hit
 from memo_core.unified.values import ValueKind
@@ -184,11 +185,11 @@ class UnifiedRecall:
         return tuple(i.hit for i in self.items if i.hit is not None)
 
     def item(self, ref: str) -> UnifiedItem:
-        """The item with ``ref`` (``KeyError`` when it is not in the result)."""
+        """The item with ``ref``; :class:`~memo_core.errors.NotFoundError` (a ``KeyError``) if absent."""
         for item in self.items:
             if item.ref == ref:
                 return item
-        raise KeyError(ref)
+        raise NotFoundError(f"no item {ref!r} in this recall")
 
     def conflicts_for(self, ref: str) -> tuple[Conflict, ...]:
         """The conflicts an item takes part in."""

@@ -29,8 +29,7 @@ LangGraph store (``langgraph``) and the middleware (``langchain``) raise
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+import typing
 
 try:
     import langchain_core  # noqa: F401
@@ -41,7 +40,9 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "langchain-core", "langchain", "the LangChain integration"
     ) from exc
 
-if TYPE_CHECKING:
+from memo_integrations import _lazy
+
+if typing.TYPE_CHECKING:
     from memo_integrations.langchain.chat_history import MemoHoodChatMessageHistory
     from memo_integrations.langchain.embeddings import LangChainEmbedder, MemoEmbeddings
     from memo_integrations.langchain.fake import ScriptedChatModel
@@ -90,14 +91,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value  # later look-ups skip this hook
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__getattr__, __dir__ = _lazy.lazy_exports(__name__, _MODULES, globals())

@@ -25,7 +25,7 @@ from memo_core.types import Hit
 
 __all__ = ["MemoBaseRetriever", "hit_to_document", "merge_filters"]
 
-Mode = Literal["hybrid", "keyword", "vector"]
+Mode = Literal["hybrid", "keyword", "vector", "mmr"]
 
 #: ``as_retriever()``'s ``search_type`` names, as memo search modes.
 _SEARCH_TYPES: dict[str, Mode] = {
@@ -33,8 +33,9 @@ _SEARCH_TYPES: dict[str, Mode] = {
     "vector": "vector",
     "hybrid": "hybrid",
     "keyword": "keyword",
+    "mmr": "mmr",
 }
-_SEARCH_KWARGS = ("k", "filter", "collection", "mode")
+_SEARCH_KWARGS = ("k", "filter", "collection", "mode", "fetch_k", "lambda_mult", "weights")
 
 
 def hit_to_document(hit: Hit) -> Document:
@@ -77,10 +78,11 @@ def merge_filters(*filters: dict[str, Any] | None) -> dict[str, Any] | None:
 def _from_as_retriever_arguments(data: dict[str, Any]) -> dict[str, Any]:
     """Read ``search_type`` / ``search_kwargs`` as ``VectorStore.as_retriever()`` takes them.
 
-    ``search_type``: ``"similarity"`` (vector), ``"hybrid"`` or ``"keyword"``;
-    ``search_kwargs``: ``k``, ``filter``, ``collection``. Anything else (``"mmr"``,
-    ``score_threshold``, a misspelt key) is refused, never silently ignored: use
-    ``MemoBaseVectorStore.as_retriever(search_type="mmr")`` for MMR.
+    ``search_type``: ``"similarity"`` (vector), ``"hybrid"``, ``"keyword"`` or
+    ``"mmr"``; ``search_kwargs``: ``k``, ``filter``, ``collection``, ``fetch_k`` and
+    ``lambda_mult`` (MMR), ``weights`` (hybrid: per-leg fusion weights). Anything
+    else (``"similarity_score_threshold"``, ``score_threshold``, a misspelt key) is
+    refused, never silently ignored.
     """
     data = dict(data)
     search_type = data.pop("search_type", None)
@@ -97,11 +99,19 @@ def _from_as_retriever_arguments(data: dict[str, Any]) -> dict[str, Any]:
         if key in data and data[key] != value:
             raise InvalidInputError(f"{key} given twice (as an argument and in search_kwargs)")
         data[key] = value
+    fetch_k = data.get("fetch_k", 1)
+    if isinstance(fetch_k, bool) or not isinstance(fetch_k, int) or fetch_k < 1:
+        raise InvalidInputError(f"fetch_k must be a positive integer, not {fetch_k!r}")
+    lambda_mult = data.get("lambda_mult", 0.5)
+    if isinstance(lambda_mult, bool) or not isinstance(lambda_mult, int | float):
+        raise InvalidInputError(f"lambda_mult must be a number, not {lambda_mult!r}")
+    if not 0.0 <= lambda_mult <= 1.0:
+        raise InvalidInputError("lambda_mult must be between 0 and 1")
     if search_type is not None:
         if search_type not in _SEARCH_TYPES:
             raise InvalidInputError(
                 f"MemoBaseRetriever does not support search_type {search_type!r}; "
-                f"use one of {sorted(_SEARCH_TYPES)} (MMR: MemoBaseVectorStore.as_retriever)"
+                f"use one of {sorted(_SEARCH_TYPES)}"
             )
         mode = _SEARCH_TYPES[search_type]
         if data.get("mode", mode) != mode:
@@ -115,6 +125,9 @@ class MemoBaseRetriever(BaseRetriever):
 
     ``k``, ``mode``, ``collection`` and ``filter`` set the defaults; each can be
     overridden per call: ``retriever.invoke("query", k=3, filter={"page": 2})``.
+    ``mode="mmr"`` picks ``k`` of the ``fetch_k`` nearest chunks by maximal marginal
+    relevance (``lambda_mult`` 1: relevance only, 0: diversity only);
+    ``weights={"keyword": ..., "vector": ...}`` sets the hybrid legs' fusion weights.
     ``search_type`` and ``search_kwargs`` are accepted as ``as_retriever()`` takes
     them (unknown ones are refused).
     A per-call ``filter`` is ANDed with the constructor's, so a retriever built for
@@ -134,6 +147,9 @@ class MemoBaseRetriever(BaseRetriever):
     collection: str | list[str] | None = None
     filter: dict[str, Any] | None = None
     owner: str | None = None
+    fetch_k: int = 20
+    lambda_mult: float = 0.5
+    weights: dict[str, float] | None = None
 
     def search_hits(
         self,
@@ -145,13 +161,28 @@ class MemoBaseRetriever(BaseRetriever):
         filter: dict[str, Any] | None = None,
     ) -> list[Hit]:
         """The raw memo hits behind :meth:`invoke` (for callers that want ``Hit``)."""
+        run = mode or self.mode
+        k = self.k if k is None else k
+        collection = collection if collection is not None else self.collection
+        scope = merge_filters(self.filter, filter)
+        if run == "mmr":
+            return self.kb.search_mmr(
+                query,
+                k=k,
+                fetch_k=self.fetch_k,
+                lambda_mult=self.lambda_mult,
+                collection=collection,
+                filter=scope,
+                owner=self.owner,
+            )
         return self.kb.search(
             query,
-            k=self.k if k is None else k,
-            mode=mode or self.mode,
-            collection=collection if collection is not None else self.collection,
-            filter=merge_filters(self.filter, filter),
+            k=k,
+            mode=run,
+            collection=collection,
+            filter=scope,
             owner=self.owner,
+            weights=self.weights if run == "hybrid" else None,
         )
 
     def _get_relevant_documents(

@@ -19,7 +19,8 @@ list) is confined to that subtree and a namespace outside it is refused.
 
 from __future__ import annotations
 
-import logging
+import asyncio
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -57,8 +58,6 @@ from memo_integrations.langchain._memory import open_memory
 
 __all__ = ["MemoHoodStore", "remember_and_recall"]
 
-log = logging.getLogger(__name__)
-
 
 def _index_text(value: dict[str, Any], index: Any, fields: Sequence[str] | None) -> str | None:
     """What memo indexes for search: ``index=False`` nothing, a field list those
@@ -86,17 +85,6 @@ def _index_embedder(index: Mapping[str, Any]) -> Embedder | None:
     return LangChainEmbedder(ensure_embeddings(embed), dimensions=dims)
 
 
-def _local_embedder() -> Embedder | None:
-    """memo's offline MiniLM embedder, or None (keyword-only) without ``memo[local]``."""
-    try:
-        from memo_core.embedders.fastembed import default_local_embedder
-
-        return default_local_embedder()
-    except Exception as exc:  # no local extra: keyword-only, said once
-        log.warning("default local embedder unavailable (%s); keyword-only store search", exc)
-        return None
-
-
 def _check_index(index: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if index is None:
         return None
@@ -104,13 +92,29 @@ def _check_index(index: Mapping[str, Any] | None) -> dict[str, Any] | None:
         raise InvalidInputError(
             'index must be a dict like {"dims": 384, "embed": ..., "fields": [...]}'
         )
-    unknown = set(index) - {"dims", "embed", "fields", "ann_index_config", "distance_type"}
+    unknown = set(index) - {
+        "dims",
+        "embed",
+        "fields",
+        "text_fields",
+        "ann_index_config",
+        "distance_type",
+    }
     if unknown:
         raise InvalidInputError(f"unknown index options: {sorted(unknown)}")
+    # Scores are cosine similarities; another metric would change what they mean.
+    distance = index.get("distance_type", "cosine")
+    if distance != "cosine":
+        raise InvalidInputError(
+            f"MemoHoodStore scores by cosine similarity; distance_type {distance!r}"
+            " is not supported"
+        )
+    if "fields" in index and "text_fields" in index:
+        raise InvalidInputError("pass fields= or text_fields= (SqliteStore's name), not both")
     dims = index.get("dims")
     if dims is not None and (isinstance(dims, bool) or not isinstance(dims, int) or dims < 1):
         raise InvalidInputError("index dims must be a positive integer")
-    fields = index.get("fields")
+    fields = index.get("fields", index.get("text_fields"))
     if fields is not None and (
         isinstance(fields, str) or not all(isinstance(f, str) and f for f in fields)
     ):
@@ -168,8 +172,13 @@ class MemoHoodStore(BaseStore):
     thread-safe (one connection behind a lock), so ``abatch`` runs the same code in
     an executor.
 
+    Async writes apply in the order they were issued, as in LangGraph's batched
+    stores. ``index`` also takes SqliteStore's ``text_fields`` (as ``fields``) and
+    ``distance_type="cosine"``; other metrics are refused.
+
     Deliberate differences from LangGraph's stores: an empty namespace prefix (search
     "everything") fails closed with :class:`~memo_core.errors.NamespaceRequiredError`;
+    the whole value is indexed as memo's readable rendering, not its JSON text;
     an item with several indexed fields has one vector, of those fields' text
     together (LangGraph keeps one per field and scores by the best); a new value on
     an existing key supersedes the old one, which stays in the fact's history.
@@ -201,14 +210,17 @@ class MemoHoodStore(BaseStore):
         from_index = _index_embedder(self.index_config) if self.index_config else None
         if from_index is not None and embedder is not None:
             raise InvalidInputError("pass the embedder in index={'embed': ...} or embedder=")
+        # Neither given: MemoHood's default, the offline local embedder.
         embedder = from_index or embedder
-        if embedder is None and not isinstance(memory, MemoHood):
-            embedder = _local_embedder()
         self.memory, self._owns_memory = open_memory(
             memory, embedder=embedder, llm=llm, gate=gate, config=config
         )
-        fields = (self.index_config or {}).get("fields")
+        chosen = self.index_config or {}
+        fields = chosen.get("fields", chosen.get("text_fields"))
         self._fields: list[str] | None = list(fields) if fields is not None else None
+        self._write_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def close(self) -> None:
         """Close the memory file (only when this store opened it from a path)."""
@@ -343,8 +355,23 @@ class MemoHoodStore(BaseStore):
         return [self._run(op) for op in ops]
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """``batch`` in an executor. Batches that write run one at a time, in the
+        order they were issued (``asyncio.gather(aput(k, 1), aput(k, 2))`` leaves 2,
+        as LangGraph's batched stores do); reads run concurrently."""
         items = list(ops)
-        return await run_in_executor(None, self.batch, items)
+        if not any(isinstance(op, PutOp) for op in items):
+            return await run_in_executor(None, self.batch, items)
+        async with self._write_turn():
+            return await run_in_executor(None, self.batch, items)
+
+    def _write_turn(self) -> asyncio.Lock:
+        """The running loop's FIFO lock for writing batches (an asyncio lock belongs
+        to one loop, and a store may serve several over its life)."""
+        loop = asyncio.get_running_loop()
+        lock = self._write_locks.get(loop)
+        if lock is None:
+            lock = self._write_locks[loop] = asyncio.Lock()
+        return lock
 
 
 def remember_and_recall(

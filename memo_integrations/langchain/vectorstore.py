@@ -173,13 +173,13 @@ class MemoBaseVectorStore(VectorStore):
     ) -> list[tuple[Document, float]]:
         """Relevance in [0, 1] is the cosine similarity clipped at 0, whatever the mode
         (RRF and BM25 scores have no absolute scale)."""
-        filter = kwargs.pop("filter", None)
+        where = kwargs.pop("filter", None)
         mode = kwargs.pop("search_mode", self.search_mode)
         if kwargs:
             raise TypeError(f"unexpected arguments: {sorted(kwargs)}")
         if self.kb.embedder is None:
             raise InvalidInputError("relevance scores need an embedder (cosine similarity)")
-        hits = self.kb.search(query, k=k, mode=mode, collection=self.collection, filter=filter)
+        hits = self.kb.search(query, k=k, mode=mode, collection=self.collection, filter=where)
         sims = [max(0.0, min(1.0, h.vector_similarity or 0.0)) for h in hits]
         return list(zip(self._documents(hits), sims, strict=True))
 

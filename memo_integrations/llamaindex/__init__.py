@@ -21,11 +21,16 @@ Thin adapters, one module per LlamaIndex abstraction; every behaviour lives in
 - :class:`MemoUnifiedRetriever` (``unified.py``): memory and documents in one
   ranked, conflict-aware retriever.
 
+Names load lazily, each with its own module, so importing the package costs only
+``llama_index.core`` and never imports LangChain or LangGraph.
+
 LlamaIndex's global ``Settings`` are never read: pass ``embed_model=`` and
 ``llm=`` explicitly (its defaults resolve to OpenAI).
 """
 
 from __future__ import annotations
+
+import typing
 
 try:
     import llama_index.core  # noqa: F401
@@ -36,15 +41,33 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "llama-index-core", "llamaindex", "the LlamaIndex integration"
     ) from exc
 
-from memo_integrations.llamaindex.chat_store import MemoHoodChatStore
-from memo_integrations.llamaindex.db_chat_store import MemoHoodDBChatStore
-from memo_integrations.llamaindex.embeddings import LlamaIndexEmbedder, MemoEmbedding
-from memo_integrations.llamaindex.filters import to_memo_filter
-from memo_integrations.llamaindex.llm import LlamaIndexLLM
-from memo_integrations.llamaindex.memory_block import MemoHoodMemoryBlock, memo_memory
-from memo_integrations.llamaindex.query_engine import GuardedQueryEngine
-from memo_integrations.llamaindex.unified import MemoUnifiedRetriever
-from memo_integrations.llamaindex.vector_store import MemoBaseVectorStore
+from memo_integrations import _lazy
+
+if typing.TYPE_CHECKING:
+    from memo_integrations.llamaindex.chat_store import MemoHoodChatStore
+    from memo_integrations.llamaindex.db_chat_store import MemoHoodDBChatStore
+    from memo_integrations.llamaindex.embeddings import LlamaIndexEmbedder, MemoEmbedding
+    from memo_integrations.llamaindex.filters import to_memo_filter
+    from memo_integrations.llamaindex.llm import LlamaIndexLLM
+    from memo_integrations.llamaindex.memory_block import MemoHoodMemoryBlock, memo_memory
+    from memo_integrations.llamaindex.query_engine import GuardedQueryEngine
+    from memo_integrations.llamaindex.unified import MemoUnifiedRetriever
+    from memo_integrations.llamaindex.vector_store import MemoBaseVectorStore
+
+#: Where each public name lives (the module is imported on first use).
+_MODULES = {
+    "GuardedQueryEngine": "query_engine",
+    "LlamaIndexEmbedder": "embeddings",
+    "LlamaIndexLLM": "llm",
+    "MemoBaseVectorStore": "vector_store",
+    "MemoEmbedding": "embeddings",
+    "MemoHoodChatStore": "chat_store",
+    "MemoHoodDBChatStore": "db_chat_store",
+    "MemoHoodMemoryBlock": "memory_block",
+    "MemoUnifiedRetriever": "unified",
+    "memo_memory": "memory_block",
+    "to_memo_filter": "filters",
+}
 
 __all__ = [
     "GuardedQueryEngine",
@@ -59,3 +82,6 @@ __all__ = [
     "memo_memory",
     "to_memo_filter",
 ]
+
+
+__getattr__, __dir__ = _lazy.lazy_exports(__name__, _MODULES, globals())

@@ -126,15 +126,24 @@ class MemoHoodChatStore(BaseChatStore):
     def get_messages(self, key: str) -> list[ChatMessage]:
         return [self._to_llama(m) for m in self._hood.get_messages(key, self.namespace)]
 
-    def add_message(self, key: str, message: ChatMessage) -> None:
-        self._hood.add_message(
-            self.namespace,
-            key,
-            memo_role(message),
-            message_text(message),
-            capture=self._captures(message),
-            metadata=self._metadata(message),
-        )
+    def add_message(self, key: str, message: ChatMessage, idx: int | None = None) -> None:
+        """Append ``message`` to ``key``'s history, or insert it at position ``idx``
+        (as ``SimpleChatStore`` does; a position past the end appends)."""
+        if idx is None:
+            self._hood.add_message(
+                self.namespace,
+                key,
+                memo_role(message),
+                message_text(message),
+                capture=self._captures(message),
+                metadata=self._metadata(message),
+            )
+            return
+        if isinstance(idx, bool) or not isinstance(idx, int):
+            raise InvalidInputError(f"idx must be an integer position, not {idx!r}")
+        history = self.get_messages(key)
+        history.insert(idx, message)
+        self.set_messages(key, history)  # captures the inserted message, once
 
     def delete_messages(self, key: str) -> list[ChatMessage] | None:
         """Delete the history of ``key`` (captured memory stays: use ``forget``)."""

@@ -24,7 +24,9 @@ from llama_index.core.prompts import RichPromptTemplate
 
 from memo_core.errors import InvalidInputError
 from memo_core.memory import MemoHood, Namespace, NamespaceLike, Recall, normalize_namespace
-from memo_core.memory.ranking import BLOCK_CLOSE, BLOCK_OPEN
+from memo_core.memory.ranking import BLOCK_CLOSE, BLOCK_OPEN, render_block
+from memo_core.memory.types import Fact
+from memo_core.prompt import estimate_tokens
 from memo_integrations.llamaindex.chat_store import memo_role, message_text
 from memo_integrations.llamaindex.db_chat_store import MemoHoodDBChatStore
 
@@ -53,6 +55,9 @@ class MemoHoodMemoryBlock(BaseMemoryBlock[str]):
     ``k`` and ``token_budget`` default to the hood's ``MemoryConfig``;
     ``use_gate=False`` recalls on every message. ``last_recall`` keeps the most
     recent :class:`~memo_core.memory.Recall` (gate decision, facts) for inspection.
+    ``priority`` is LlamaIndex's: 0 (the default) is never truncated; with another
+    value, ``Memory`` over its token limit shortens the block from its least
+    important lines (:meth:`atruncate`) where LlamaIndex's blocks drop it whole.
     """
 
     name: str = Field(default="memo_memory", description="The name of the memory block.")
@@ -100,6 +105,26 @@ class MemoHoodMemoryBlock(BaseMemoryBlock[str]):
         self._last_recall = recall
         return _unfenced(recall.block)
 
+    async def atruncate(self, content: str, tokens_to_truncate: int) -> str | None:
+        """``content`` shortened by about ``tokens_to_truncate`` tokens, dropping the
+        least important lines first (older versions and past messages before facts,
+        the lowest-ranked facts before the best), or None when nothing useful fits.
+
+        ``Memory`` calls this only for a block whose ``priority`` is not 0; the
+        default 0 means the recalled memory is never cut.
+        """
+        recall = self._last_recall
+        if recall is None or not content or _unfenced(recall.block) != content:
+            return None  # not the text this block produced: nothing to re-render from
+        budget = estimate_tokens(recall.block) - max(0, int(tokens_to_truncate))
+        history: dict[str, list[Fact]] = {}
+        for old in recall.history:
+            history.setdefault(old.chain_id, []).append(old)
+        block, facts, _, turns = render_block(recall.facts, history, recall.turns, budget)
+        if not block or estimate_tokens(block) > budget:
+            return None  # even the best fact alone is over the budget
+        return _unfenced(block) if (facts or turns) else None
+
     async def _aput(self, messages: list[ChatMessage]) -> None:
         """Capture flushed messages whose role is in ``capture_roles``, in order."""
         for message in messages:
@@ -123,7 +148,10 @@ def memo_memory(
     session_id: str | None = None,
     token_limit: int = 30000,
     insert_method: InsertMethod = InsertMethod.USER,
-    **block_options: Any,
+    k: int | None = None,
+    token_budget: int | None = None,
+    use_gate: bool = True,
+    **memory_options: Any,
 ) -> Memory:
     """A LlamaIndex ``Memory`` whose history and long-term memory both live in ``hood``.
 
@@ -132,11 +160,26 @@ def memo_memory(
     :data:`MEMO_MEMORY_TEMPLATE`. ``insert_method`` defaults to the latest user
     message because ``ReActAgent`` drops a leading system message, where ``Memory``
     puts the blocks by default; with it, the recalled memory reaches the model with
-    ``ReActAgent`` and ``FunctionAgent`` alike. ``block_options`` go to the block
-    (``k``, ``token_budget``, ``use_gate``); ``capture_roles`` stays with the store,
-    so a message is captured once.
+    ``ReActAgent`` and ``FunctionAgent`` alike. ``k``, ``token_budget`` and
+    ``use_gate`` go to the block (capture stays with the store, so a message is
+    captured once); ``memory_options`` go to ``Memory.from_defaults``
+    (``token_flush_size``, ``chat_history_token_ratio``, ``tokenizer_fn`` ...). The
+    store, the blocks and their template are memo's: pass those to ``Memory``
+    yourself, with a :class:`MemoHoodMemoryBlock`, to change them.
     """
-    block = MemoHoodMemoryBlock(hood, namespace=namespace, capture_roles=(), **block_options)
+    taken = sorted({"chat_store", "memory_blocks", "memory_blocks_template"} & set(memory_options))
+    if taken:
+        raise InvalidInputError(
+            f"memo_memory sets {', '.join(taken)} itself; build Memory directly to choose them"
+        )
+    block = MemoHoodMemoryBlock(
+        hood,
+        namespace=namespace,
+        capture_roles=(),
+        k=k,
+        token_budget=token_budget,
+        use_gate=use_gate,
+    )
     return Memory.from_defaults(
         session_id=session_id,
         token_limit=token_limit,
@@ -144,4 +187,5 @@ def memo_memory(
         memory_blocks=[block],
         memory_blocks_template=MEMO_MEMORY_TEMPLATE,
         insert_method=insert_method,
+        **memory_options,
     )

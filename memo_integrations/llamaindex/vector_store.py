@@ -40,8 +40,15 @@ Deliberate differences from LlamaIndex's ``SimpleVectorStore`` (tested in
   one are left out of the fusion (``SearchSettings.keyword_cutoff``), as in every
   memo hybrid search; the base's reranker, if one is configured, reorders hybrid,
   text and ``query_str`` vector results.
-- ``query`` on an empty string or without ``query_str`` in a keyword mode is an
+- A keyword-mode query without ``query_str`` is an
   :class:`~memo_core.errors.InvalidInputError`, not an empty result.
+- Filters: a text match on a number looks for the text in the number's digits
+  (memo's filter language, the same on both backends) where LlamaIndex's in-memory
+  evaluator raises ``TypeError``; nested ``MetadataFilters`` are evaluated where
+  that evaluator refuses them.
+- Persistence: every write is in the base's file already; ``persist()`` writes
+  nothing more, and reopening the file (``MemoBaseVectorStore(path)``) is
+  LlamaIndex's ``from_persist_dir``.
 """
 
 from __future__ import annotations

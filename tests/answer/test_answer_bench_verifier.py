@@ -2,30 +2,22 @@
 
 from __future__ import annotations
 
-import importlib.util
+import contextlib
 import json
 import random
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "verifier.py"
-
 
 @pytest.fixture(scope="module")
-def bench() -> Iterator[ModuleType]:
-    spec = importlib.util.spec_from_file_location("memo_bench_verifier", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while being built
-    try:
-        spec.loader.exec_module(module)
+def bench(
+    load_bench: Callable[[str], contextlib.AbstractContextManager[ModuleType]],
+) -> Iterator[ModuleType]:
+    with load_bench("verifier") as module:
         yield module
-    finally:
-        sys.modules.pop(spec.name, None)
 
 
 CORPUS = [

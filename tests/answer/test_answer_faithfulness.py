@@ -7,11 +7,12 @@ The engine must show the verified quote's whole sentence instead, or refuse.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from memo_core.answer.engine import GuardedAnswerer
@@ -207,3 +208,67 @@ def test_a_refusal_offers_the_nearest_passages_as_related(kb: MemoBase) -> None:
     assert result.related and "Product Alpha" in result.related[0].text
     assert all(r.to_dict()["answer"] is False for r in result.related)
     assert result_from_dict(result.to_dict()) == result
+
+
+_RULES = {  # a rule, and the same words with its negation dropped
+    "The courier does not deliver parcels heavier than 30 kilograms.":
+        "The courier does deliver parcels heavier than 30 kilograms.",
+    "Guests may not check in before 14 o'clock on Sundays.":
+        "Guests may check in before 14 o'clock on Sundays.",
+    "The warranty never covers more than 2 repairs per year.":
+        "The warranty covers more than 2 repairs per year.",
+    "The library does not lend more than 6 books at a time.":
+        "The library does lend more than 6 books at a time.",
+    "Поставщик не отвечает за задержку более 5 дней.":
+        "Поставщик отвечает за задержку более 5 дней.",
+}  # fmt: skip
+
+
+class _Liar:
+    """Answers with ``claim``, citing ``quote`` in whichever passage it was sent holds it."""
+
+    supports_json_mode = True
+
+    def __init__(self, claim: str, quote: str) -> None:
+        self.claim, self.quote = claim, quote
+
+    def complete(
+        self, messages: object, *, json_mode: bool = False, max_tokens: object = None
+    ) -> str:
+        user = messages[-1].content  # type: ignore[index]
+        found = re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', user, re.DOTALL)
+        n = next((int(i) for i, text in found if self.quote in text), 1)
+        return _reply(self.claim, (n, self.quote))
+
+
+@pytest.fixture(scope="module")
+def rules_kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MemoBase]:
+    base = MemoBase(tmp_path_factory.mktemp("rules") / "kb.db", embedder=HashEmbedder(256))
+    base.add_texts(list(_RULES))
+    base.add_texts([f"Garden note {i}: moss, rain and a blackbird." for i in range(10)])
+    yield base
+    base.close()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rule=st.sampled_from(sorted(_RULES)),
+    drop_negation=st.booleans(),
+    number=st.one_of(st.none(), st.integers(0, 999)),
+)
+def test_property_a_claim_whose_negations_or_numbers_differ_is_never_shown(
+    rules_kb: MemoBase, rule: str, drop_negation: bool, number: int | None
+) -> None:
+    """End to end, through the engine: the user sees the verified quote, never the lie."""
+    claim = _RULES[rule] if drop_negation else rule
+    if number is not None:
+        claim = re.sub(r"\d+", str(number), claim, count=1)
+    assume(claim != rule)
+    engine = GuardedAnswerer(
+        rules_kb, _Liar(claim, rule.rstrip(".")), gate=SufficiencyGate(threshold=0.0), k=4
+    )
+    result = engine.ask(rule.rstrip(".") + "?")
+    assert not result.refused  # the quote verified: the check under test decided
+    shown = result.text  # type: ignore[union-attr]
+    assert claim.rstrip(".") not in shown, (claim, shown)
+    assert rule.rstrip(".") in shown  # the verified quote is shown instead

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memo_core.answer.sentences import split_sentences
+from memo_core.answer.sentences import split_chat_sentences, split_sentences
 
 
 def _split(text: str) -> list[str]:
@@ -87,3 +87,26 @@ def test_spans_are_ordered_disjoint_trimmed_and_in_bounds(text: str) -> None:
         assert not text[a].isspace() and not text[b - 1].isspace()
         assert any(c.isalnum() for c in text[a:b])
         prev_end = b
+
+
+def _chat(text: str) -> list[str]:
+    return [text[a:b] for a, b in split_chat_sentences(text)]
+
+
+def test_chat_sentences_split_before_lower_case_and_at_every_line() -> None:
+    assert _chat("i moved to porto. my sister lives there too!\nshe is a nurse") == [
+        "i moved to porto.",
+        "my sister lives there too!",
+        "she is a nurse",
+    ]
+    assert _chat("i said no. then i left") == ["i said no.", "then i left"]  # not "No. 5"
+
+
+def test_chat_sentences_keep_titles_and_latin_abbreviations() -> None:
+    assert _chat("Dr. Weiss is my GP. I see her e.g. monthly") == [
+        "Dr. Weiss is my GP.",
+        "I see her e.g. monthly",
+    ]
+    assert _chat("Живу на ул. Ленина. Работаю рядом.") == ["Живу на ул. Ленина.", "Работаю рядом."]
+    assert _chat("") == []
+    assert _chat(" \n\n ") == []

@@ -17,6 +17,7 @@ from memo_core.answer.types import (
     RelatedPassage,
     result_from_dict,
 )
+from memo_core.errors import InvalidInputError
 
 
 def _citation() -> Citation:
@@ -73,9 +74,9 @@ def test_refusal_round_trips_and_is_refused() -> None:
 
 
 def test_from_dict_rejects_the_other_kind() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidInputError, match="describes a Refusal"):
         Answer.from_dict(Refusal("no", 0.0).to_dict())
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidInputError, match="describes an Answer"):
         Refusal.from_dict(Answer("a", [], 1.0).to_dict())
 
 
@@ -92,7 +93,7 @@ def test_values_are_frozen_and_sequences_become_tuples() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         answer.text = "b"  # type: ignore[misc]
     hash(answer)  # hashable despite the locator dict inside
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidInputError, match="unknown match method"):
         Citation("q", "c", "d", "s", 0, 1, method="guess")  # type: ignore[arg-type]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memo_core.errors import ProviderError
+from memo_core.errors import InvalidInputError, ProviderError
 from memo_core.llm import LLM, ChatMessage, FakeLLM, supports_json_mode
 
 
@@ -39,6 +39,6 @@ def test_is_an_llm_and_declares_json_support() -> None:
 
 
 def test_chat_message_rejects_unknown_roles() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidInputError, match="unknown chat role"):
         ChatMessage("tool", "x")  # type: ignore[arg-type]
     assert ChatMessage("user", "x").to_dict() == {"role": "user", "content": "x"}

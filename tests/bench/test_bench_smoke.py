@@ -91,6 +91,38 @@ def test_peer_rows(tmp_path: Path, system: str, module: str) -> None:
     _sane(rows[system])
 
 
+@pytest.mark.parametrize(
+    ("system", "module"), [("lancedb", "lancedb"), ("qdrant", "qdrant_client")]
+)
+def test_embedded_peer_rows_with_build_disk_and_memory(
+    tmp_path: Path, system: str, module: str
+) -> None:
+    pytest.importorskip(module, reason=f"{system} is not installed (pip install 'memo[bench]')")
+    import peers_retrieval
+
+    folder = _prepared(tmp_path)
+    rows = peers_retrieval.worker(system, folder)
+    assert list(rows) == [system]
+    row = rows[system]
+    _sane(row)
+    assert row["mrr@10"] > 0.5  # six real questions about their paragraphs
+    assert row["build_s"] > 0 and row["disk_mib"] > 0 and row["cpu_p50_ms"] >= 0
+
+
+def test_interleaved_driver_runs_each_system_in_its_own_process(tmp_path: Path) -> None:
+    import peers_retrieval
+
+    folder = _prepared(tmp_path)
+    gold = json.loads((folder / "data.json").read_text())["gold"]
+    rows = peers_retrieval.run_interleaved(["memo", "memo-exact"], folder, gold)
+    assert set(rows) == {"memo-keyword", "memo-vector", "memo-hybrid", "memo-exact-hybrid"}
+    for row in rows.values():
+        _sane(row)
+        assert row["disk_mib"] > 0 and row["peak_mib"] >= 0
+    # Below the aids' threshold the defaults and the opt-out rank alike.
+    assert rows["memo-hybrid"]["mrr@10"] == rows["memo-exact-hybrid"]["mrr@10"]
+
+
 def test_scale_bulk_loader_matches_add_texts_and_measures(tmp_path: Path) -> None:
     import scale
 

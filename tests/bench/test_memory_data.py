@@ -136,7 +136,9 @@ class _Recorder:
         self.recalls.append({"message": message, **kwargs})
         facts = [SimpleNamespace(statement="the fact mentions Wilhelmina")]
         gate = SimpleNamespace(action="recall")
-        return SimpleNamespace(gate=gate, facts=facts, history=[], block="")
+        return SimpleNamespace(
+            gate=gate, facts=facts, history=[], block="", as_of=kwargs.get("as_of")
+        )
 
 
 def test_benchmark_replay_asks_temporal_probes_as_of_their_date(

@@ -214,3 +214,29 @@ def test_kb_status_and_ingest_on_the_command_line(
     assert main(["kb", "status", "--db", str(db), "--json"]) == 0  # the default threshold
     status = json.loads(capsys.readouterr().out)["search_aids"]
     assert status["keyword_index"]["reason"] == f"6 chunks, below {auto_aids.AIDS_FROM_CHUNKS}"
+
+
+def test_the_local_embedder_loads_after_the_hnsw_aid(tmp_path: Path) -> None:
+    """A bare ``import usearch.index; import onnxruntime`` crashes the interpreter with
+    this project's versions (usearch 2.26, onnxruntime 1.32); in a process that
+    imported memo first it does not. The aids now load by themselves, often before a
+    lazily built local embedder: this is that order. Run apart, so that a crash fails
+    this test instead of ending the run."""
+    pytest.importorskip("onnxruntime", reason="the local embedder's runtime is not installed")
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; from memo_core.embedders import HashEmbedder; from memo_core.kb import MemoBase;"
+        "from memo_core.search.hybrid import SearchSettings;"
+        f"kb = MemoBase({str(tmp_path / 'kb.db')!r}, embedder=HashEmbedder(16),"
+        " settings=SearchSettings(aids_from_chunks=3));"
+        "kb.add_texts(['one apple', 'two pears', 'three plums', 'four figs']);"
+        "kb.searcher.aids.wait(); assert kb.searcher.vector_engine() == 'hnsw';"
+        "import onnxruntime; print('loaded')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "loaded"

@@ -232,7 +232,7 @@ def test_delete_collection_touches_only_that_collection(kb: MemoBase) -> None:
 
 
 def test_transaction_commits_together_or_not_at_all(kb: MemoBase) -> None:
-    with pytest.raises(RuntimeError), kb.transaction():
+    with pytest.raises(RuntimeError), kb.transaction():  # noqa: PT012 - the block is a transaction that must roll back
         kb.add_texts(["Rolled back."], ids=["gone"], vectors=[vec(1.0)])
         kb.delete_chunks(["w"])
         raise RuntimeError("stop")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -124,12 +123,12 @@ def test_keyword_only_base_copies_without_vector_table(ends: tuple[str, str]) ->
 
 
 @pytest.fixture
-def opened_destination(ends: tuple[str, str]) -> Iterator[tuple[str, str]]:
+def opened_destination(ends: tuple[str, str]) -> tuple[str, str]:
     """A destination opened once with another embedder: kb_meta and an empty vector table."""
     source, destination = ends
     with MemoBase(destination, embedder=HashEmbedder(32)):
         pass
-    yield source, destination
+    return source, destination
 
 
 def test_an_opened_but_empty_destination_takes_the_source_embedder(

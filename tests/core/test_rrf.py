@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memo_core.errors import InvalidInputError
 from memo_core.search.rrf import rrf
 
 
@@ -31,9 +32,9 @@ def test_ties_keep_first_seen_order() -> None:
 
 
 def test_bad_arguments() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidInputError, match="one weight per ranked list"):
         rrf([["a"]], weights=[1.0, 2.0])
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidInputError, match="k must be non-negative"):
         rrf([["a"]], k=-1)
 
 

@@ -154,9 +154,9 @@ def test_newer_schema_is_refused(tmp_path: Path) -> None:
 def test_transaction_rolls_back_on_error(tmp_path: Path) -> None:
     db = Database(tmp_path / "t.db")
     db.execute("CREATE TABLE t (x)")
-    with pytest.raises(ValueError), db.transaction():
+    with pytest.raises(ValueError, match="stop"), db.transaction():  # noqa: PT012 - fails inside
         db.execute("INSERT INTO t VALUES (1)")
-        raise ValueError
+        raise ValueError("stop")
     assert db.query("SELECT * FROM t") == []
 
 

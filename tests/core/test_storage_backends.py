@@ -97,7 +97,7 @@ def test_returning_gives_the_new_rowid(db: SQLDatabase) -> None:
 
 
 def test_rollback_on_exception_leaves_nothing(db: SQLDatabase) -> None:
-    with pytest.raises(RuntimeError, match="boom"), db.transaction():
+    with pytest.raises(RuntimeError, match="boom"), db.transaction():  # noqa: PT012 - the block is a transaction that must roll back
         db.execute("INSERT INTO items (name, n) VALUES ('a', 1)")
         db.execute("UPDATE items SET n = 2")
         raise RuntimeError("boom")
@@ -108,7 +108,7 @@ def test_rollback_on_exception_leaves_nothing(db: SQLDatabase) -> None:
 
 
 def test_nested_transaction_joins_the_outer_one(db: SQLDatabase, other: SQLDatabase) -> None:
-    with pytest.raises(RuntimeError), db.transaction():
+    with pytest.raises(RuntimeError), db.transaction():  # noqa: PT012 - the block is a transaction that must roll back
         db.execute("INSERT INTO items (name, n) VALUES ('outer', 1)")
         with db.transaction():
             db.execute("INSERT INTO items (name, n) VALUES ('inner', 2)")
@@ -173,6 +173,34 @@ def test_missing_table_is_a_schema_error(db: SQLDatabase) -> None:
     assert db.query("SELECT count(*) FROM items") == [(0,)]
 
 
+def test_table_exists_sees_this_base_only(db: SQLDatabase) -> None:
+    assert db.table_exists("items")
+    assert not db.table_exists("no_such_table")
+    # A table of the same server/connection outside this base does not count.
+    if db.dialect == "postgres":
+        db.execute("CREATE SCHEMA IF NOT EXISTS memo_elsewhere")
+        db.execute("CREATE TABLE IF NOT EXISTS memo_elsewhere.only_there (id BIGINT)")
+    else:
+        db.execute("ATTACH DATABASE ':memory:' AS elsewhere")
+        db.execute("CREATE TABLE elsewhere.only_there (id BIGINT)")
+    try:
+        assert not db.table_exists("only_there")
+    finally:
+        if db.dialect == "postgres":
+            db.execute("DROP SCHEMA memo_elsewhere CASCADE")
+
+
+def test_local_file_reopens_the_same_base(db: SQLDatabase) -> None:
+    if db.dialect == "postgres":
+        assert db.local_file is None
+        return
+    assert db.local_file is not None
+    with open_database(db.local_file, load_vec=False) as again:
+        assert again.table_exists("items")
+    with open_database(":memory:", load_vec=False) as in_ram:
+        assert in_ram.local_file is None
+
+
 @pytest.mark.parametrize("value", [2**63, -(2**63) - 1, 2**70])
 def test_oversized_int_is_invalid_input(db: SQLDatabase, value: int) -> None:
     with pytest.raises(InvalidInputError):
@@ -186,7 +214,7 @@ def test_nul_byte_in_text(db: SQLDatabase) -> None:
     if db.dialect == "postgres":
         with pytest.raises(InvalidInputError):
             db.execute(insert, ["a\x00b"])
-        with pytest.raises(InvalidInputError), db.transaction():
+        with pytest.raises(InvalidInputError), db.transaction():  # noqa: PT012 - the block is a transaction that must roll back
             db.execute(insert, ["ok"])
             db.execute(insert, ["a\x00b"])
         assert _names(db) == []
@@ -200,7 +228,7 @@ def test_integrity_violation_is_a_storage_error_and_rolls_back(db: SQLDatabase) 
     with pytest.raises(StorageError, match="integrity") as caught:
         db.execute("INSERT INTO items (name, n) VALUES ('a', 2)")
     assert not isinstance(caught.value, SchemaError | DatabaseLockedError)
-    with pytest.raises(StorageError), db.transaction():
+    with pytest.raises(StorageError), db.transaction():  # noqa: PT012 - the block is a transaction that must roll back
         db.execute("INSERT INTO items (name, n) VALUES ('b', 1)")
         db.execute("INSERT INTO items (name, n) VALUES ('a', 3)")
     assert db.query("SELECT name, n FROM items ORDER BY name") == [("a", 1)]

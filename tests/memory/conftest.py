@@ -72,7 +72,7 @@ def memory(backend_url: str, lexical_gate: RecallGate) -> Iterator[MemoHood]:
 
 @pytest.fixture
 def keyword_memory(backend_url: str, lexical_gate: RecallGate) -> Iterator[MemoHood]:
-    with MemoHood(backend_url, gate=lexical_gate) as mem:
+    with MemoHood(backend_url, embedder=None, gate=lexical_gate) as mem:
         yield mem
 
 

@@ -32,18 +32,22 @@ def test_a_credential_in_a_turn_is_redacted_in_the_turn_and_its_fact(memory: Mem
 
 
 def test_secrets_policy_block_and_allow(backend_url: str) -> None:
-    with MemoHood(backend_url, gate=RecallGate(), config=MemoryConfig(secrets="block")) as memory:
+    with MemoHood(
+        backend_url, embedder=None, gate=RecallGate(), config=MemoryConfig(secrets="block")
+    ) as memory:
         with pytest.raises(SecretFoundError):
             memory.capture(f"my token is {TOKEN}", namespace="u1")
         assert memory.db.query_one("SELECT count(*) FROM mem_turns")[0] == 0
-    with MemoHood(backend_url, gate=RecallGate(), config=MemoryConfig(secrets="allow")) as memory:
+    with MemoHood(
+        backend_url, embedder=None, gate=RecallGate(), config=MemoryConfig(secrets="allow")
+    ) as memory:
         memory.capture(f"my token is {TOKEN}", namespace="u2")
         assert TOKEN in _stored_text(memory)
 
 
 def test_a_turn_over_the_size_bound_is_stored_truncated_with_a_note(backend_url: str) -> None:
     config = MemoryConfig(max_turn_chars=2_000)
-    with MemoHood(backend_url, gate=RecallGate(), config=config) as memory:
+    with MemoHood(backend_url, embedder=None, gate=RecallGate(), config=config) as memory:
         head = "I'm allergic to shellfish. "
         filler = "We talked about the weather for a while. " * 5_000  # ~200 kB
         tail = "My locker code is 7719."

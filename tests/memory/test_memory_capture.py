@@ -195,7 +195,7 @@ def test_borderline_with_llm_costs_exactly_one_call(backend_url, lexical_gate) -
             ' "category": "preference", "pinned": false, "about": "self"},]}\n```'
         ]
     )
-    with MemoHood(backend_url, llm=llm, gate=lexical_gate) as memory:
+    with MemoHood(backend_url, embedder=None, llm=llm, gate=lexical_gate) as memory:
         result = memory.capture("We played board games all weekend.", namespace="u1", at=MONDAY)
         assert len(llm.calls) == 1
         assert llm.calls[0].json_mode
@@ -210,7 +210,7 @@ def test_borderline_with_llm_costs_exactly_one_call(backend_url, lexical_gate) -
 @pytest.mark.parametrize("reply", ["not json at all", '{"keep": "maybe", "facts": 7}', None])
 def test_llm_failure_keeps_the_turn_and_loses_nothing(backend_url, lexical_gate, reply) -> None:
     llm = FakeLLM([] if reply is None else [reply])  # None: the provider raises
-    with MemoHood(backend_url, llm=llm, gate=lexical_gate) as memory:
+    with MemoHood(backend_url, embedder=None, llm=llm, gate=lexical_gate) as memory:
         result = memory.capture("We played board games all weekend.", namespace="u1", at=MONDAY)
         assert result.llm_called
         assert result.added == ()
@@ -225,3 +225,35 @@ def test_capture_rejects_bad_input(memory: MemoHood) -> None:
     with pytest.raises(InvalidInputError):
         memory.capture(b"bytes", namespace="u1")  # type: ignore[arg-type]
     assert memory.capture("   ", namespace="u1").decision == "drop"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The man behind me in the queue is allergic to cats.",
+        "Someone at my climbing club takes insulin twice a day.",
+        "У девушки в соседнем купе аллергия на орехи.",
+        "Один блогер обожает устриц.",
+    ],
+)
+def test_a_strangers_fact_is_never_the_users(memory: MemoHood, text: str) -> None:
+    memory.capture(text, namespace="u1", at=MONDAY)
+    assert all(f.subject_kind != "self" for f in memory.list_facts("u1"))
+    recall = memory.recall("Anything I can't eat or take?", namespace="u1", use_gate=False)
+    assert not [f for f in recall.facts if f.subject_kind == "self"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "You said I should buy an e-bike for the commute.",
+        "Your idea was that I switch to a standing desk.",
+        "Ты советовал мне записаться на йогу по средам.",
+        "Maybe I'll learn the cello this winter, maybe not.",
+        "Может, и запишусь на бокс осенью, а может и нет.",
+    ],
+)
+def test_reported_suggestions_and_maybe_nots_are_no_facts(memory: MemoHood, text: str) -> None:
+    result = memory.capture(text, namespace="u1", at=MONDAY)
+    assert result.added == ()
+    assert memory.list_facts("u1") == []

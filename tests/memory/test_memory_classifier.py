@@ -51,7 +51,7 @@ def test_the_classifier_keeps_what_rules_miss(
     kept: dict[bool, int] = {}
     for use in (False, True):
         config = MemoryConfig(use_classifier=use)
-        with MemoHood(backend_url, gate=gate, config=config) as memory:
+        with MemoHood(backend_url, embedder=None, gate=gate, config=config) as memory:
             ns = f"u-{use}-{with_model}"
             for text in MISSED_BY_RULES:
                 memory.capture(text, namespace=ns, at=MONDAY)

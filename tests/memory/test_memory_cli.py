@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -77,3 +78,54 @@ def test_everyday_commands(
 def test_user_is_required(tmp_path: Path, capsys) -> None:
     with pytest.raises(SystemExit):
         main(["memory", "recall", "hi", "--db", str(tmp_path / "x.db")])
+
+
+def test_replay_answers_probes_as_of_a_date(tmp_path: Path, capsys) -> None:
+    scenario = {
+        "id": "asof-1",
+        "user": "u-asof",
+        "turns": [
+            {"t": "2026-04-01T09:00:00Z", "role": "user", "text": "My dentist visit is on 3 May."},
+            {
+                "t": "2026-04-10T09:00:00Z",
+                "role": "user",
+                "text": "My dentist visit got moved to 10 May.",
+            },
+        ],
+        "probes": [
+            {"t": "2026-04-12T09:00:00Z", "text": "When is my dentist visit?"},
+            {
+                "t": "2026-04-12T09:00:00Z",
+                "text": "When was my dentist visit planned?",
+                "as_of": "2026-04-05T00:00:00Z",
+            },
+        ],
+    }
+    path = tmp_path / "asof.jsonl"
+    path.write_text(json.dumps(scenario) + "\n", encoding="utf-8")
+
+    def rows(*extra: str) -> list[dict[str, Any]]:
+        db = str(tmp_path / f"replay{len(extra)}.db")
+        code, out = run(
+            capsys,
+            "memory",
+            "replay",
+            str(path),
+            "--db",
+            db,
+            "--json",
+            "--embedder",
+            "none",
+            *extra,
+        )
+        assert code == 0
+        return [json.loads(line) for line in out.splitlines()]
+
+    now, own = rows()
+    assert "as_of" not in now and any("10 May" in f for f in now["facts"])
+    assert own["as_of"] == "2026-04-05T00:00:00+00:00"  # the probe's own as_of
+    assert any("3 May" in f for f in own["facts"]) and not any("10 May" in f for f in own["facts"])
+    for row in rows("--as-of", "2026-04-05"):  # the option answers every probe as of then
+        assert str(row["as_of"]).startswith("2026-04-05")
+        facts = " ".join(row["facts"])
+        assert "3 May" in facts and "10 May" not in facts

@@ -29,7 +29,7 @@ def test_pinned_fact_survives_a_year_of_nightly_consolidation(memory: MemoHood) 
 
 def test_365_day_half_life_fact_is_not_archived_after_60_nightly_runs(backend_url: str) -> None:
     cfg = MemoryConfig(half_lives={"fact": 365.0})
-    with MemoHood(backend_url, config=cfg, gate=RecallGate()) as memory:
+    with MemoHood(backend_url, embedder=None, config=cfg, gate=RecallGate()) as memory:
         fact = memory.remember(
             "Our payment service runs on Java 17.", namespace="u1", category="fact", at=MONDAY
         )
@@ -53,7 +53,7 @@ def test_daily_and_hourly_consolidation_give_the_same_strengths(
     ]
     reports = []
     for schedule, step in (("daily", timedelta(days=1)), ("hourly", timedelta(hours=1))):
-        with MemoHood(base_url(f"{schedule}.db"), gate=RecallGate()) as memory:
+        with MemoHood(base_url(f"{schedule}.db"), embedder=None, gate=RecallGate()) as memory:
             for text, category in facts:
                 memory.remember(text, namespace="u1", category=category, at=MONDAY)
             when = MONDAY

@@ -48,7 +48,7 @@ def test_forget_without_an_embedder_still_deletes_the_vectors(backend_url: str) 
         if not memory.has_vectors:
             pytest.skip("vector search (sqlite-vec / pgvector) is not available here")
         fact = memory.remember("I live in Berlin.", namespace="u1", at=MONDAY)
-    with MemoHood(backend_url, gate=RecallGate()) as keyword_only:
+    with MemoHood(backend_url, embedder=None, gate=RecallGate()) as keyword_only:
         assert keyword_only.forget(fact.id, namespace="u1") == 1
     with MemoHood(backend_url, embedder=HashEmbedder(), gate=RecallGate()) as memory:
         assert _counts(memory)["facts_vec"] == 0

@@ -90,6 +90,13 @@ PLEASANTRIES = [
     "Огромное спасибо за помощь",
     "Хороших выходных!",
     "🌙✨",
+    # clipped and colloquial closings and greetings
+    "спокиночи",
+    "здрасьте",
+    "ну всё, пасиб",
+    "на этом всё, спасибки",
+    "gn",
+    "hiya again",
 ]
 MEMORY_QUESTIONS = [
     "Good night! Oh wait, when is my train tomorrow?",
@@ -97,6 +104,9 @@ MEMORY_QUESTIONS = [
     "how are my parents doing with the move?",
     "Спасибо! А во сколько у меня стоматолог?",
     "Как дела у моего брата с работой?",
+    "Здрасьте! Во сколько у меня массаж?",
+    "hiya, which gym am I signed up to?",
+    "на этом всё? а, нет: какой у меня номер полиса?",
 ]
 
 

@@ -58,3 +58,12 @@ def test_intents_of_questions() -> None:
     assert [i.name for i in intents_of("which painkiller is safe with my meds?")] == ["health"]
     assert "vehicles" in [i.name for i in intents_of("Где лучше парковать машину?")]
     assert intents_of("ok") == ()
+
+
+def test_naming_a_relative_routes_only_that_relatives_facts(keyword_memory: MemoHood) -> None:
+    keyword_memory.capture("My neighbour's toddler is called Wren.", namespace="u1", at=MONDAY)
+    keyword_memory.capture("My son is called Otto.", namespace="u1", at=day(1))
+    for question in ("What's my boy's name?", "How old is my son now?"):
+        recall = keyword_memory.recall(question, namespace="u1", use_gate=False)
+        said = " ".join(f.statement for f in recall.facts)
+        assert "Otto" in said and "Wren" not in said, question

@@ -160,7 +160,7 @@ def test_copy_refuses_a_destination_with_memory_and_a_different_embedder(
     with MemoHood(postgres_url, embedder=HashEmbedder(64), gate=RecallGate()) as other:
         other.remember("I live in Paris.", namespace="u9")
     other_sqlite = f"sqlite:///{tmp_path / 'other.db'}"
-    with MemoHood(other_sqlite, gate=RecallGate()) as keyword_only:
+    with MemoHood(other_sqlite, embedder=None, gate=RecallGate()) as keyword_only:
         keyword_only.remember("I live in Rome.", namespace="u9")
     with open_database(other_sqlite) as a, open_database(postgres_url) as b:
         with pytest.raises(ConfigError, match="already holds memory"):

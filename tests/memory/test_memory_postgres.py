@@ -220,7 +220,7 @@ VOCAB = [
 def twins(tmp_path: Path, postgres_url: str) -> Any:
     bases = {}
     for name, url in (("sqlite", f"sqlite:///{tmp_path / 'twin.db'}"), ("postgres", postgres_url)):
-        memory = MemoHood(url, gate=RecallGate())
+        memory = MemoHood(url, embedder=None, gate=RecallGate())
         for i, text in enumerate(DOCS):
             memory.put_item("u1", f"doc{i}", {"text": text}, at=day(i))
         bases[name] = memory

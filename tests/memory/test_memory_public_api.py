@@ -78,3 +78,27 @@ def test_memohood_methods_the_integrations_use() -> None:
         "use_gate",
         "at",
     ]
+
+
+def test_the_facade_passes_every_argument_its_collaborators_take() -> None:
+    """Each public method of a collaborator is on MemoHood with the same signature, so a
+    parameter added to one (say to ``Recaller.recall``) cannot be left unreachable."""
+    from memo_core.memory.capture import Capture
+    from memo_core.memory.consolidate import Consolidation
+    from memo_core.memory.items import Items
+    from memo_core.memory.lifecycle import Lifecycle
+    from memo_core.memory.recall import Recaller
+    from memo_core.memory.transcript import Transcripts
+    from memo_core.memory.transfer import Transfer
+
+    owners: dict[str, str] = {}
+    for part in (Capture, Recaller, Lifecycle, Consolidation, Items, Transcripts, Transfer):
+        for name, method in inspect.getmembers(part, inspect.isfunction):
+            if name.startswith("_"):
+                continue
+            assert name not in owners, f"{name} is on {owners[name]} and {part.__name__}"
+            owners[name] = part.__name__
+            assert inspect.signature(getattr(MemoHood, name)) == inspect.signature(method), name
+    own = {"close", "gate", "llm", "has_vectors"}
+    public = {n for n in vars(MemoHood) if not n.startswith("_")}
+    assert public == set(owners) | own

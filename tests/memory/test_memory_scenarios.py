@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from memo_core.cli.memory import load_scenarios, replay
 from memo_core.embedders.base import Embedder
 from memo_core.errors import MemoError
 from memo_core.memory import MemoHood, RecallGate
+from memo_core.memory.replay import load_scenarios, replay
 
 OWN = Path(__file__).parent / "data" / "own_scenarios.jsonl"
 

@@ -96,3 +96,94 @@ def test_different_things_with_different_values_stay_apart(memory: MemoHood) -> 
     memory.remember("Ticket 41 is tracked on the sprint board.", namespace="u3", at=MONDAY)
     memory.remember("Ticket 42 is tracked on the sprint board.", namespace="u3", at=day(1))
     assert len(memory.list_facts("u3")) == 2
+
+
+@pytest.mark.parametrize(
+    ("turns", "new_value", "gone"),
+    [
+        # no shared word: "flat" and "landlord" are both about home, an amount changed
+        (("My flat costs 900 a month.", "The landlord put it up to 960 from June."), "960", "900"),
+        # a new provider named after a change word ("switched"), although the entities differ
+        (
+            ("I train at Peak Fitness gym.", "Switched gyms, I train at Ironworks now."),
+            "Ironworks",
+            "Peak",
+        ),
+        # "boss" and "manager" name one attribute (no word shared, the name changed)
+        (("My manager is Dana.", "My new boss is Ruairi."), "Ruairi", "Dana"),
+        # a past habit given up, Russian: "бросил" plus "теперь"
+        (
+            ("По субботам играю в шахматы в клубе.", "Шахматы бросил, теперь по субботам бегаю."),
+            "бегаю",
+            None,
+        ),
+    ],
+)
+def test_a_change_said_in_other_words_supersedes(
+    memory: MemoHood, turns: tuple[str, str], new_value: str, gone: str | None
+) -> None:
+    _say(memory, *turns)
+    current = _one_current_with_history(memory, "u1", 2)
+    assert new_value in current
+    assert gone is None or gone not in current
+
+
+def test_the_clause_naming_the_old_value_is_left_to_history(memory: MemoHood) -> None:
+    _say(memory, "My line manager is Colette.", "Colette left, my new boss is Ruairi.")
+    [current] = memory.list_facts("u1")
+    assert "Colette" not in current.statement
+    [old, _] = memory.history(current.id, namespace="u1")
+    assert "Colette" in old.statement
+
+
+def test_again_follows_the_chain_with_bare_amounts(memory: MemoHood) -> None:
+    _say(
+        memory,
+        "Our water bill is 40 a month.",
+        "The water company raised it to 44.",
+        "And it went up again, 47 now.",
+    )
+    assert "47" in _one_current_with_history(memory, "u1", 3)
+
+
+def test_a_moved_date_never_lands_on_an_unrelated_dated_fact(memory: MemoHood) -> None:
+    # "1 June" and "1 February" share a number, not a word; a past operation is no plan
+    _say(
+        memory,
+        "I had knee surgery on 1 February.",
+        "The grant report is due 1 May.",
+        "They moved the grant report to 15 May.",
+        "Slipped again, finally 1 June.",
+    )
+    facts = [f.statement for f in memory.list_facts("u1")]
+    assert any("knee surgery" in f for f in facts)
+    assert sum("grant" in f or "June" in f for f in facts) == 1
+    assert any("1 June" in f for f in facts)
+
+
+@pytest.mark.parametrize(
+    ("turns", "new_value", "relation"),
+    [
+        (
+            ("My daughter's violin lesson is on Wednesdays at 4.", "Violin moved to Fridays at 4."),
+            "Fridays",
+            "daughter",
+        ),
+        (
+            (
+                "My son Rafe swims on Sunday mornings.",
+                "Rafe quit swimming, he rows on Sundays now.",
+            ),
+            "rows",
+            "son",
+        ),
+    ],
+)
+def test_a_change_naming_nobody_continues_whoever_the_fact_was_about(
+    memory: MemoHood, turns: tuple[str, str], new_value: str, relation: str
+) -> None:
+    _say(memory, *turns)
+    current = _one_current_with_history(memory, "u1", 2)
+    assert new_value in current
+    [fact] = memory.list_facts("u1")
+    assert fact.subject_kind == "person" and fact.about.startswith(relation)

@@ -122,7 +122,7 @@ def test_russian_chain_with_transfers(memory: MemoHood) -> None:
 def test_llm_decides_in_the_borderline_similarity_band(backend_url, lexical_gate) -> None:
     llm = FakeLLM(['{"relation": "supersedes"}'])
     cfg = MemoryConfig(contradiction_band=(0.05, 0.7))
-    with MemoHood(backend_url, llm=llm, gate=lexical_gate, config=cfg) as memory:
+    with MemoHood(backend_url, embedder=None, llm=llm, gate=lexical_gate, config=cfg) as memory:
         memory.capture("I usually run on forest trails.", namespace="u1", at=MONDAY)
         result = memory.capture("These days I usually run on the track.", namespace="u1", at=day(3))
         assert len(llm.calls) == 1
@@ -168,3 +168,13 @@ def test_a_reworded_russian_schedule_change_supersedes(memory: MemoHood) -> None
     )
     [old] = result.superseded
     assert "понедельникам" in old.statement
+
+
+def test_a_shared_number_is_not_a_shared_word() -> None:
+    from memo_core.memory.versions import _shares_a_word
+
+    # "1 June" / "1 February": the same day number says nothing about the topic
+    assert not _shares_a_word(
+        frozenset({"1", "june", "final"}), frozenset({"1", "knee", "surgeri"})
+    )
+    assert _shares_a_word(frozenset({"1", "grant", "june"}), frozenset({"grant", "may", "15"}))

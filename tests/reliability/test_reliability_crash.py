@@ -10,7 +10,7 @@ complete the work. ``python bench/stress.py`` runs many more trials.
 from __future__ import annotations
 
 import multiprocessing.context
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,7 +26,7 @@ from reliability_harness import (
 
 
 @pytest.fixture(scope="module")
-def scenarios(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], Prepared]]:
+def scenarios(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Prepared]:
     cache: dict[str, Prepared] = {}
 
     def get(kind: str) -> Prepared:
@@ -34,7 +34,7 @@ def scenarios(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[st
             cache[kind] = prepare(kind, tmp_path_factory.mktemp(f"scenario-{kind}"))
         return cache[kind]
 
-    yield get
+    return get
 
 
 @pytest.mark.parametrize("kind", SCENARIOS)

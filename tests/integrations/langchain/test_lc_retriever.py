@@ -164,10 +164,10 @@ def test_search_kwargs_and_search_type_as_as_retriever_takes_them(kb: MemoBase) 
 @pytest.mark.parametrize(
     "options",
     [
-        {"search_type": "mmr"},
         {"search_type": "similarity_score_threshold"},
         {"search_kwargs": {"score_threshold": 0.5}},
-        {"search_kwargs": {"fetch_k": 20}},
+        {"search_kwargs": {"fetch_k": 0}},
+        {"search_kwargs": {"lambda_mult": 1.5}},
         {"search_kwargs": {"kk": 3}},
         {"search_kwargs": {"k": 2}, "k": 3},
         {"search_type": "keyword", "mode": "vector"},
@@ -176,3 +176,34 @@ def test_search_kwargs_and_search_type_as_as_retriever_takes_them(kb: MemoBase) 
 def test_unknown_search_options_are_refused_loudly(kb: MemoBase, options: dict) -> None:
     with pytest.raises(InvalidInputError):
         MemoBaseRetriever(kb=kb, **options)
+
+
+def test_mmr_and_weights_as_as_retriever_takes_them(tmp_path: Path) -> None:
+    with MemoBase(tmp_path / "mmr.db", embedder=HashEmbedder(64)) as base:
+        base.add_texts(
+            [
+                "walrus colony on the arctic ice shelf",
+                "walrus colony on the arctic ice shelf today",
+                "walrus tusks are long teeth",
+            ],
+            ids=["a1", "a2", "b1"],
+        )
+        query = "walrus colony arctic ice"
+        plain = MemoBaseRetriever(
+            kb=base, search_type="mmr", search_kwargs={"k": 2, "lambda_mult": 1.0}
+        )
+        assert [d.id for d in plain.invoke(query)] == ["a1", "a2"]  # relevance only
+        novel = MemoBaseRetriever(
+            kb=base, search_type="mmr", search_kwargs={"k": 2, "fetch_k": 3, "lambda_mult": 0.3}
+        )
+        assert [d.id for d in novel.invoke(query)] == ["a1", "b1"]  # the duplicate gives way
+        assert [h.chunk_id for h in novel.search_hits(query)] == [
+            h.chunk_id for h in base.search_mmr(query, k=2, fetch_k=3, lambda_mult=0.3)
+        ]
+        weighted = MemoBaseRetriever(
+            kb=base, search_type="hybrid", search_kwargs={"k": 3, "weights": {"vector": 0}}
+        )
+        keyword_only = [h.chunk_id for h in base.search(query, k=3, mode="keyword")]
+        assert [d.id for d in weighted.invoke(query)] == keyword_only
+        with pytest.raises(InvalidInputError):
+            MemoBaseRetriever(kb=base, search_kwargs={"weights": {"bm25": 1.0}}).invoke(query)

@@ -134,7 +134,7 @@ def test_namespaces_are_isolated(store: MemoHoodStore) -> None:
 
 def test_index_option(tmp_path: Path) -> None:
     # Keyword-only memory: what matches is exactly what was indexed.
-    with MemoHood(tmp_path / "kw.db", gate=RecallGate()) as memory:
+    with MemoHood(tmp_path / "kw.db", embedder=None, gate=RecallGate()) as memory:
         _index_option(MemoHoodStore(memory))
 
 
@@ -219,9 +219,9 @@ async def test_async_convenience_methods(store: MemoHoodStore) -> None:
 
 def test_store_over_an_open_memory_persists(tmp_path: Path) -> None:
     path = tmp_path / "mem.db"
-    with MemoHood(path) as memory:
+    with MemoHood(path, embedder=None) as memory:
         MemoHoodStore(memory).put(("u1",), "k", {"text": "kept"})
-    with MemoHood(path) as memory:
+    with MemoHood(path, embedder=None) as memory:
         item = MemoHoodStore(memory).get(("u1",), "k")
         assert item is not None and item.value == {"text": "kept"}
 

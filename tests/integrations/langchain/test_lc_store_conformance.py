@@ -19,7 +19,19 @@ Deliberate differences, each pinned by a test below:
   the cosine similarity in [0, 1], so it can differ from the order where the two
   legs disagree;
 * a filter key is a dotted path compared in Python, never SQL: a key shaped like an
-  injection simply matches nothing (SqliteStore raises ``ValueError``).
+  injection simply matches nothing (SqliteStore raises ``ValueError``);
+* scores are cosine similarities only: ``distance_type`` "l2" or "inner_product"
+  (SqliteStore) is refused, SqliteStore's ``text_fields`` is read as ``fields``;
+* the whole value (``fields`` ``["$"]``, the default) is indexed as memo's readable
+  rendering of it, not as its JSON text, so an ``embed`` function sees words, not
+  braces and quotes;
+* sync methods also work on an event loop's thread (AsyncSqliteStore raises
+  ``InvalidStateError``): one store serves both.
+
+Implementation checks of LangGraph's suites with no observable behaviour here (its
+SQL migrations, GLOB escaping helpers, query-plan shape, ``AsyncBatchedBaseStore``
+call counts through mocks) are not ported; their observable halves are (metacharacter
+labels, concurrent identical reads, writes applied in the order issued).
 """
 
 from __future__ import annotations
@@ -28,17 +40,19 @@ import asyncio
 import math
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
 pytest.importorskip("langgraph.store.base", reason="langgraph-checkpoint is not installed")
 
+from langchain_core.embeddings import Embeddings
 from langgraph.store.base import (
     GetOp,
     InvalidNamespaceError,
     Item,
     ListNamespacesOp,
+    MatchCondition,
     PutOp,
     SearchItem,
     SearchOp,
@@ -522,6 +536,207 @@ def test_local_embedder_by_default(tmp_path: Any) -> None:
     store.put(("u",), "job", {"text": "I work as a tax accountant."})
     assert store.search(("u",), query="what is the name of my puppy")[0].key == "pet"
     store.close()
+
+
+# -- further behaviours of LangGraph's store tests ----------------------------------
+
+
+def test_a_batch_may_write_under_the_reserved_root(store: MemoHoodStore) -> None:
+    """``put`` refuses the reserved ``langgraph`` root; a raw ``PutOp`` in a batch is
+    LangGraph's own way past that check, and works here too."""
+    doc = {"foo": "bar"}
+    store.batch([PutOp(("langgraph", "foo"), "bar", doc)])
+    assert store.get(("langgraph", "foo"), "bar").value == doc  # type: ignore[union-attr]
+    assert store.search(("langgraph", "foo"))[0].value == doc
+    store.delete(("langgraph", "foo"), "bar")
+    assert store.get(("langgraph", "foo"), "bar") is None
+
+
+async def test_concurrent_writes_apply_in_the_order_issued(store: MemoHoodStore) -> None:
+    for round_ in range(12):
+        await asyncio.gather(
+            store.aput(("c",), "key", {"value": 1, "round": round_}),
+            store.aput(("c",), "key", {"value": 2, "round": round_}),
+        )
+        item = await store.aget(("c",), "key")
+        assert item is not None and item.value == {"value": 2, "round": round_}
+    same = await asyncio.gather(store.aget(("c",), "key"), store.aget(("c",), "key"))
+    assert same[0] == same[1]
+    both = await asyncio.gather(
+        store.asearch(("c",), filter={"value": 2}), store.asearch(("c",), filter={"value": 2})
+    )
+    assert both[0] == both[1] and len(both[0]) == 1
+
+
+async def test_a_large_mixed_async_workload_ends_where_its_order_says(
+    store: MemoHoodStore,
+) -> None:
+    coros: list[Any] = []
+    for m in range(2):
+        ns = ("test", "foo", "bar", "baz", str(m % 2))
+        for i in range(50):
+            coros += [
+                store.aput(ns, f"key{i}", {"foo": f"bar{i}"}),
+                store.aget(ns, f"key{i}"),
+                store.alist_namespaces(prefix=None, max_depth=m + 1),
+                store.asearch(("test",)),
+                store.aput(ns, f"key{i}", {"foo": f"bar{i}"}),
+                store.adelete(ns, f"key{i}"),
+            ]
+    results = await asyncio.gather(*coros)
+    assert len(results) == 600
+    assert await store.asearch(("test",), limit=1000) == []  # every key's last write: delete
+
+
+def test_labels_with_a_trailing_newline_by_prefix_and_suffix(store: MemoHoodStore) -> None:
+    store.put(("users", "alice"), "k", {"v": 1})
+    store.put(("users", "alice\n"), "k", {"v": 2})
+    assert store.list_namespaces(prefix=["users", "alice"]) == [("users", "alice")]
+    assert store.list_namespaces(suffix=["alice"]) == [("users", "alice")]
+    assert {i.namespace for i in store.search(("users", "alice"))} == {("users", "alice")}
+
+
+def test_bracket_and_plus_labels_are_literal(store: MemoHoodStore) -> None:
+    for label, decoy in [("br[ack]et", "brXacXket"), ("plus+", "plusX"), ("dot^$", "dotX")]:
+        store.put((label,), "k", {"v": 1})
+        store.put((decoy,), "k", {"v": 1})
+        store.put((label, "child"), "k", {"v": 1})
+        assert set(store.list_namespaces(prefix=[label])) == {(label,), (label, "child")}
+        assert store.list_namespaces(prefix=[label, "child"]) == [(label, "child")]
+
+
+P = "tenant-7f"
+DEEP = [
+    (P, "test", "documents", "public", P),
+    (P, "test", "documents", "private", P),
+    (P, "test", "images", "public", P),
+    (P, "test", "images", "private", P),
+    (P, "prod", "documents", "public", P),
+    (P, "prod", "documents", "some", "nesting", "public", P),
+    (P, "prod", "documents", "private", P),
+]
+
+
+def test_list_namespaces_over_deep_and_wildcard_paths(store: MemoHoodStore) -> None:
+    for ns in DEEP:
+        store.put(ns, "dummy", {"content": "dummy"})
+    assert len(store.list_namespaces(prefix=(P, "test"))) == 4
+    assert len(store.list_namespaces(prefix=(P, "test", "documents"))) == 2
+    assert len(store.list_namespaces(suffix=("public", P))) == 4
+    assert len(store.list_namespaces(prefix=(P, "test"), suffix=("public", P))) == 2
+    assert len(store.list_namespaces(prefix=(P, "*", "documents"))) == 5
+    assert len(store.list_namespaces(suffix=("*", "public", P))) == 4
+    assert store.list_namespaces(suffix=("some", "*", "public", P)) == [DEEP[5]]
+    assert all(len(ns) <= 3 for ns in store.list_namespaces(max_depth=3))
+    cut = store.list_namespaces(max_depth=4, prefix=(P, "*", "documents"))
+    assert len(cut) == len(set(cut)) == 5
+    assert len(store.list_namespaces(prefix=(P,), limit=3)) == 3
+    assert len(store.list_namespaces(prefix=(P,), offset=3)) == len(DEEP) - 3
+    assert set(store.list_namespaces(prefix=(P,))) == set(DEEP)
+
+
+def test_match_conditions_in_a_batch(store: MemoHoodStore) -> None:
+    for ns in [("t", "documents", "public"), ("t", "documents", "private"), ("p", "img", "public")]:
+        store.put(ns, "k", {"v": 1})
+    every, shallow, public, both = store.batch(
+        [
+            ListNamespacesOp(match_conditions=None, max_depth=None, limit=10, offset=0),
+            ListNamespacesOp(match_conditions=None, max_depth=2, limit=10, offset=0),
+            ListNamespacesOp(
+                match_conditions=(MatchCondition("suffix", ("public",)),),
+                max_depth=None,
+                limit=10,
+                offset=0,
+            ),
+            ListNamespacesOp(
+                match_conditions=(
+                    MatchCondition("prefix", ("t",)),
+                    MatchCondition("suffix", ("public",)),
+                ),
+                max_depth=None,
+                limit=10,
+                offset=0,
+            ),
+        ]
+    )
+    assert len(every) == 3  # type: ignore[arg-type]
+    assert sorted(shallow) == [("p", "img"), ("t", "documents")]  # type: ignore[type-var]
+    assert sorted(public) == [("p", "img", "public"), ("t", "documents", "public")]  # type: ignore[type-var]
+    assert both == [("t", "documents", "public")]
+
+
+class FixedVectors(Embeddings):
+    """Hand-placed vectors by item text."""
+
+    dims = 3
+    vectors: ClassVar[dict[str, list[float]]] = {
+        "a": [1.0, 0.0, 0.0],
+        "b": [2.0, 0.1, 0.0],
+        "c": [0.0, 0.0, 1.0],
+    }
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [self.embed_query(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return list(self.vectors.get(text.strip(), [0.0, 1.0, 0.0]))
+
+
+def test_scores_of_hand_placed_vectors(url: str) -> None:
+    store = open_store(url, index={"dims": 3, "embed": FixedVectors(), "fields": ["text"]})
+    for key in "abc":
+        store.put(("docs",), key, {"text": key})
+    found = store.search(("docs",), query="a")
+    assert keys(found) == ["a", "b", "c"]
+    assert [h.score for h in found] == pytest.approx([1.0, 2.0 / math.sqrt(4.01), 0.0], abs=1e-5)
+    store.close()
+
+
+def test_difference_only_cosine_and_sqlitestores_text_fields(url: str) -> None:
+    """SqliteStore also ranks by l2 or inner product; memo's scores are cosine, so
+    another ``distance_type`` is refused rather than ignored. SqliteStore's
+    ``text_fields`` is read as ``fields``."""
+    for metric in ("l2", "inner_product"):
+        with pytest.raises(InvalidInputError, match="cosine"):
+            open_store(url, index={"dims": DIMS, "embed": embeddings(), "distance_type": metric})
+    with pytest.raises(InvalidInputError):
+        open_store(
+            url, index={"dims": DIMS, "embed": embeddings(), "fields": [], "text_fields": []}
+        )
+    store = open_store(
+        url,
+        index={
+            "dims": DIMS,
+            "embed": embeddings(),
+            "text_fields": ["key1"],
+            "distance_type": "cosine",
+        },
+    )
+    store.put(("t",), "doc", {"key1": "walrus colony", "key2": "octopus ink"})
+    hits = {h.key: h.score for h in store.search(("t",), query="walrus colony")}
+    assert hits["doc"] == pytest.approx(1.0, abs=1e-3)  # only key1 was embedded
+    store.close()
+
+
+def test_an_update_moves_updated_at_and_keeps_created_at(store: MemoHoodStore, clock: Any) -> None:
+    store.put(("u",), "doc", {"title": "first"})
+    first = store.get(("u",), "doc")
+    clock.advance(1)
+    store.put(("u",), "doc", {"title": "second"})
+    second = store.get(("u",), "doc")
+    assert first is not None and second is not None
+    assert second.updated_at > first.updated_at and second.created_at == first.created_at
+
+
+def test_difference_sync_methods_work_inside_an_event_loop(store: MemoHoodStore) -> None:
+    """AsyncSqliteStore's sync methods raise InvalidStateError on the loop's thread;
+    MemoHoodStore is one store for both, so they simply run (and block)."""
+
+    async def inside() -> None:
+        store.put(("loop",), "k", {"v": 1})
+        assert store.get(("loop",), "k") is not None
+
+    asyncio.run(inside())
 
 
 # -- TTL ---------------------------------------------------------------------------

@@ -78,7 +78,7 @@ def test_bad_arguments_are_typed_errors(kb: MemoBase) -> None:
         search.func(query="  ")  # type: ignore[attr-defined]
     with pytest.raises(InvalidInputError):
         ask.func(question="")  # type: ignore[attr-defined]
-    with pytest.raises(ValueError):  # the schema rejects it before memo runs
+    with pytest.raises(ValueError, match="greater than or equal"):  # the schema, before memo
         search.invoke({"query": "leave", "k": 0})
 
 

@@ -18,7 +18,7 @@ from memo_integrations.llamaindex import MemoHoodDBChatStore
 
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[MemoHoodDBChatStore]:
-    with MemoHood(tmp_path / "chat.db", gate=RecallGate()) as hood:
+    with MemoHood(tmp_path / "chat.db", embedder=None, gate=RecallGate()) as hood:
         yield MemoHoodDBChatStore(hood, namespace="u")
 
 

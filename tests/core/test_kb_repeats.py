@@ -1,0 +1,201 @@
+"""Text repeated across documents (boilerplate) is found at ingest and ranks below
+the document it points to (``kb/repeats.py``, ``search/repeats.py``), on both backends."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from memo_core.embedders import HashEmbedder
+from memo_core.errors import InvalidInputError
+from memo_core.kb import MemoBase
+from memo_core.kb.repeats import REPEAT_DOCUMENTS, shingles
+from memo_core.kb.schema import kb_schema
+from memo_core.search import SearchSettings
+from memo_core.search.repeats import demote_repeated
+
+NOTICE = (
+    "Questions about how long Northwind keeps records are answered by the Northwind "
+    "records retention policy, which the records office maintains and updates every year."
+)
+TOPICS = [
+    "The cafeteria opens at eight and serves lentil soup on Tuesdays.",
+    "Parking permits are renewed in March at the front desk.",
+    "The printer on the third floor jams whenever the paper is damp.",
+    "New laptops are ordered through the procurement portal.",
+    "Fire drills happen twice a year and are announced a day before.",
+    "Visitors sign in at reception and wear a badge at all times.",
+]
+POLICY = (
+    "Northwind keeps invoices for seven years and keeps employee records for five "
+    "years after they leave; emails are deleted after two years."
+)
+QUESTION = "How long does Northwind keep records?"
+
+
+def _fill(base: MemoBase) -> None:
+    base.add_texts([POLICY], ids=["policy"])
+    base.add_texts([f"{t}\n\n{NOTICE}" for t in TOPICS], ids=[f"memo{i}" for i in range(6)])
+
+
+def _shares(base: MemoBase) -> dict[str, float]:
+    rows = base.db.query("SELECT id, repeated FROM chunks ORDER BY id")
+    return {str(r[0]): round(float(r[1]), 3) for r in rows}
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "keyword", "vector"])
+def test_a_notice_in_six_files_ranks_below_the_document_it_points_to(
+    backend_url: str, mode: str
+) -> None:
+    # Without the demotion, every copy of the notice outranks the policy...
+    plain = SearchSettings(repeated_penalty=0.0)
+    with MemoBase(backend_url, embedder=HashEmbedder(64), settings=plain) as base:
+        _fill(base)
+        before = [h.chunk_id for h in base.search(QUESTION, k=7, mode=mode)]
+    assert before[-1] == "policy", before
+    # ...with it (the default settings), the policy comes first and the copies stay.
+    with MemoBase(backend_url, embedder=HashEmbedder(64)) as base:
+        after = [h.chunk_id for h in base.search(QUESTION, k=7, mode=mode)]
+        assert after[0] == "policy", after
+        assert sorted(after[1:]) == [f"memo{i}" for i in range(6)]
+        assert base.status()["repeated_chunks"] == 6
+
+
+def test_shares_follow_every_write(backend_url: str) -> None:
+    with MemoBase(backend_url, embedder=HashEmbedder(64)) as base:
+        base.add_texts([POLICY], ids=["policy"])
+        for i in range(REPEAT_DOCUMENTS - 1):
+            base.add_texts([f"{TOPICS[i]}\n\n{NOTICE}"], ids=[f"memo{i}"])
+        assert set(_shares(base).values()) == {0.0}  # quoted twice is not boilerplate
+        base.add_texts([f"{TOPICS[5]}\n\n{NOTICE}"], ids=["memo5"])  # the third copy
+        shares = _shares(base)
+        assert shares["policy"] == 0.0
+        assert all(shares[f"memo{i}"] >= 0.5 for i in (0, 1, 5)), shares
+        # Replacing one copy with its own text leaves two: no longer boilerplate.
+        base.add_texts([TOPICS[5]], ids=["memo5"])
+        assert set(_shares(base).values()) == {0.0}
+        base.add_texts([f"{TOPICS[3]}\n\n{NOTICE}"], ids=["memo3"])
+        assert _shares(base)["memo0"] >= 0.5
+        base.delete(["memo3"])
+        assert set(_shares(base).values()) == {0.0}
+        base.add_texts([f"{TOPICS[4]}\n\n{NOTICE}"], ids=["memo4"])
+        base.delete_chunks(["memo4"])
+        assert set(_shares(base).values()) == {0.0}
+
+
+def test_copies_in_another_owners_base_do_not_count(backend_url: str) -> None:
+    with MemoBase(backend_url, embedder=HashEmbedder(64), owner="alice") as alice:
+        alice.add_texts([f"{TOPICS[0]}\n\n{NOTICE}"], ids=["a"])
+        bob = alice.for_owner("bob")
+        bob.add_texts([f"{t}\n\n{NOTICE}" for t in TOPICS[1:]], ids=list("bcdef"))
+        shares = _shares(alice)
+        assert shares["a"] == 0.0 and all(shares[i] >= 0.5 for i in "bcdef"), shares
+
+
+def test_a_notice_shares_its_shingles_wherever_the_chunker_cuts() -> None:
+    alone = shingles(NOTICE)
+    assert alone
+    for topic in TOPICS:
+        inside = shingles(f"{topic} {NOTICE} {POLICY}")
+        assert alone <= inside
+    # One changed word keeps most of it (a near duplicate), a different text none.
+    edited = shingles(NOTICE.replace("every year", "every spring"))
+    assert len(alone & edited) >= len(alone) // 2
+    assert not alone & shingles(POLICY)
+
+
+def test_the_migration_computes_shares_for_chunks_already_stored(tmp_path: Path) -> None:
+    path = tmp_path / "kb.db"
+    with MemoBase(str(path), embedder=HashEmbedder(64)) as base:
+        _fill(base)
+    con = sqlite3.connect(path)
+    con.execute("DROP TABLE chunk_shingles")
+    con.execute("ALTER TABLE chunks DROP COLUMN repeated")
+    version = next(i for i, m in enumerate(kb_schema.steps, 1) if m.name == "add_chunk_repeats")
+    con.execute("DELETE FROM _memo_migrations WHERE schema = 'kb' AND version >= ?", [version])
+    con.commit()
+    con.close()
+    with MemoBase(str(path), embedder=HashEmbedder(64)) as reopened:
+        shares = _shares(reopened)
+        assert shares["policy"] == 0.0 and all(shares[f"memo{i}"] >= 0.5 for i in range(6))
+        assert reopened.search(QUESTION, k=1)[0].chunk_id == "policy"
+
+
+def test_ingest_reports_repeated_chunks(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "policy.txt").write_text(POLICY, encoding="utf-8")
+    for i, topic in enumerate(TOPICS):
+        (folder / f"memo{i}.txt").write_text(f"{topic}\n\n{NOTICE}\n", encoding="utf-8")
+    with MemoBase(str(tmp_path / "kb.db"), embedder=HashEmbedder(64)) as base:
+        report = base.ingest([folder], roots=[tmp_path])
+        # Counted after the run: the first two files became boilerplate with the third.
+        assert report.repeated_chunks == base.status()["repeated_chunks"] >= 6
+        assert report.to_dict()["repeated_chunks"] == report.repeated_chunks
+
+
+def test_demotion_by_hand() -> None:
+    ranked = [("copy", 0.0328), ("own", 0.0164), ("half", 0.02), ("neg", -0.2)]
+    shares = {"copy": 1.0, "half": 0.5, "neg": 1.0}
+    out = dict(demote_repeated(ranked, shares, 0.75))
+    assert out["copy"] == pytest.approx(0.0328 * 0.25)
+    assert out["half"] == pytest.approx(0.02 * 0.625)
+    assert out["own"] == 0.0164
+    assert out["neg"] == pytest.approx(-0.35)  # a negative score is lowered too
+    assert [k for k, _ in demote_repeated(ranked, shares, 0.75)] == ["own", "half", "copy", "neg"]
+    assert demote_repeated(ranked, shares, 0.0) == ranked
+    with pytest.raises(ValueError, match="penalty"):
+        demote_repeated(ranked, shares, 1.5)
+    with pytest.raises(InvalidInputError):
+        SearchSettings(repeated_penalty=-0.1)
+
+
+def test_a_chunk_is_not_demoted_for_a_question_its_own_words_answer(backend_url: str) -> None:
+    question = "When does the cafeteria serve lentil soup?"
+    with MemoBase(backend_url, embedder=HashEmbedder(64)) as base:
+        _fill(base)
+        demoted = {h.chunk_id: h.score for h in base.search(question, k=7, mode="keyword")}
+        assert next(iter(demoted)) == "memo0"
+    plain = SearchSettings(repeated_penalty=0.0)
+    with MemoBase(backend_url, embedder=HashEmbedder(64), settings=plain) as base:
+        scores = {h.chunk_id: h.score for h in base.search(question, k=7, mode="keyword")}
+    assert demoted["memo0"] == pytest.approx(scores["memo0"])  # matched in its own words
+
+
+def test_the_extractive_answer_quotes_the_policy_not_a_copy_of_the_notice(tmp_path: Path) -> None:
+    from memo_core.answer.engine import GuardedAnswerer
+    from memo_core.answer.gate import SufficiencyGate
+
+    def first_cited(settings: SearchSettings, name: str) -> str:
+        with MemoBase(tmp_path / name, embedder=HashEmbedder(64), settings=settings) as base:
+            _fill(base)
+            result = GuardedAnswerer(base, gate=SufficiencyGate(threshold=0.0)).ask(QUESTION)
+            assert not result.refused
+            return result.citations[0].document_id  # type: ignore[union-attr]
+
+    assert first_cited(SearchSettings(repeated_penalty=0.0), "plain.db").startswith("memo")
+    assert first_cited(SearchSettings(), "default.db") == "policy"
+
+
+def test_the_postgres_migration_computes_shares_for_chunks_already_stored(
+    postgres_url: str,
+) -> None:
+    from memo_core.kb.pg_schema import pg_kb_schema
+
+    with MemoBase(postgres_url, embedder=HashEmbedder(64)) as base:
+        _fill(base)
+        version = next(
+            i for i, m in enumerate(pg_kb_schema.steps, 1) if m.name == "add_chunk_repeats"
+        )
+        with base.db.transaction():
+            base.db.execute("DROP TABLE chunk_shingles")
+            base.db.execute("ALTER TABLE chunks DROP COLUMN repeated")
+            base.db.execute(
+                "DELETE FROM _memo_migrations WHERE schema = 'kb' AND version >= ?", [version]
+            )
+    with MemoBase(postgres_url, embedder=HashEmbedder(64)) as reopened:
+        shares = _shares(reopened)
+        assert shares["policy"] == 0.0 and all(shares[f"memo{i}"] >= 0.5 for i in range(6))
+        assert reopened.search(QUESTION, k=1)[0].chunk_id == "policy"
