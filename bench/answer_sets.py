@@ -5,6 +5,8 @@
     pydoc = load_set("pydoc", formats="mixed")  # stdlib docs rebuilt by bench/data/answer/build_docs.py
     with squad.open_base(embedder) as kb:       # a fresh MemoBase in a temporary folder, ingested
         for q in squad.questions: ...
+    heldout = load_set("pydoc", split="heldout")  # the half calibrate_gate.py never fits on
+    with heldout.open_base(embedder, keep=Path("bases")) as kb: ...  # ingested once, reused
 
 Each set is an :class:`AnswerSet`: its questions (``kind`` is ``answerable`` or one
 of the set's refusal kinds), and how to fill a fresh :class:`~memo_core.kb.MemoBase`
