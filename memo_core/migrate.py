@@ -21,7 +21,7 @@ from memo_core.errors import ConfigError, StorageError
 from memo_core.storage import open_database
 from memo_core.storage.base import SQLDatabase
 
-__all__ = ["MigrationReport", "migrate", "parts_in", "table_exists"]
+__all__ = ["MigrationReport", "migrate", "parts_in"]
 
 Copier = Callable[[SQLDatabase, SQLDatabase], dict[str, int]]
 
@@ -51,22 +51,9 @@ class MigrationReport:
         }
 
 
-def table_exists(db: SQLDatabase, name: str) -> bool:
-    """Whether ``name`` is a table of this base (the current schema on PostgreSQL)."""
-    if db.dialect == "postgres":
-        row = db.query_one(
-            "SELECT 1 FROM information_schema.tables "
-            "WHERE table_schema = current_schema() AND table_name = ?",
-            [name],
-        )
-    else:
-        row = db.query_one("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [name])
-    return row is not None
-
-
 def parts_in(db: SQLDatabase) -> list[str]:
     """The memo schemas a base holds, by the names its migrations were recorded under."""
-    if not table_exists(db, "_memo_migrations"):
+    if not db.table_exists("_memo_migrations"):
         return []
     rows = db.query("SELECT DISTINCT schema FROM _memo_migrations ORDER BY schema")
     return [str(r[0]) for r in rows]
@@ -101,7 +88,7 @@ def _copiers() -> dict[str, Copier]:
 
 def _has_data(db: SQLDatabase) -> bool:
     for table in ("documents", "chunks", "mem_facts", "mem_turns", "mem_messages", "spend"):
-        if table_exists(db, table) and _count(db, table) > 0:
+        if db.table_exists(table) and _count(db, table) > 0:
             return True
     return False
 

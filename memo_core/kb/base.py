@@ -25,20 +25,28 @@ from memo_core.embedders.base import Embedder
 from memo_core.errors import EmbedderMismatchError, InvalidInputError, NotFoundError
 from memo_core.kb.claims import DocumentClaims
 from memo_core.kb.locators import locator_from_metadata
-from memo_core.kb.store import ChunkInput, DocumentInfo, KnowledgeStore, require_owner, sha256
+from memo_core.kb.pg_store import PostgresKnowledgeStore
+from memo_core.kb.store import (
+    ChunkInput,
+    DocumentInfo,
+    DocumentWrite,
+    KnowledgeStore,
+    require_owner,
+    sha256,
+)
 from memo_core.rerank.base import Reranker
 from memo_core.search.hybrid import HybridSearcher, SearchSettings
 from memo_core.search.mmr import mmr_select
 from memo_core.search.text import DEFAULT_LANGUAGES
 from memo_core.storage import open_database
-from memo_core.storage.base import SQLDatabase, Tracer
+from memo_core.storage.base import Dialect, SQLDatabase, Tracer
 from memo_core.types import Hit, SearchMode
 
 if TYPE_CHECKING:
     from memo_core.ingest import IngestPolicy
     from memo_core.kb.ingest import IngestReport
 
-__all__ = ["DEFAULT_COLLECTION", "DEFAULT_OWNER", "MemoBase", "open_store"]
+__all__ = ["DEFAULT_COLLECTION", "DEFAULT_OWNER", "STORES", "MemoBase", "open_store"]
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +54,10 @@ DEFAULT_OWNER = "default"
 DEFAULT_COLLECTION = "default"
 
 _EMBED_CLOCK = threading.local()
+#: Documents per transaction when ``add_texts`` stores precomputed vectors: a commit
+#: per document cost more than the rows themselves; a killed process loses at most
+#: the batch it was writing (nothing committed).
+BULK_BATCH = 1000
 
 
 def embed_seconds() -> float:
@@ -56,13 +68,17 @@ def embed_seconds() -> float:
     return float(getattr(_EMBED_CLOCK, "seconds", 0.0))
 
 
-def open_store(db: SQLDatabase, *, languages: Sequence[str] = DEFAULT_LANGUAGES) -> KnowledgeStore:
-    """The knowledge-base store for ``db``'s dialect (SQLite file or PostgreSQL schema)."""
-    if db.dialect == "postgres":
-        from memo_core.kb.pg_store import PostgresKnowledgeStore
+#: The knowledge store of each engine, keyed as :attr:`SQLDatabase.dialect` names it:
+#: the one place that maps an engine to its store.
+STORES: Mapping[Dialect, type[KnowledgeStore]] = {
+    "sqlite": KnowledgeStore,
+    "postgres": PostgresKnowledgeStore,
+}
 
-        return PostgresKnowledgeStore(db, languages=languages)
-    return KnowledgeStore(db, languages=languages)
+
+def open_store(db: SQLDatabase, *, languages: Sequence[str] = DEFAULT_LANGUAGES) -> KnowledgeStore:
+    """The knowledge-base store for ``db``'s engine (SQLite file or PostgreSQL schema)."""
+    return STORES[db.dialect](db, languages=languages)
 
 
 class MemoBase:
@@ -112,8 +128,8 @@ class MemoBase:
     def _reader_opener(self, languages: Sequence[str]) -> Callable[[], KnowledgeStore] | None:
         """A way to open the same file on a new connection (the search aids are built
         on one, off the query path); None for a base in RAM or on PostgreSQL."""
-        path = str(self.path)
-        if self.db.dialect != "sqlite" or path in ("", ":memory:") or path.startswith("file:"):
+        path = self.db.local_file
+        if path is None:
             return None
         return lambda: open_store(open_database(path), languages=languages)
 
@@ -321,6 +337,8 @@ class MemoBase:
         if vectors is not None and len(vectors) != len(texts):
             raise InvalidInputError("one vector per text")
         out: list[str] = []
+        # Texts with their vectors need no embedder: stored BULK_BATCH per transaction.
+        batch: list[DocumentWrite] = []
         for i, text in enumerate(texts):
             doc_id = ids[i] if ids is not None and ids[i] else uuid.uuid4().hex
             meta = dict(metadatas[i]) if metadatas is not None else {}
@@ -344,10 +362,12 @@ class MemoBase:
                     owner=owner,
                     shared_id=bool(ids is not None and ids[i]),
                 )
-            else:
-                if not isinstance(text, str):
-                    raise InvalidInputError("texts must be strings")
-                info = self.store.replace_document(
+                out.append(info.id)
+                continue
+            if not isinstance(text, str):
+                raise InvalidInputError("texts must be strings")
+            batch.append(
+                DocumentWrite(
                     owner=owner,
                     collection=collection,
                     document_id=doc_id,
@@ -358,7 +378,13 @@ class MemoBase:
                     title=str(meta.get("title", "")),
                     metadata=meta,
                 )
-            out.append(info.id)
+            )
+            out.append(doc_id)
+            if len(batch) >= BULK_BATCH:
+                self.store.replace_documents(batch)
+                batch.clear()
+        if batch:
+            self.store.replace_documents(batch)
         self.searcher.after_ingest()
         return out
 

@@ -397,7 +397,9 @@ class RamKeywordIndex:
         """The arrays of a saved index, or None when their shapes disagree (a file
         that passed its checksum but was written wrong, or by other code)."""
         np = self._np
-        with np.load(path, allow_pickle=False) as data:
+        # Our own handle: np.load leaves the file it opened open when a damaged
+        # archive makes NpzFile fail.
+        with path.open("rb") as handle, np.load(handle, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}
         rowids, lengths = arrays["rowids"], arrays["lengths"]
         owners, collections = arrays["owners"], arrays["collections"]

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from typing import TypeVar
 
+from memo_core.errors import InvalidInputError
 from memo_core.search.text import STOPWORDS, stem_token, tokenize
 
 __all__ = ["DEFAULT_REPEATED_PENALTY", "demote_repeated", "query_shares"]
@@ -47,7 +48,7 @@ def demote_repeated(
     share of the score's size, always taken away.
     """
     if not 0.0 <= penalty <= 1.0:
-        raise ValueError("penalty must be between 0 and 1")
+        raise InvalidInputError("penalty must be between 0 and 1")
     if not repeated or penalty == 0.0:
         return list(ranked)
     scored = [

@@ -61,4 +61,14 @@ class SQLDatabase(Protocol):
 
     def integrity_check(self) -> bool: ...
 
+    def table_exists(self, name: str) -> bool:
+        """Whether ``name`` is a table of this base (the current schema on PostgreSQL)."""
+        ...
+
+    @property
+    def local_file(self) -> str | None:
+        """The file on this machine a second connection can open; None for a base in
+        RAM, behind a ``file:`` URI, or on a server."""
+        ...
+
     def close(self) -> None: ...

@@ -433,6 +433,18 @@ class Database:
         row = self.query_one("PRAGMA integrity_check")
         return bool(row and row[0] == "ok")
 
+    def table_exists(self, name: str) -> bool:
+        row = self.query_one(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [name]
+        )
+        return row is not None
+
+    @property
+    def local_file(self) -> str | None:
+        if self.path in ("", ":memory:") or self.path.startswith("file:"):
+            return None
+        return self.path
+
     def close(self) -> None:
         with self._lock, contextlib.suppress(Exception):
             self.conn.close()

@@ -348,6 +348,18 @@ class PostgresDatabase:
         """PostgreSQL keeps its own consistency; this checks the schema is reachable."""
         return bool(self.query_one("SELECT 1") == (1,))
 
+    def table_exists(self, name: str) -> bool:
+        row = self.query_one(
+            "SELECT 1 FROM information_schema.tables "
+            "WHERE table_schema = current_schema() AND table_name = ?",
+            [name],
+        )
+        return row is not None
+
+    @property
+    def local_file(self) -> str | None:
+        return None  # a schema on a server, never a file here
+
     def drop_schema(self) -> None:
         """Delete this base: its whole schema (tests, ``memo migrate`` clean-ups)."""
         with self._connection() as conn:

@@ -89,7 +89,8 @@ def test_pdf_lines_keep_offsets(bd) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_committed_questions_are_well_formed() -> None:
-    rows = [json.loads(line) for line in (BENCH / "data" / "answer" / "questions.jsonl").open()]
+    lines = (BENCH / "data" / "answer" / "questions.jsonl").read_text(encoding="utf-8")
+    rows = [json.loads(line) for line in lines.splitlines()]
     kinds = {r["kind"] for r in rows}
     assert kinds == {"answerable", "near_miss", "nonexistent"}
     assert len({r["id"] for r in rows}) == len(rows)

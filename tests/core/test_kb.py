@@ -23,7 +23,6 @@ from memo_core.errors import (
     ProviderError,
 )
 from memo_core.kb import ChunkInput, MemoBase
-from memo_core.migrate import table_exists
 from memo_core.storage.postgres import PostgresDatabase
 
 DOCS = [
@@ -217,17 +216,26 @@ def test_changed_document_reembeds_only_changed_chunks(backend_url: str) -> None
 def test_replace_is_atomic_when_a_write_fails(
     fresh_kb: MemoBase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    original = fresh_kb.store.db.execute
+    db = fresh_kb.store.db
+    original, original_many = db.execute, db.executemany
     calls = {"n": 0}
 
-    def flaky(sql: str, params: Any = ()) -> Any:
+    def count_fts_rows(sql: str, rows: int) -> None:
         if sql.startswith("INSERT INTO chunks_fts"):
-            calls["n"] += 1
-            if calls["n"] == 2:
+            calls["n"] += rows
+            if calls["n"] >= 2:
                 raise RuntimeError("crash mid-write")
+
+    def flaky(sql: str, params: Any = ()) -> Any:
+        count_fts_rows(sql, 1)
         return original(sql, params)
 
-    monkeypatch.setattr(fresh_kb.store.db, "execute", flaky)
+    def flaky_many(sql: str, rows: Any) -> Any:  # the keyword rows of a write, in one call
+        count_fts_rows(sql, len(rows))
+        return original_many(sql, rows)
+
+    monkeypatch.setattr(db, "execute", flaky)
+    monkeypatch.setattr(db, "executemany", flaky_many)
     chunks = [ChunkInput("new one", 0, 7), ChunkInput("new two", 8, 15)]
     with pytest.raises(RuntimeError):
         fresh_kb.add_document("new one new two", document_id="d1", chunks=chunks)
@@ -263,10 +271,10 @@ def test_other_embedder_is_refused_then_reindex_swaps(backend_url: str) -> None:
         MemoBase(backend_url, embedder=HashEmbedder(32))
     with MemoBase(backend_url, embedder=HashEmbedder(64)) as base:
         old_table = base.store.vector_table
-        assert old_table is not None and table_exists(base.db, old_table)
+        assert old_table is not None and base.db.table_exists(old_table)
         assert base.reindex(HashEmbedder(32)) == 1
         assert base.store.vector_table != old_table
-        assert not table_exists(base.db, old_table)
+        assert not base.db.table_exists(old_table)
     with MemoBase(backend_url, embedder=HashEmbedder(32)) as reopened:
         assert reopened.search("contract", mode="vector")[0].document_id == "a"
 

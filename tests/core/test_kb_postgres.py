@@ -30,7 +30,6 @@ from memo_core.errors import NamespaceRequiredError
 from memo_core.kb import ChunkInput, MemoBase
 from memo_core.kb.pg_fts import index_text
 from memo_core.kb.pg_store import EF_SEARCH_MIN, PostgresKnowledgeStore
-from memo_core.migrate import table_exists
 from memo_core.search.hybrid import SearchSettings
 from memo_core.storage.local_server import LocalPostgres
 from memo_core.storage.postgres import PostgresDatabase
@@ -406,7 +405,7 @@ def test_reindex_builds_beside_the_old_vectors_then_swaps(postgres_url: str) -> 
         assert base.reindex(HashEmbedder(32), progress=progress) == len(CORPUS) + 1
         new = base.store.vector_table
         assert seen and set(seen) == {old} and new != old
-        assert old is not None and not table_exists(base.db, old)
+        assert old is not None and not base.db.table_exists(old)
         indexes = base.db.query("SELECT indexdef FROM pg_indexes WHERE tablename = ?", [new])
         assert any("hnsw" in r[0] and "vector_cosine_ops" in r[0] for r in indexes)
         kept, real = _stats(base)

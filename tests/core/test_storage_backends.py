@@ -173,6 +173,34 @@ def test_missing_table_is_a_schema_error(db: SQLDatabase) -> None:
     assert db.query("SELECT count(*) FROM items") == [(0,)]
 
 
+def test_table_exists_sees_this_base_only(db: SQLDatabase) -> None:
+    assert db.table_exists("items")
+    assert not db.table_exists("no_such_table")
+    # A table of the same server/connection outside this base does not count.
+    if db.dialect == "postgres":
+        db.execute("CREATE SCHEMA IF NOT EXISTS memo_elsewhere")
+        db.execute("CREATE TABLE IF NOT EXISTS memo_elsewhere.only_there (id BIGINT)")
+    else:
+        db.execute("ATTACH DATABASE ':memory:' AS elsewhere")
+        db.execute("CREATE TABLE elsewhere.only_there (id BIGINT)")
+    try:
+        assert not db.table_exists("only_there")
+    finally:
+        if db.dialect == "postgres":
+            db.execute("DROP SCHEMA memo_elsewhere CASCADE")
+
+
+def test_local_file_reopens_the_same_base(db: SQLDatabase) -> None:
+    if db.dialect == "postgres":
+        assert db.local_file is None
+        return
+    assert db.local_file is not None
+    with open_database(db.local_file, load_vec=False) as again:
+        assert again.table_exists("items")
+    with open_database(":memory:", load_vec=False) as in_ram:
+        assert in_ram.local_file is None
+
+
 @pytest.mark.parametrize("value", [2**63, -(2**63) - 1, 2**70])
 def test_oversized_int_is_invalid_input(db: SQLDatabase, value: int) -> None:
     with pytest.raises(InvalidInputError):
