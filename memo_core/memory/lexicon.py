@@ -539,7 +539,8 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"\b(?:i|we) (?:now )?live\b|\bi'?m living in\b|\b(?:i|we) (?:just )?moved to\b|"
             r"\brelocated to\b|\b(?:i|we)(?:'ve| have)? (?:relocated|moved) again\b|\bi'?m based in\b|\bmy (?:home|address) is\b|"
             r"\bя (?:теперь |сейчас )?живу\b|^живу\b|переехал\w* (?:в|на)\b|"
-            r"мой адрес|живём в|живем в|\b(?:i|we) moved back to\b|вернул\w* (?:в|на) [А-ЯЁ]"
+            r"мой адрес|живём в|живем в|переезд\w*[^.]*?\s(?:в|на)\s+\w|"
+            r"теперь (?:мы|я) (?:живём |живем |живу )?в\s+\w|\b(?:i|we) moved back to\b|вернул\w* (?:в|на) [А-ЯЁ]"
         ),
     ),
     (
