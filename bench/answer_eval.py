@@ -1,6 +1,7 @@
 """Quote or refuse on both dev sets, today's engine side by side with the previous gate.
 
-    python bench/answer_eval.py [--sets squad,pydoc] [--limit N] [--formats mixed] [--name answer]
+    python bench/answer_eval.py [--sets squad,pydoc] [--split heldout] [--limit N]
+                                [--formats mixed] [--bases DIR] [--name answer]
 
 Sets (loaded by ``bench/answer_sets.py``): the public SQuAD split in ../shared/eval/qa
 and the pydoc set (54 standard-library modules rebuilt by
@@ -20,7 +21,10 @@ each refusal kind refused (its complement is false answers); answer precision
 ROC AUC (answerable against the refusal kinds, on the score each engine returns);
 locator correctness (the cited PDF page / Markdown heading of a quote holding the
 gold answer is where the answer is); quotes found at their reported offsets.
-``--limit N`` takes the first N questions of each kind (a quick run).
+``--split heldout`` asks only the held-out half of each set (the half
+``bench/calibrate_gate.py`` never fits on; ``train`` the other, ``all`` both);
+``--limit N`` takes N questions of each kind spread over the set (a quick run);
+``--bases DIR`` keeps the ingested bases for the next run.
 Results: bench/results/NAME.json and NAME.md.
 """
 
@@ -34,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from _common import markdown_table, write_results
-from answer_sets import AnswerSet, EvalQuestion, build_docs_module, load_set
+from answer_sets import SPLITS, AnswerSet, EvalQuestion, build_docs_module, load_set
 from legacy_gate import LegacyAnswerer
 
 from memo_core.answer.engine import GuardedAnswerer
@@ -191,10 +195,10 @@ def by_format(records: list[dict[str, Any]], refusal_kinds: Sequence[str]) -> di
     return {f: summarize([r for r in records if r["format"] == f], refusal_kinds) for f in formats}
 
 
-def evaluate(answer_set: AnswerSet, embedder: Any) -> dict[str, Any]:
+def evaluate(answer_set: AnswerSet, embedder: Any, bases: Path | None = None) -> dict[str, Any]:
     normalize = build_docs_module().normalize
     started = time.perf_counter()
-    with answer_set.open_base(embedder) as kb:
+    with answer_set.open_base(embedder, keep=bases) as kb:
         ingest_seconds = time.perf_counter() - started
         askers = _askers(kb)
         cache: dict[str, str] = {}
@@ -283,7 +287,8 @@ def tables(results: list[dict[str, Any]]) -> str:
     out = [markdown_table(headers, rows)]
     for res in results:
         line = (
-            f"- {res['set']}: {res['engines']['engine']['questions']} questions, "
+            f"- {res['set']}: {res['engines']['engine']['questions']} questions "
+            f"({res['info'].get('split', 'all')}), "
             f"ingest {res['ingest_seconds']} s, the two gates give the same outcome on "
             f"{res['engines_agree']:.1%} of questions"
         )
@@ -331,18 +336,21 @@ def main() -> None:
     parser.add_argument(
         "--formats", default="mixed", help="pydoc documents: mixed, all, txt, md, html or pdf"
     )
+    parser.add_argument("--split", default="all", choices=SPLITS, help="which questions to ask")
+    parser.add_argument("--bases", type=Path, help="keep the ingested bases here for reuse")
     parser.add_argument("--name", default="answer", help="results file name")
     args = parser.parse_args()
     embedder = default_local_embedder()
     results = []
     for name in args.sets.split(","):
-        options: dict[str, Any] = {"limit": args.limit}
+        options: dict[str, Any] = {"limit": args.limit, "split": args.split}
         if name == "pydoc":
             options["formats"] = args.formats
-        results.append(evaluate(load_set(name, **options), embedder))
+        results.append(evaluate(load_set(name, **options), embedder, args.bases))
         print(f"{name} done", flush=True)
     table = tables(results)
     payload = {
+        "split": args.split,
         "limit": args.limit,
         "formats": args.formats,
         "sets": [{k: v for k, v in r.items() if k != "records"} for r in results],

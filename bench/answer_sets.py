@@ -5,6 +5,8 @@
     pydoc = load_set("pydoc", formats="mixed")  # stdlib docs rebuilt by bench/data/answer/build_docs.py
     with squad.open_base(embedder) as kb:       # a fresh MemoBase in a temporary folder, ingested
         for q in squad.questions: ...
+    heldout = load_set("pydoc", split="heldout")  # the half calibrate_gate.py never fits on
+    with heldout.open_base(embedder, keep=Path("bases")) as kb: ...  # ingested once, reused
 
 Each set is an :class:`AnswerSet`: its questions (``kind`` is ``answerable`` or one
 of the set's refusal kinds), and how to fill a fresh :class:`~memo_core.kb.MemoBase`
@@ -26,8 +28,10 @@ with its documents. ``q.should_answer`` is the label a gate is calibrated on.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
+import re
 import sys
 import tempfile
 from collections import Counter
@@ -44,7 +48,15 @@ from memo_core.kb import MemoBase
 HERE = Path(__file__).resolve().parent
 PYDOC_DIR = HERE / "data" / "answer"
 
-__all__ = ["AnswerSet", "EvalQuestion", "build_docs_module", "load_set", "pydoc_set", "squad_set"]
+__all__ = [
+    "SPLITS",
+    "AnswerSet",
+    "EvalQuestion",
+    "build_docs_module",
+    "load_set",
+    "pydoc_set",
+    "squad_set",
+]
 
 
 def build_docs_module() -> Any:
@@ -72,10 +84,20 @@ class EvalQuestion:
     format: str | None = None  # pydoc: the format that module was ingested in (mixed / one format)
     gold_pages: frozenset[int] = frozenset()  # PDF pages (1-based) holding the answer span
     gold_headings: frozenset[str] = frozenset()  # Markdown heading paths holding the answer span
+    group: str = ""  # what the held-out split keeps together: a SQuAD paragraph, a pydoc module
 
     @property
     def should_answer(self) -> bool:
         return self.kind == "answerable"
+
+    @property
+    def heldout(self) -> bool:
+        """Whether the question is in the held-out half (never fitted on; reported).
+
+        Split by :attr:`group`, so questions about one paragraph or one module are
+        all on the same side.
+        """
+        return hashlib.sha256((self.group or self.id).encode()).digest()[0] % 2 == 1
 
 
 @dataclass
@@ -106,15 +128,55 @@ class AnswerSet:
         return {"documents": len(self.files), "chunks": report.chunks}
 
     @contextmanager
-    def open_base(self, embedder: Any) -> Iterator[MemoBase]:
-        """A fresh MemoBase in a temporary folder holding this set's documents."""
-        with tempfile.TemporaryDirectory() as tmp:
-            kb = MemoBase(Path(tmp) / f"{self.name}.db", embedder=embedder)
-            try:
-                self.info["ingest"] = self.ingest(kb)
+    def open_base(self, embedder: Any, keep: Path | None = None) -> Iterator[MemoBase]:
+        """A MemoBase holding this set's documents: fresh in a temporary folder, or kept.
+
+        ``keep`` names a folder where the ingested base is stored and reused by later
+        runs (ingesting the pydoc set takes minutes): one file per set, formats and
+        embedder, reused only when its ingest finished. Delete the folder after
+        changing how documents are chunked.
+        """
+        if keep is None:
+            with (
+                tempfile.TemporaryDirectory() as tmp,
+                self._base(Path(tmp) / f"{self.name}.db", embedder) as kb,
+            ):
                 yield kb
-            finally:
-                kb.close()
+            return
+        keep.mkdir(parents=True, exist_ok=True)
+        model = embedder.fingerprint.model if embedder is not None else "keyword-only"
+        label = "-".join([self.name, str(self.info.get("formats", "")), model])
+        with self._base(keep / (re.sub(r"[^\w.-]+", "_", label) + ".db"), embedder) as kb:
+            yield kb
+
+    @contextmanager
+    def _base(self, path: Path, embedder: Any) -> Iterator[MemoBase]:
+        done = path.with_suffix(".ingested.json")
+        if not done.exists():
+            for stale in path.parent.glob(path.name + "*"):
+                stale.unlink()  # a base whose ingest did not finish is not reused
+        kb = MemoBase(path, embedder=embedder)
+        try:
+            if done.exists():
+                self.info["ingest"] = {**json.loads(done.read_text()), "reused": str(path)}
+            else:
+                self.info["ingest"] = self.ingest(kb)
+                done.write_text(json.dumps(self.info["ingest"]))
+            yield kb
+        finally:
+            kb.close()
+
+
+#: Which questions a run takes: every one, the held-out half, or the half fitted on.
+SPLITS = ("all", "heldout", "train")
+
+
+def _split(questions: list[EvalQuestion], split: str) -> list[EvalQuestion]:
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS}, not {split!r}")
+    if split == "all":
+        return questions
+    return [q for q in questions if q.heldout == (split == "heldout")]
 
 
 def _take(questions: list[EvalQuestion], limit: int) -> list[EvalQuestion]:
@@ -135,7 +197,7 @@ def _take(questions: list[EvalQuestion], limit: int) -> list[EvalQuestion]:
     return [q for index, q in enumerate(questions) if index in keep]
 
 
-def squad_set(limit: int = 0) -> AnswerSet:
+def squad_set(limit: int = 0, split: str = "all") -> AnswerSet:
     data = qa_dir()
     questions = []
     skipped: Counter[str] = Counter()
@@ -144,15 +206,22 @@ def squad_set(limit: int = 0) -> AnswerSet:
             skipped[f"{q['kind']} (blank question)"] += 1
             continue
         questions.append(
-            EvalQuestion(id=q["id"], question=q["question"], kind=q["kind"], answer=q.get("answer"))
+            EvalQuestion(
+                id=q["id"],
+                question=q["question"],
+                kind=q["kind"],
+                answer=q.get("answer"),
+                group=q.get("paragraph_id") or q["id"],
+            )
         )
     texts = [(p["id"], p["text"]) for p in read_jsonl(data / "corpus.jsonl")]
     return AnswerSet(
         name="squad",
-        questions=_take(questions, limit),
+        questions=_take(_split(questions, split), limit),
         refusal_kinds=("out_of_base", "unanswerable"),
         texts=texts,
         skipped=skipped,
+        info={"split": split},
     )
 
 
@@ -188,7 +257,9 @@ def _gold_locators(
     return frozenset(pages), frozenset(headings)
 
 
-def pydoc_set(formats: str = "mixed", limit: int = 0, rebuild: bool = False) -> AnswerSet:
+def pydoc_set(
+    formats: str = "mixed", limit: int = 0, rebuild: bool = False, split: str = "all"
+) -> AnswerSet:
     """The pydoc set on this Python, rebuilding the documents when absent or from another Python."""
     bd = build_docs_module()
     docs: Path = bd.DOCS
@@ -221,22 +292,23 @@ def pydoc_set(formats: str = "mixed", limit: int = 0, rebuild: bool = False) -> 
                 format=fmts[0] if len(fmts) == 1 else "all",
                 gold_pages=pages,
                 gold_headings=headings,
+                group=q["doc"],
             )
         )
     files = [docs / manifest["modules"][m]["files"][f] for m, fs in assignment.items() for f in fs]
     return AnswerSet(
         name="pydoc",
-        questions=_take(questions, limit),
+        questions=_take(_split(questions, split), limit),
         refusal_kinds=("near_miss", "nonexistent"),
         files=files,
         root=docs,
         skipped=skipped,
-        info={"python": manifest["python"], "formats": formats},
+        info={"python": manifest["python"], "formats": formats, "split": split},
     )
 
 
 def load_set(name: str, **options: Any) -> AnswerSet:
-    """``squad`` (options: limit) or ``pydoc`` (options: formats, limit, rebuild)."""
+    """``squad`` (options: limit, split) or ``pydoc`` (options: formats, limit, rebuild, split)."""
     if name == "squad":
         return squad_set(**options)
     if name == "pydoc":

@@ -1,14 +1,23 @@
-"""Calibrate the answerability gate per embedder, and report how well it separates.
+"""Calibrate the answerability gate per embedder on both dev sets, and report how well it separates.
 
-    python bench/calibrate_gate.py [--embedders default,hash,keyword-only] [--write]
+    python bench/calibrate_gate.py [--embedders default,hash,keyword-only] [--sets squad,pydoc]
+                                   [--bases DIR] [--write]
 
-For each embedder: ingest ../shared/eval/qa/corpus.jsonl, compute the gate's
-features (memo_core.answer.gate.FEATURES) for every ``answerable`` and
-``out_of_base`` question, fit a logistic model on one half and report ROC AUC on
-the other half, then fit on all of it and choose the lowest threshold that answers
-at most 5% of the out-of-base questions (the issue's "at most 5% false answers");
-precision and recall at that threshold are reported too. ``--write`` stores the
-weights in memo_core/data/gate_calibration.json (what SufficiencyGate ships with).
+For each embedder, both dev sets (``bench/answer_sets.py``: the public SQuAD split
+and the pydoc set) are ingested into fresh bases (``--bases DIR`` keeps them for
+the next run), every question is retrieved as the engine retrieves it
+(``GuardedAnswerer.retrieve``) and the gate's features
+(``memo_core.answer.gate.FEATURES``) are computed with that embedder's sentence
+similarity. Each set is split in two by ``EvalQuestion.heldout`` (by SQuAD
+paragraph and by pydoc module, so no paragraph or module is on both sides). A
+logistic model is fitted on the *train* halves of both sets together (answerable
+against SQuAD's ``out_of_base`` and pydoc's ``near_miss`` and ``nonexistent``;
+SQuAD's ``unanswerable`` need a reader and are only reported), and the threshold
+is the lowest that answers at most 5% of each set's train refusals. Reported per
+set on the *held-out* half: ROC AUC, precision and recall at that threshold, the
+share of each refusal kind refused, and the same for the previous two-feature
+model (coverage, similarity) fitted the same way. ``--write`` stores the fitted
+model in memo_core/data/gate_calibration.json (what SufficiencyGate ships with).
 Results: bench/results/gate.json and .md.
 """
 
@@ -16,19 +25,28 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
-import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-from _common import REPO, markdown_table, qa_dir, read_jsonl, write_results
+from _common import REPO, markdown_table, write_results
+from answer_sets import AnswerSet, load_set
 
+from memo_core.answer.engine import GuardedAnswerer
 from memo_core.answer.gate import FEATURES, KEYWORD_ONLY, _DocumentFrequencies, gate_features
+from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.embedders import HashEmbedder, default_local_embedder
 from memo_core.kb import MemoBase
+from memo_core.types import Hit
 
 CALIBRATION_FILE = REPO / "memo_core" / "data" / "gate_calibration.json"
 MAX_FALSE_ANSWERS = 0.05
+#: The refusal kinds a gate is fitted on (SQuAD's "unanswerable" need a reader).
+FIT_REFUSALS = ("out_of_base", "near_miss", "nonexistent")
+#: The model the gate had before the answerability features, refitted for comparison.
+TWO_FEATURES = ("coverage", "similarity")
 
 
 def auc(scores: np.ndarray, labels: np.ndarray) -> float:
@@ -36,6 +54,8 @@ def auc(scores: np.ndarray, labels: np.ndarray) -> float:
     ranks = _average_ranks(scores)
     pos = labels == 1
     n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    if not n_pos or not n_neg:
+        return float("nan")
     return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
@@ -54,14 +74,23 @@ def _average_ranks(values: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 4000) -> np.ndarray:
-    """Plain gradient-descent logistic regression (weights..., bias)."""
+def fit_logistic(
+    x: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None, l2: float = 1e-3
+) -> np.ndarray:
+    """Logistic regression (weights..., bias) by Newton's method, L2 on the weights."""
     xb = np.hstack([x, np.ones((len(x), 1))])
+    sw = np.ones(len(y)) if sample_weight is None else sample_weight
+    sw = sw / sw.sum()
+    reg = l2 * np.r_[np.ones(x.shape[1]), 0.0]
     w = np.zeros(xb.shape[1])
-    for _ in range(steps):
+    for _ in range(50):
         p = 1 / (1 + np.exp(-(xb @ w)))
-        grad = xb.T @ (p - y) / len(y) + l2 * np.r_[w[:-1], 0.0]
-        w -= 2.5 * grad
+        grad = xb.T @ (sw * (p - y)) + reg * w
+        hess = (xb * (sw * p * (1 - p))[:, None]).T @ xb + np.diag(reg + 1e-9)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
     return w
 
 
@@ -69,124 +98,194 @@ def score(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return 1 / (1 + np.exp(-(np.hstack([x, np.ones((len(x), 1))]) @ w)))
 
 
-def calibrate(name: str, corpus: list[dict], questions: list[dict]) -> dict:
-    embedder = {
+@dataclass(frozen=True)
+class Row:
+    """One question's gate features, with what the calibration needs to know of it."""
+
+    set: str
+    kind: str
+    heldout: bool
+    features: dict[str, float | None]
+
+    @property
+    def label(self) -> float:
+        return 1.0 if self.kind == "answerable" else 0.0
+
+    @property
+    def fitted(self) -> bool:
+        return self.kind == "answerable" or self.kind in FIT_REFUSALS
+
+
+def retrieve_all(answer_set: AnswerSet, kb: MemoBase) -> dict[str, list[Hit]]:
+    """Every question's hits, retrieved as the engine retrieves them."""
+    engine = GuardedAnswerer(kb)
+    return {q.id: engine.retrieve(q.question) for q in answer_set.questions}
+
+
+def feature_rows(
+    answer_set: AnswerSet,
+    kb: MemoBase,
+    hits: dict[str, list[Hit]],
+    similarity: SentenceSimilarity | None,
+) -> list[Row]:
+    frequencies = _DocumentFrequencies(kb.store)
+    rows = []
+    for q in answer_set.questions:
+        f = gate_features(q.question, hits[q.id], frequencies, similarity)
+        features = {name: (None if f[name] is None else float(f[name])) for name in FEATURES}
+        rows.append(Row(answer_set.name, q.kind, q.heldout, features))
+    return rows
+
+
+def matrix(rows: Sequence[Row], names: Sequence[str]) -> np.ndarray:
+    return np.array([[r.features[n] or 0.0 for n in names] for r in rows], dtype=float)
+
+
+def _balanced(rows: Sequence[Row]) -> np.ndarray:
+    """Sample weights giving each set, and within it each label, the same total weight."""
+    weights = np.ones(len(rows))
+    keys = [(r.set, r.label) for r in rows]
+    for key in set(keys):
+        idx = [i for i, k in enumerate(keys) if k == key]
+        weights[idx] = 1.0 / len(idx)
+    return weights
+
+
+def threshold_for(scores: np.ndarray, rows: Sequence[Row]) -> float:
+    """The lowest threshold answering at most MAX_FALSE_ANSWERS of each set's refusals."""
+    threshold = 0.0
+    for name in {r.set for r in rows}:
+        negatives = np.sort(
+            [s for s, r in zip(scores, rows, strict=True) if r.set == name and r.label == 0]
+        )
+        if len(negatives):
+            allowed = int(MAX_FALSE_ANSWERS * len(negatives))  # how many may pass
+            threshold = max(threshold, float(negatives[len(negatives) - 1 - allowed]) + 1e-9)
+    return threshold
+
+
+def report(scores: np.ndarray, rows: Sequence[Row], threshold: float) -> dict[str, Any]:
+    """ROC AUC, precision, recall and refusals by kind for ``rows`` (one set's held-out part)."""
+    fitted = [i for i, r in enumerate(rows) if r.fitted]
+    labels = np.array([rows[i].label for i in fitted])
+    s = scores[fitted]
+    answered = s >= threshold
+    true = float((answered & (labels == 1)).sum())
+    out: dict[str, Any] = {
+        "questions": len(rows),
+        "roc_auc": auc(s, labels),
+        "precision": true / max(1.0, float(answered.sum())),
+        "recall": true / max(1.0, float((labels == 1).sum())),
+    }
+    for kind in sorted({r.kind for r in rows} - {"answerable"}):
+        mask = np.array([r.kind == kind for r in rows])
+        out[f"{kind}_refused"] = float((scores[mask] < threshold).mean())
+    return out
+
+
+def make_embedder(name: str) -> Any:
+    return {
         "default": default_local_embedder,
         "hash": lambda: HashEmbedder(256),
         KEYWORD_ONLY: lambda: None,
     }[name]()
-    with tempfile.TemporaryDirectory() as tmp:
-        kb = MemoBase(Path(tmp) / "cal.db", embedder=embedder)
-        kb.add_texts([p["text"] for p in corpus], ids=[p["id"] for p in corpus])
-        freqs = _DocumentFrequencies(kb.store)
-        rows = []
-        for q in questions:
-            f = gate_features(q["question"], kb.search(q["question"], k=5), freqs)
-            rows.append(([float(f[name] or 0.0) for name in FEATURES], q["kind"]))
-        model = kb.store.fingerprint.model if kb.store.fingerprint else KEYWORD_ONLY
-        kb.close()
-    kinds = np.array([r[1] for r in rows])
-    feats = np.array([r[0] for r in rows])
-    if embedder is None:
-        feats[:, FEATURES.index("similarity")] = 0.0
-    fit_mask = kinds != "unanswerable"
-    x, y = feats[fit_mask], (kinds[fit_mask] == "answerable").astype(float)
-    order = list(range(len(y)))
-    random.Random(7).shuffle(order)
-    half = len(order) // 2
-    train, test = np.array(order[:half]), np.array(order[half:])
-    heldout_auc = auc(score(x[test], fit_logistic(x[train], y[train])), y[test])
-    w = fit_logistic(x, y)
-    s_all = score(feats, w)
-    outside = np.sort(s_all[kinds == "out_of_base"])
-    # The lowest threshold that lets at most MAX_FALSE_ANSWERS of out-of-base through.
-    threshold = float(outside[min(len(outside) - 1, int((1 - MAX_FALSE_ANSWERS) * len(outside)))])
 
-    def refusal(kind: str) -> float:
-        return float((s_all[kinds == kind] < threshold).mean())
 
-    answered_true = float((s_all[kinds == "answerable"] >= threshold).sum())
-    answered_false = float((s_all[kinds == "out_of_base"] >= threshold).sum())
-    weights = {name: float(w[i]) for i, name in enumerate(FEATURES)}
-    if embedder is None:
-        weights["similarity"] = 0.0
+def collect(name: str, sets: Sequence[str], bases: Path | None) -> tuple[str, list[Row]]:
+    """The embedder's model name and every question's feature row, over ``sets``."""
+    embedder = make_embedder(name)
+    similarity = SentenceSimilarity(embedder) if embedder is not None else None
+    rows: list[Row] = []
+    model = KEYWORD_ONLY
+    for set_name in sets:
+        answer_set = load_set(set_name)
+        with answer_set.open_base(embedder, keep=bases) as kb:
+            if kb.store.fingerprint is not None:
+                model = kb.store.fingerprint.model
+            hits = retrieve_all(answer_set, kb)
+            rows += feature_rows(answer_set, kb, hits, similarity)
+        print(f"{name} {set_name}: {len(answer_set.questions)} questions", flush=True)
+    return model, rows
+
+
+def calibrate(model: str, rows: list[Row], names: Sequence[str]) -> dict[str, Any]:
+    """Fit on the train halves, choose the threshold there, report on the held-out halves."""
+    names = [n for n in names if model != KEYWORD_ONLY or "similarity" not in n]
+    train = [r for r in rows if not r.heldout and r.fitted]
+    w = fit_logistic(matrix(train, names), np.array([r.label for r in train]), _balanced(train))
+    threshold = threshold_for(score(matrix(train, names), w), train)
+    metrics: dict[str, Any] = {}
+    for set_name in sorted({r.set for r in rows}):
+        part = [r for r in rows if r.set == set_name and r.heldout]
+        metrics[set_name] = report(score(matrix(part, names), w), part, threshold)
+        fit_part = [r for r in rows if r.set == set_name and not r.heldout]
+        metrics[set_name]["train"] = report(score(matrix(fit_part, names), w), fit_part, threshold)
     return {
-        "embedder": model,
-        "weights": weights,
+        "weights": {n: float(w[i]) for i, n in enumerate(names)},
         "bias": float(w[-1]),
         "threshold": threshold,
-        "metrics": {
-            "roc_auc_heldout": heldout_auc,
-            "roc_auc_fit": auc(score(x, w), y),
-            "precision": answered_true / max(1.0, answered_true + answered_false),
-            "recall": 1 - refusal("answerable"),
-            "answerable_kept": 1 - refusal("answerable"),
-            "out_of_base_refused": refusal("out_of_base"),
-            "unanswerable_refused": refusal("unanswerable"),
-        },
+        "metrics": metrics,
     }
+
+
+def _row(embedder: str, model: str, result: dict[str, Any]) -> list[list[Any]]:
+    out = []
+    for set_name, m in result["metrics"].items():
+        refused = ", ".join(
+            f"{k[: -len('_refused')]} {v:.3f}" for k, v in m.items() if k.endswith("_refused")
+        )
+        out.append(
+            [embedder, model, set_name, m["questions"], m["roc_auc"], m["precision"],
+             m["recall"], refused, result["threshold"]]
+        )  # fmt: skip
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedders", default="default,hash,keyword-only")
+    parser.add_argument("--sets", default="squad,pydoc")
+    parser.add_argument("--bases", type=Path, help="keep the ingested bases here for reuse")
     parser.add_argument("--write", action="store_true", help="update the shipped calibration")
     args = parser.parse_args()
-    data = qa_dir()
-    corpus = list(read_jsonl(data / "corpus.jsonl"))
-    questions = list(read_jsonl(data / "questions.jsonl"))
-    results = {}
+    results: dict[str, dict[str, Any]] = {}
+    table_rows = []
     for name in args.embedders.split(","):
-        result = calibrate(name, corpus, questions)
-        results[result["embedder"] if name != KEYWORD_ONLY else KEYWORD_ONLY] = result
-        print(name, json.dumps(result["metrics"]))
-    rows = [
-        [
-            name,
-            r["metrics"]["roc_auc_heldout"],
-            r["metrics"]["precision"],
-            r["metrics"]["recall"],
-            r["threshold"],
-            r["metrics"]["answerable_kept"],
-            r["metrics"]["out_of_base_refused"],
-            r["metrics"]["unanswerable_refused"],
-        ]
-        for name, r in results.items()
-    ]
+        model, rows = collect(name, args.sets.split(","), args.bases)
+        result = calibrate(model, rows, FEATURES)
+        previous = calibrate(model, rows, TWO_FEATURES)
+        results[model] = {**result, "two_feature": previous}
+        table_rows += _row(name, "answerability", result) + _row(name, "two-feature", previous)
+        print(name, json.dumps(result["metrics"]), flush=True)
     table = markdown_table(
-        [
-            "embedder",
-            "ROC AUC (held-out half)",
-            "precision",
-            "recall",
-            "threshold",
-            "answerable kept",
-            "out_of_base refused",
-            "unanswerable refused",
-        ],
-        rows,
-    )
-    write_results("gate", {"calibrations": results}, table)
+        ["embedder", "model", "set (held-out half)", "questions", "ROC AUC", "precision",
+         "recall", "refused (by kind)", "threshold"],
+        table_rows,
+    )  # fmt: skip
+    write_results("gate", {"max_false_answers": MAX_FALSE_ANSWERS, "calibrations": results}, table)
     print(table)
     if args.write:
-        existing = json.loads(CALIBRATION_FILE.read_text()) if CALIBRATION_FILE.exists() else {}
-        calibrations = existing.get("calibrations", {})
-        for name, r in results.items():
-            context = calibrations.get(name, {}).get("context")  # kept: its own floor
-            calibrations[name] = {k: v for k, v in r.items() if k != "embedder"}
-            if context is not None:
-                calibrations[name]["context"] = context
-        CALIBRATION_FILE.write_text(
-            json.dumps(
-                {
-                    "about": existing.get("about", "Written by bench/calibrate_gate.py."),
-                    "calibrations": calibrations,
-                },
-                indent=2,
-            )
-            + "\n"
-        )
-        print(f"wrote {CALIBRATION_FILE}")
+        write_calibrations(results)
+
+
+def write_calibrations(results: dict[str, dict[str, Any]]) -> None:
+    existing = json.loads(CALIBRATION_FILE.read_text()) if CALIBRATION_FILE.exists() else {}
+    calibrations = existing.get("calibrations", {})
+    for name, r in results.items():
+        context = calibrations.get(name, {}).get("context")  # kept: its own floor
+        calibrations[name] = {k: r[k] for k in ("weights", "bias", "threshold", "metrics")}
+        if context is not None:
+            calibrations[name]["context"] = context
+    about = (
+        "Written by bench/calibrate_gate.py: fitted on the train halves of the SQuAD and "
+        "pydoc dev sets, threshold answering at most 5% of each set's train refusals, "
+        "metrics on the held-out halves. 'context': the relevance floor for offering a "
+        "hit as context (the earlier two-feature model)."
+    )
+    CALIBRATION_FILE.write_text(
+        json.dumps({"about": about, "calibrations": calibrations}, indent=2) + "\n"
+    )
+    print(f"wrote {CALIBRATION_FILE}")
 
 
 if __name__ == "__main__":

@@ -670,6 +670,10 @@ class _Process:
         self.proc.stdin.write(text + "\n")
         self.proc.stdin.flush()
 
+    def finish(self) -> None:
+        """Wait for the worker to exit and close both pipes."""
+        self.proc.communicate()
+
 
 def run_interleaved(systems: Sequence[str], folder: Path, gold: list[str]) -> dict[str, Any]:
     """Build each system in its own process, one after the other (builds do not share
@@ -695,7 +699,7 @@ def run_interleaved(systems: Sequence[str], folder: Path, gold: list[str]) -> di
     for w in workers:
         w.send("end")
         facts = {**builds[w.system], **w.reply()}
-        w.proc.wait()
+        w.finish()
         rows.update(rows_from(answers[w.system], gold, facts))
     return rows
 

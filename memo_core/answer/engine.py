@@ -37,6 +37,7 @@ from memo_core.answer.prompting import (
     parse_answer,
 )
 from memo_core.answer.salience import missing_terms
+from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import sentence_around, split_sentences
 from memo_core.answer.types import (
     Answer,
@@ -110,6 +111,9 @@ class GuardedAnswerer:
         self.k = k
         self.mode = mode
         self.max_sentences = max_sentences
+        # Sentence-level similarity with the base's own embedder (the gate's features).
+        embedder = getattr(kb, "embedder", None)
+        self.similarity = SentenceSimilarity(embedder) if embedder is not None else None
 
     def ask(
         self,
@@ -134,19 +138,10 @@ class GuardedAnswerer:
         if not isinstance(question, str) or not question.strip():
             raise InvalidInputError("the question is empty")
         evidence = as_memory_evidence(memory_facts)
-        want = k or self.k
-        hits = self.kb.search(
-            question,
-            k=want * 2,  # a deeper pool, so diversifying by document still fills k
-            mode=self.mode,
-            collection=collection,
-            filter=filter,
-            owner=owner,
-        )
-        hits = diversify(hits, want)
+        hits = self.retrieve(question, k=k, collection=collection, filter=filter, owner=owner)
         searched = sorted({h.title or h.source or h.document_id for h in hits})
         found = list(hits)
-        decision = self.gate.decide(question, hits, self.kb.store)
+        decision = self.gate.decide(question, hits, self.kb.store, self.similarity)
         if explanation is not None:
             explanation.gate = decision
             explanation.candidates = [
@@ -219,6 +214,27 @@ class GuardedAnswerer:
             text, citations, decision.score, claims, unsupported, memory_citations=remembered
         )
 
+    def retrieve(
+        self,
+        question: str,
+        *,
+        k: int | None = None,
+        collection: str | Sequence[str] | None = None,
+        filter: Mapping[str, Any] | None = None,
+        owner: str | None = None,
+    ) -> list[Hit]:
+        """The hits an answer reads: the best ``k``, at most two per document."""
+        want = k or self.k
+        hits = self.kb.search(
+            question,
+            k=want * 2,  # a deeper pool, so diversifying by document still fills k
+            mode=self.mode,
+            collection=collection,
+            filter=filter,
+            owner=owner,
+        )
+        return diversify(hits, want)
+
     # -- stage 2: the answer ----------------------------------------------
 
     def _extractive_claims(
@@ -236,6 +252,7 @@ class GuardedAnswerer:
             question,
             [(h.chunk_id, h.text) for h in hits] + [(key, e.text) for key, e in remembered.items()],
             max_sentences=self.max_sentences,
+            similarity=self.similarity,
         )
         by_id = {h.chunk_id: h for h in hits}
         claims = []

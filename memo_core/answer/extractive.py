@@ -6,8 +6,13 @@ sentence frequency of the question's stemmed content words it contains, so a
 rare term ("Bevington") outweighs a common one ("university"); long sentences
 pay a mild length penalty and sentences of lower-ranked passages a rank
 discount; headings (:func:`~memo_core.answer.windows.is_heading`) are never
-picked. Because answers are spans of the passages, each picked sentence is
-verbatim by construction; the engine still runs the citation check on it.
+picked. With a :class:`~memo_core.answer.semantic.SentenceSimilarity` (the base's
+embedder, the one the gate reads too), the best-scoring candidates are re-ranked
+by their embedding similarity to the question as well: the words a question
+shares with a sentence do not tell alone which of several sentences about the
+same thing answers it. Because answers are spans of the passages, each picked
+sentence is verbatim by construction; the engine still runs the citation check
+on it.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import split_sentences
 from memo_core.answer.windows import is_heading
 from memo_core.search.text import STOPWORDS, detect_language, stem_token, tokenize
@@ -28,13 +34,18 @@ class ExtractiveConfig:
     """Scoring knobs: ``rank_decay`` discounts passage rank r by ``1/(1 + rank_decay*r)``;
     sentences longer than ``long_sentence`` tokens are divided by ``(len/long_sentence)**
     length_penalty``; a sentence needs at least ``min_coverage`` of the question's term
-    weight to be picked at all.
+    weight to be picked at all. With sentence similarity, the best ``candidates`` by
+    that score are re-ranked by ``score/best + similarity_weight * similarity``
+    (tuned on the dev sets: answerable questions whose gold answer is among the
+    picked sentences, pydoc 0.707 -> 0.714, SQuAD 0.856 -> 0.862).
     """
 
     rank_decay: float = 0.5
     long_sentence: int = 25
     length_penalty: float = 0.25
     min_coverage: float = 0.15
+    candidates: int = 8
+    similarity_weight: float = 0.5
 
 
 def _terms(text: str, language: str) -> list[str]:
@@ -57,6 +68,7 @@ def extractive_answer(
     *,
     max_sentences: int = 2,
     config: ExtractiveConfig | None = None,
+    similarity: SentenceSimilarity | None = None,
 ) -> list[tuple[str, int, int]]:
     """Pick up to ``max_sentences`` sentences answering ``question``.
 
@@ -92,6 +104,18 @@ def extractive_answer(
             score /= (s.length / cfg.long_sentence) ** cfg.length_penalty
         scored.append((score, order, s))
     scored.sort(key=lambda x: (-x[0], x[1]))
+    if similarity is not None and scored and cfg.similarity_weight:
+        head = scored[: cfg.candidates]
+        sims = similarity.similarities(
+            question, [passages[s.rank][1][s.start : s.end] for _, _, s in head]
+        )
+        best = head[0][0]
+        head = [
+            (score / best + cfg.similarity_weight * sim, order, s)
+            for (score, order, s), sim in zip(head, sims, strict=True)
+        ]
+        head.sort(key=lambda x: (-x[0], x[1]))
+        scored = head + scored[cfg.candidates :]
     picked: list[tuple[str, int, int]] = []
     seen: set[str] = set()
     for _, _, s in scored:

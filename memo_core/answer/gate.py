@@ -9,25 +9,33 @@ the question and the best hits, as a feature vector (:data:`FEATURES`):
 * ``window_coverage`` - the same over the best *evidence window* (a sentence with
   its neighbours; a heading is never the window's centre) of the top hits, so a
   chunk that only mentions the terms far apart does not count as an answer;
-* ``hard_missing`` - the share of the question's numbers, versions and capitalised
-  names (:func:`~memo_core.answer.salience.hard_terms`) absent from the best hit:
-  a question about "version 3.14" is not answered by the text about 3.12;
+* ``hard_missing`` - 1 when one of the question's numbers, versions, capitalised
+  names or code identifiers (:func:`~memo_core.answer.salience.hard_terms`) is
+  absent from the passage of the best window, else 0: a question about "version
+  3.14" is not answered by the text about 3.12, nor one about ``header_row`` by
+  the text about ``csv.reader``'s other parameters;
 * ``rare_missing`` - the IDF of the rarest question term absent from the best hit,
   relative to the rarest possible;
-* ``type_match`` - 0 when the question asks for a date, a number or a name
-  (when / how many / who...) and the best window holds none, else 1;
+* ``unseen_terms`` - the IDF-weighted share of the question's terms that no chunk
+  of the base holds at all;
+* ``type_match`` - 0 when the question asks for a date, a number, a name, a place
+  or an option (when / how many / who / where / which option...) and the best
+  window holds none, else 1;
 * ``agreement`` - 1 when the keyword and the vector legs both rank the best hit first;
-* ``similarity`` - the cosine similarity of the best hit (when the base has vectors).
+* ``similarity`` - the cosine similarity of the best hit (when the base has vectors);
+* ``sentence_similarity`` - the best cosine similarity between the question and the
+  centre sentence of a candidate window, with the base's own embedder
+  (:class:`~memo_core.answer.semantic.SentenceSimilarity`);
+* ``window_margin`` - how much the best window (by :func:`window_score`) beats the
+  best window of another document.
 
 They combine in a logistic model ``score = σ(Σ w_f·f + b)`` whose weights and
-threshold are calibrated per embedder on the team's dev sets by
+threshold are calibrated per embedder on the team's two dev sets (SQuAD and the
+pydoc set, fitted on one half of each, reported on the other) by
 ``python bench/calibrate_gate.py --write`` and shipped in
-``memo_core/data/gate_calibration.json``. Any subset of the features may carry
-weights: the file shipped today keeps the earlier two-feature model (coverage,
-similarity; 95% of answerable kept) as the default, and records the fitted
-seven-feature model under ``answerability`` (held-out ROC AUC 0.925 with MiniLM),
-because at its threshold for at most 5% out-of-base answers it also refuses a
-third of the answerable questions.
+``memo_core/data/gate_calibration.json``; the threshold answers at most 5% of each
+dev set's not-answerable questions. The extractive picker ranks sentences with
+the same similarity, so the gate and the answer read the same windows.
 """
 
 from __future__ import annotations
@@ -39,9 +47,10 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from memo_core.answer.salience import hard_terms, missing_terms
+from memo_core.answer.salience import missing_terms
+from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.types import GateDecision
-from memo_core.answer.windows import answer_type_match, best_window
+from memo_core.answer.windows import Window, answer_type_match, rank_windows
 from memo_core.search.text import STOPWORDS, detect_language, stem_token, tokenize
 from memo_core.types import Hit
 
@@ -66,10 +75,16 @@ FEATURES: tuple[str, ...] = (
     "window_coverage",
     "hard_missing",
     "rare_missing",
+    "unseen_terms",
     "type_match",
     "agreement",
     "similarity",
+    "sentence_similarity",
+    "window_margin",
 )
+
+#: The windows the gate reads come from this many of the best hits.
+WINDOW_HITS = 3
 
 
 @dataclass(frozen=True)
@@ -80,7 +95,8 @@ class GateCalibration:
     weights: Mapping[str, float]
     bias: float
     threshold: float
-    metrics: Mapping[str, float] = field(default_factory=dict)
+    #: What the calibration measured (per dev set: ROC AUC, precision, recall...).
+    metrics: Mapping[str, Any] = field(default_factory=dict)
     #: The looser floor for offering a hit as *context* (not an answer), if it has its own.
     context: GateCalibration | None = None
 
@@ -109,7 +125,7 @@ def load_calibrations() -> dict[str, GateCalibration]:
             weights={k: float(v) for k, v in c["weights"].items()},
             bias=float(c["bias"]),
             threshold=float(c["threshold"]),
-            metrics={k: float(v) for k, v in c.get("metrics", {}).items()},
+            metrics=dict(c.get("metrics", {})),
             context=build(name, c["context"]) if "context" in c else None,
         )
 
@@ -137,33 +153,62 @@ def _content_terms(question: str) -> list[str]:
     return list(dict.fromkeys(terms))
 
 
+@dataclass(frozen=True)
+class _Terms:
+    """The question's stemmed content terms, their IDF in the base, and the unseen ones."""
+
+    idf: Mapping[str, float]
+    unseen: frozenset[str]
+    total: int
+
+
+def _terms(question: str, frequencies: _DocumentFrequencies) -> _Terms:
+    total = frequencies.total()
+    df = {t: frequencies.df(t) for t in _content_terms(question)}
+    idf = {t: math.log((total + 1) / (n + 0.5)) for t, n in df.items()}
+    return _Terms(idf, frozenset(t for t, n in df.items() if n == 0), total)
+
+
 def gate_features(
-    question: str, hits: Sequence[Hit], frequencies: _DocumentFrequencies
+    question: str,
+    hits: Sequence[Hit],
+    frequencies: _DocumentFrequencies,
+    similarity: SentenceSimilarity | None = None,
 ) -> dict[str, Any]:
-    """The gate's evidence for ``question`` given the ranked ``hits`` (see the module doc)."""
-    total = frequencies.total()
-    return _features(question, hits, _idf(_content_terms(question), frequencies), total)
+    """The gate's evidence for ``question`` given the ranked ``hits`` (see the module doc).
+
+    ``similarity`` (the base's embedder) gives the sentence-level features; without
+    it they are ``None`` and contribute nothing to a score.
+    """
+    return _features(question, hits, _terms(question, frequencies), similarity)
 
 
-def _idf(terms: Sequence[str], frequencies: _DocumentFrequencies) -> dict[str, float]:
-    total = frequencies.total()
-    return {t: math.log((total + 1) / (frequencies.df(t) + 0.5)) for t in terms}
+def _evidence(hit: Hit) -> str:
+    """What a quote from ``hit`` is read with: its text, title, source and locator."""
+    where = " ".join(str(v) for v in hit.locator.values())
+    return f"{hit.title} {hit.source} {where} {hit.text}"
 
 
 def _features(
-    question: str, hits: Sequence[Hit], idf: Mapping[str, float], total: int
+    question: str,
+    hits: Sequence[Hit],
+    terms: _Terms,
+    similarity: SentenceSimilarity | None = None,
 ) -> dict[str, Any]:
-    terms = list(idf)
+    idf = terms.idf
     weight = sum(idf.values())
     out: dict[str, Any] = {
         "coverage": 0.0,
         "window_coverage": 0.0,
         "hard_missing": 0.0,
-        "rare_missing": 1.0 if terms else 0.0,
+        "rare_missing": 1.0 if idf else 0.0,
+        "unseen_terms": sum(idf[t] for t in terms.unseen) / weight if weight > 0 else 0.0,
         "type_match": 1.0,
         "agreement": 0.0,
         "similarity": hits[0].vector_similarity if hits else None,
-        "terms": terms,
+        "sentence_similarity": None,
+        "window_margin": None,
+        "terms": list(idf),
         "hits": len(hits),
         "rerank_score": hits[0].rerank_score if hits else None,
     }
@@ -175,16 +220,35 @@ def _features(
     if weight > 0:
         out["coverage"] = sum(v for t, v in idf.items() if t in present) / weight
         absent = [v for t, v in idf.items() if t not in present]
-        out["rare_missing"] = max(absent, default=0.0) / math.log(total + 2)
-    hard = hard_terms(question)
-    if hard:
-        missing = missing_terms(question, [f"{top.title} {top.source} {top.text}"])
-        out["hard_missing"] = len(missing) / len(hard)
-    window, window_score = best_window(question, hits[:3], idf)
-    out["window_coverage"] = window_score / weight if weight > 0 else 0.0
-    out["type_match"] = answer_type_match(question, window)
+        out["rare_missing"] = max(absent, default=0.0) / math.log(terms.total + 2)
     out["agreement"] = 1.0 if top.keyword_rank == 1 and top.vector_rank == 1 else 0.0
+    windows = rank_windows(question, hits[:WINDOW_HITS], idf, similarity=similarity)
+    if not windows:
+        return out
+    out["window_coverage"] = windows[0].weight / weight if weight > 0 else 0.0
+    best = windows[0]
+    scored = [w for w in windows if w.similarity is not None]
+    if scored:
+        out["sentence_similarity"] = max(w.similarity or 0.0 for w in scored)
+        ranked = sorted(scored, key=lambda w: -window_score(w, weight))
+        best = ranked[0]
+        others = [w for w in ranked if hits[w.rank].document_id != hits[best.rank].document_id]
+        out["window_margin"] = window_score(best, weight) - (
+            window_score(others[0], weight) if others else 0.0
+        )
+    # One absent version, number, name or identifier is enough: a question about
+    # release 4.7 and its scheduler is not half answered by the text about 4.2.
+    if missing_terms(question, [_evidence(hits[best.rank])]):
+        out["hard_missing"] = 1.0
+    out["type_match"] = answer_type_match(question, best.text)
     return out
+
+
+def window_score(window: Window, weight: float) -> float:
+    """How well a window answers: its share of the question's term weight plus its
+    sentence's similarity to the question (what the gate and the picker rank by)."""
+    share = window.weight / weight if weight > 0 else 0.0
+    return share + (window.similarity or 0.0)
 
 
 class SufficiencyGate:
@@ -207,10 +271,20 @@ class SufficiencyGate:
             return shipped[embedder_model]
         return shipped[KEYWORD_ONLY]
 
-    def decide(self, question: str, hits: Sequence[Hit], store: KnowledgeStore) -> GateDecision:
+    def decide(
+        self,
+        question: str,
+        hits: Sequence[Hit],
+        store: KnowledgeStore,
+        similarity: SentenceSimilarity | None = None,
+    ) -> GateDecision:
+        """Whether ``hits`` plausibly answer ``question``; ``similarity`` (the base's
+        embedder) adds the sentence-level features a calibration may weigh."""
         fp = store.fingerprint
         calibration = self.calibration_for(fp.model if fp else None)
-        signals = gate_features(question, hits, _DocumentFrequencies(store))
+        if calibration.embedder == KEYWORD_ONLY:
+            similarity = None
+        signals = gate_features(question, hits, _DocumentFrequencies(store), similarity)
         if not hits:
             threshold = self.threshold_override or calibration.threshold
             return GateDecision(
@@ -247,12 +321,10 @@ class SufficiencyGate:
         threshold = (
             calibration.threshold if self.threshold_override is None else self.threshold_override
         )
-        frequencies = _DocumentFrequencies(store)
-        idf = _idf(_content_terms(question), frequencies)
-        total = frequencies.total()
+        terms = _terms(question, _DocumentFrequencies(store))
         kept = []
         for hit in hits:
-            features = _features(question, [hit], idf, total)
+            features = _features(question, [hit], terms)
             if calibration.embedder == KEYWORD_ONLY:
                 features["similarity"] = None
             if calibration.score(features) >= threshold:

@@ -2,10 +2,12 @@
 
 A question about "version 3.14", "Product B" or "the Zurich office" is not answered
 by a passage about version 3.12, Product A or the Berlin office, however similar
-the rest. :func:`hard_terms` picks out the question's numbers, versions and
-capitalised names (not its first word, which is capitalised anyway);
-:func:`missing_terms` lists those absent from the evidence (numbers exactly,
-names by stem). The gate reads them as features; the engine refuses an answer
+the rest; nor is a question about ``csv.reader``'s ``header_row`` parameter by the
+text about its other parameters. :func:`hard_terms` picks out the question's
+numbers, versions, capitalised names (not its first word, which is capitalised
+anyway) and code identifiers (``snake_case``, ``camelCase``, the attribute of a
+dotted name); :func:`missing_terms` lists those absent from the evidence (numbers
+and identifiers exactly, names by stem). The gate reads them as features; the engine refuses an answer
 whose cited passages miss one.
 """
 
@@ -21,15 +23,26 @@ __all__ = ["hard_terms", "missing_terms"]
 # A version or number ("3.12", "v2", "1,200", "10th") or a word.
 _TERM = re.compile(r"[vV]?\d+(?:[.,:/-]\d+)*[^\W_]*|[^\W\d_]+(?:['’][^\W_]+)*")
 _DIGIT = re.compile(r"\d")
+# A code identifier: snake_case, camelCase, or the attribute after a dot ("csv.reader").
+_IDENTIFIER = re.compile(
+    r"(?<![\w.])[A-Za-z_]\w*_\w+|(?<![\w.])[a-z]+[A-Z]\w*|(?<=\w\w\.)[A-Za-z_]\w+"
+)
+_WORD = re.compile(r"\w+")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"'«“(]\s*)$")
 
 
 def hard_terms(question: str) -> list[str]:
-    """Numbers, versions and capitalised names of ``question``, lower-cased, in order."""
-    out: list[str] = []
+    """Numbers, versions, capitalised names and identifiers of ``question``, lower-cased.
+
+    Identifiers come first, then the rest in order of appearance.
+    """
+    out: list[str] = [m.group().lower().strip("_") for m in _IDENTIFIER.finditer(question)]
+    parts = {p for term in out for p in _TERM.findall(term)}
     for m in _TERM.finditer(question):
         word = m.group()
         folded = word.lower()
+        if folded in parts:
+            continue  # a piece of an identifier: the identifier itself is the term
         if _DIGIT.search(word):
             out.append(
                 folded.lstrip("v") if folded[:1] == "v" and folded[1:2].isdigit() else folded
@@ -51,9 +64,13 @@ def missing_terms(question: str, evidence: Iterable[str]) -> list[str]:
     words = {m.group().lower() for m in _TERM.finditer(text)}
     numbers = {w.lstrip("v") for w in words if _DIGIT.search(w)}
     stems = {stem_token(w, language) for w in words if not _DIGIT.search(w)}
+    identifiers = {w.lower().strip("_") for w in _WORD.findall(text)}
     missing = []
     for term in terms:
-        if _DIGIT.search(term):
+        if _IDENTIFIER.fullmatch(term) or "_" in term:
+            if term not in identifiers:
+                missing.append(term)
+        elif _DIGIT.search(term):
             if term not in numbers:
                 missing.append(term)
         elif term not in words and stem_token(term, language) not in stems:

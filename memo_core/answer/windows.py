@@ -14,17 +14,30 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
+from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import split_sentences
 from memo_core.search.text import detect_language, stem_token, tokenize
 from memo_core.types import Hit
 
-__all__ = ["PER_DOCUMENT", "answer_type_match", "best_window", "diversify", "is_heading"]
+__all__ = [
+    "CANDIDATES",
+    "PER_DOCUMENT",
+    "Window",
+    "answer_type_match",
+    "best_window",
+    "diversify",
+    "is_heading",
+    "rank_windows",
+]
 
 _HEADING_WORDS = 10
 
 #: At most this many of the hits an answer reads come from one document.
 PER_DOCUMENT = 2
+#: How many of the best windows get their sentence embedded (the costly part).
+CANDIDATES = 8
 _CLOSING = ".!?:;\"')»”…"
 #: What may stand before a heading on its line: a bullet or a section number ("4.", "2.1").
 _HEADING_PREFIX = re.compile(r"[\s\-*•]*(?:\d{1,3}(?:\.\d{1,3})*\.?)?\s*")
@@ -43,10 +56,39 @@ def is_heading(text: str, start: int, end: int) -> bool:
     return alone and len(sentence.split()) <= _HEADING_WORDS and sentence[-1:] not in _CLOSING
 
 
-def best_window(question: str, hits: Sequence[Hit], idf: Mapping[str, float]) -> tuple[str, float]:
-    """The window (sentence +- 1) of ``hits`` covering most question-term weight, and that weight."""
-    best_text, best_score = "", 0.0
-    for hit in hits:
+@dataclass(frozen=True)
+class Window:
+    """One candidate answer ``sentence`` (``start``..``end`` of hit ``rank``'s text) with
+    its neighbours (``text``), the question-term weight of the window and of the
+    sentence, and the sentence's embedding similarity to the question (``None`` when
+    not scored: beyond the first candidates, or without an embedder)."""
+
+    rank: int
+    chunk_id: str
+    start: int
+    end: int
+    text: str
+    weight: float
+    sentence_weight: float
+    sentence: str
+    similarity: float | None = None
+
+
+def rank_windows(
+    question: str,
+    hits: Sequence[Hit],
+    idf: Mapping[str, float],
+    *,
+    similarity: SentenceSimilarity | None = None,
+    candidates: int = CANDIDATES,
+) -> list[Window]:
+    """The best windows of ``hits``, best first: every non-heading sentence with its
+    neighbours, ranked by the question-term weight (``idf``) of the window and then
+    of the sentence itself; the first ``candidates`` of them get the embedding
+    similarity of their sentence to the question when ``similarity`` is given.
+    """
+    windows: list[Window] = []
+    for rank, hit in enumerate(hits):
         text = hit.text
         spans = split_sentences(text)
         if not spans:
@@ -58,10 +100,34 @@ def best_window(question: str, hits: Sequence[Hit], idf: Mapping[str, float]) ->
                 continue
             lo, hi = max(0, i - 1), min(len(spans), i + 2)
             present = set().union(*stems[lo:hi])
-            score = sum(v for t, v in idf.items() if t in present)
-            if score > best_score:
-                best_text, best_score = text[spans[lo][0] : spans[hi - 1][1]], score
-    return best_text, best_score
+            windows.append(
+                Window(
+                    rank=rank,
+                    chunk_id=hit.chunk_id,
+                    start=a,
+                    end=b,
+                    text=text[spans[lo][0] : spans[hi - 1][1]],
+                    weight=sum(v for t, v in idf.items() if t in present),
+                    sentence_weight=sum(v for t, v in idf.items() if t in stems[i]),
+                    sentence=text[a:b],
+                )
+            )
+    windows.sort(key=lambda w: (-w.weight, -w.sentence_weight, w.rank, w.start))
+    if similarity is None or not windows:
+        return windows
+    top = windows[:candidates]
+    scores = similarity.similarities(question, [w.sentence for w in top])
+    return [replace(w, similarity=s) for w, s in zip(top, scores, strict=True)] + windows[
+        candidates:
+    ]
+
+
+def best_window(question: str, hits: Sequence[Hit], idf: Mapping[str, float]) -> tuple[str, float]:
+    """The window (sentence +- 1) of ``hits`` covering most question-term weight, and that weight."""
+    windows = rank_windows(question, hits, idf)
+    if not windows or windows[0].weight <= 0:
+        return "", 0.0
+    return windows[0].text, windows[0].weight
 
 
 _WHEN = re.compile(r"^\s*(?:when|what\s+(?:year|date|day|month|time|century)|in\s+what\s+year)\b|"
@@ -86,14 +152,43 @@ _QUANTITY = re.compile(
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-ZА-ЯЁ][\w'-]+")
 
 
+_WHERE = re.compile(r"^\s*(?:where|in\s+what\s+(?:place|city|country|region))\b|^\s*где\b",
+                    re.IGNORECASE)  # fmt: skip
+_LOCATIVE = re.compile(
+    r"\b(?:in|at|near|inside|under|within|from)\b|\b(?:в|на|около)\b", re.IGNORECASE
+)
+_WHICH_OPTION = re.compile(
+    r"^\s*(?:which|what)\s+(?:\w+\s+)?(?:option|flag|argument|parameter|mode|value|setting|"
+    r"constant|keyword|format|method|function|attribute|exception|error|class)s?\b|"
+    r"^\s*(?:какой|какая|какое|какие)\s+(?:\w+\s+)?(?:параметр|опци|флаг|режим|аргумент)",
+    re.IGNORECASE,
+)
+# An option token: a quoted value, a --flag, a dotted or snake_case name, a CONSTANT, a call().
+_OPTION = re.compile(
+    r"[\"'`‘“«][^\"'`’”»\n]{1,40}[\"'`’”»]|(?<!\w)--?[A-Za-z][\w-]*|\b\w+[_.]\w+\b|"
+    r"\b[A-Z][A-Z0-9_]{2,}\b|\b\w+\(|\b[A-Z][a-z]+[A-Z]\w*"
+)
+
+
 def answer_type_match(question: str, window: str) -> float:
-    """0.0 when the question asks for a date, a quantity or a name the window lacks, else 1.0."""
-    if _WHEN.search(question):
-        return 1.0 if _DATE.search(window) else 0.0
-    if _HOW_MANY.search(question):
-        return 1.0 if _QUANTITY.search(window) else 0.0
-    if _WHO.search(question):
-        return 1.0 if _NAME.search(window) else 0.0
+    """0.0 when the question asks for a kind of thing the window lacks, else 1.0.
+
+    when -> a date; how many / much / long -> a number or quantity; who -> a
+    name; where -> a name or a place phrase; which option / argument / mode -> an
+    option token (a quoted value, a flag, an identifier, a constant).
+    """
+    checks = (
+        (_WHEN, _DATE),
+        (_HOW_MANY, _QUANTITY),
+        (_WHO, _NAME),
+        (_WHERE, _NAME),
+        (_WHICH_OPTION, _OPTION),
+    )
+    for asks, holds in checks:
+        if asks.search(question):
+            if holds is _NAME and asks is _WHERE and _LOCATIVE.search(window):
+                return 1.0
+            return 1.0 if holds.search(window) else 0.0
     return 1.0
 
 

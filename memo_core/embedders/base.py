@@ -11,13 +11,16 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from memo_core.errors import DimensionMismatchError, InvalidInputError, ProviderError
 
 __all__ = ["Embedder", "EmbedderFingerprint", "batched", "checked_unit_vector", "normalize_vector"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,7 @@ class Embedder(Protocol):
         ...
 
 
-def batched(items: Sequence[str], size: int) -> list[Sequence[str]]:
+def batched(items: Sequence[T], size: int) -> list[Sequence[T]]:
     """Split ``items`` into consecutive batches of at most ``size``."""
     if size < 1:
         raise InvalidInputError("batch size must be at least 1")
@@ -86,6 +89,30 @@ def normalize_vector(
     return [v / norm for v in values]
 
 
+#: A sum of squares at or above this is far from float underflow: the fast path's norm is exact.
+_SMALLEST_SAFE_SQUARES = 1e-200
+
+
+def _unit_floats(vector: object, dims: int) -> list[float] | None:
+    """The common case of :func:`checked_unit_vector` at C speed, or None to check slowly.
+
+    A list or tuple of ``dims`` plain floats whose sum of squares is finite and not
+    tiny (so no value is NaN, infinite, or large enough to overflow the square):
+    scaled by its norm. Anything else (ints, bools, zero, extremes) takes the slow
+    path, which gives every refusal its own message.
+    """
+    if type(vector) not in (list, tuple) or len(vector) != dims:  # type: ignore[arg-type]
+        return None
+    values: Sequence[float] = vector  # type: ignore[assignment]
+    if set(map(type, values)) != {float}:
+        return None
+    squares = sum(map(operator.mul, values, values))
+    if not (math.isfinite(squares) and squares >= _SMALLEST_SAFE_SQUARES):
+        return None
+    norm = math.sqrt(squares)
+    return [v / norm for v in values]
+
+
 def checked_unit_vector(vector: object, dims: int, *, what: str = "vector") -> list[float]:
     """A caller's vector, checked and scaled to unit length, or one typed error.
 
@@ -101,6 +128,9 @@ def checked_unit_vector(vector: object, dims: int, *, what: str = "vector") -> l
     """
     if hasattr(vector, "tolist") and not isinstance(vector, str | bytes):
         vector = vector.tolist()  # numpy arrays and scalars become plain Python values
+    fast = _unit_floats(vector, dims)
+    if fast is not None:
+        return fast
     if isinstance(vector, str | bytes | bytearray | Mapping) or not isinstance(vector, Sequence):
         raise InvalidInputError(
             f"the {what} must be a sequence of {dims} numbers, not {type(vector).__name__}"

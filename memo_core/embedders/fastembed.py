@@ -96,8 +96,7 @@ class FastEmbedEmbedder:
                 kwargs["specific_model_path"] = str(self.model_path)
             if self._cache_dir:
                 kwargs["cache_dir"] = self._cache_dir
-            if self._threads:
-                kwargs["threads"] = self._threads
+            kwargs["threads"] = self._threads or usable_cpus()
             try:
                 self._model = TextEmbedding(self.model_name, **kwargs)
             except Exception as exc:
@@ -124,11 +123,16 @@ class FastEmbedEmbedder:
 
     def _embed(self, texts: Sequence[str]) -> list[list[float]]:
         model = self._load()
-        out: list[list[float]] = []
         self.calls += 1
-        for batch in batched(texts, self.batch_size):
-            vectors = model.embed(list(batch), batch_size=self.batch_size)
-            out.extend([float(x) for x in v] for v in vectors)
+        # A batch is padded to its longest text: batches of similar lengths waste less
+        # of the model's work on padding, so texts are embedded shortest first and the
+        # vectors put back in the caller's order.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out: list[list[float]] = [[] for _ in texts]
+        for batch in batched(order, self.batch_size):
+            vectors = model.embed([texts[i] for i in batch], batch_size=self.batch_size)
+            for i, vector in zip(batch, vectors, strict=True):
+                out[i] = vector.tolist()
         self.texts_embedded += len(texts)
         return out
 
@@ -139,6 +143,16 @@ class FastEmbedEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         return self._embed([self.query_prefix + text])[0]
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, which containers and
+    ``taskset`` narrow), not the machine's count: ONNX Runtime's own default counts
+    the host's cores, and more threads than usable CPUs only contend."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def _package_dir(name: str) -> Path | None:

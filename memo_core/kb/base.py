@@ -26,7 +26,14 @@ from memo_core.errors import EmbedderMismatchError, InvalidInputError, NotFoundE
 from memo_core.kb.claims import DocumentClaims
 from memo_core.kb.locators import locator_from_metadata
 from memo_core.kb.pg_store import PostgresKnowledgeStore
-from memo_core.kb.store import ChunkInput, DocumentInfo, KnowledgeStore, require_owner, sha256
+from memo_core.kb.store import (
+    ChunkInput,
+    DocumentInfo,
+    DocumentWrite,
+    KnowledgeStore,
+    require_owner,
+    sha256,
+)
 from memo_core.rerank.base import Reranker
 from memo_core.search.hybrid import HybridSearcher, SearchSettings
 from memo_core.search.mmr import mmr_select
@@ -47,6 +54,10 @@ DEFAULT_OWNER = "default"
 DEFAULT_COLLECTION = "default"
 
 _EMBED_CLOCK = threading.local()
+#: Documents per transaction when ``add_texts`` stores precomputed vectors: a commit
+#: per document cost more than the rows themselves; a killed process loses at most
+#: the batch it was writing (nothing committed).
+BULK_BATCH = 1000
 
 
 def embed_seconds() -> float:
@@ -326,6 +337,8 @@ class MemoBase:
         if vectors is not None and len(vectors) != len(texts):
             raise InvalidInputError("one vector per text")
         out: list[str] = []
+        # Texts with their vectors need no embedder: stored BULK_BATCH per transaction.
+        batch: list[DocumentWrite] = []
         for i, text in enumerate(texts):
             doc_id = ids[i] if ids is not None and ids[i] else uuid.uuid4().hex
             meta = dict(metadatas[i]) if metadatas is not None else {}
@@ -349,10 +362,12 @@ class MemoBase:
                     owner=owner,
                     shared_id=bool(ids is not None and ids[i]),
                 )
-            else:
-                if not isinstance(text, str):
-                    raise InvalidInputError("texts must be strings")
-                info = self.store.replace_document(
+                out.append(info.id)
+                continue
+            if not isinstance(text, str):
+                raise InvalidInputError("texts must be strings")
+            batch.append(
+                DocumentWrite(
                     owner=owner,
                     collection=collection,
                     document_id=doc_id,
@@ -363,7 +378,13 @@ class MemoBase:
                     title=str(meta.get("title", "")),
                     metadata=meta,
                 )
-            out.append(info.id)
+            )
+            out.append(doc_id)
+            if len(batch) >= BULK_BATCH:
+                self.store.replace_documents(batch)
+                batch.clear()
+        if batch:
+            self.store.replace_documents(batch)
         self.searcher.after_ingest()
         return out
 

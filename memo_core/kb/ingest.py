@@ -18,9 +18,10 @@ the source fails with :class:`~memo_core.errors.BudgetExceededError`.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -145,10 +146,26 @@ def store_extracted(
     max_chunks: int | None = None,
 ) -> tuple[str, str, int]:
     """Chunk and store one extracted document; returns (status, document id, chunks)."""
+    return _store_chunks(
+        kb, doc, _chunk_inputs(doc, max_chunks), collection=collection, owner=owner
+    )
+
+
+def _chunk_inputs(doc: ExtractedDocument, max_chunks: int | None) -> list[ChunkInput]:
     from memo_core.ingest import chunk_document
 
     drafts = chunk_document(doc, max_chunks=max_chunks)
-    chunks = [ChunkInput(c.text, c.start, c.end, dict(c.locator)) for c in drafts]
+    return [ChunkInput(c.text, c.start, c.end, dict(c.locator)) for c in drafts]
+
+
+def _store_chunks(
+    kb: MemoBase,
+    doc: ExtractedDocument,
+    chunks: list[ChunkInput],
+    *,
+    collection: str,
+    owner: str | None,
+) -> tuple[str, str, int]:
     metadata = {**doc.metadata, "kind": doc.kind, "trust": doc.trust}
     before = kb.store.document_hash(kb._owner(owner), _doc_id(kb, collection, doc.source))
     info = kb.add_document(
@@ -191,6 +208,7 @@ def ingest_sources(
     :class:`MeteredTranscriber` so its paid pieces are charged.
     """
     from memo_core.ingest import IngestPolicy, extract, iter_sources
+    from memo_core.ingest.prefetch import prefetched
 
     if ledger is not None and extract_options.get("transcriber") is not None:
         transcriber = extract_options["transcriber"]
@@ -216,42 +234,46 @@ def ingest_sources(
                 report.failed.append(
                     {"source": str(item), "error": str(exc), "type": type(exc).__name__}
                 )
-        for done, source in enumerate(expanded, start=1):
-            if progress is not None:
-                progress(done - 1, len(expanded), str(source))
-            try:
-                extracted = extract(source, policy=policy, **extract_options)
-                docs: Iterable[ExtractedDocument] = (
-                    extracted if isinstance(extracted, list) else [extracted]
-                )
-                for doc in docs:
-                    status, document_id, n = store_extracted(
-                        kb,
-                        doc,
-                        collection=collection,
-                        owner=owner,
-                        max_chunks=policy.max_chunks_per_document,
+
+        def read(source: str | Path) -> list[tuple[ExtractedDocument, list[ChunkInput]]]:
+            extracted = extract(source, policy=policy, **extract_options)
+            docs = extracted if isinstance(extracted, list) else [extracted]
+            return [(doc, _chunk_inputs(doc, policy.max_chunks_per_document)) for doc in docs]
+
+        # The next sources are read and chunked in a thread while this one embeds and stores.
+        with contextlib.closing(prefetched(expanded, read)) as ahead:
+            for done, (source, outcome) in enumerate(ahead, start=1):
+                if progress is not None:
+                    progress(done - 1, len(expanded), str(source))
+                try:
+                    if isinstance(outcome, BaseException):
+                        raise outcome
+                    for doc, chunks in outcome:
+                        status, document_id, n = _store_chunks(
+                            kb, doc, chunks, collection=collection, owner=owner
+                        )
+                        getattr(report, status).append(doc.source)
+                        stored_ids.append(document_id)
+                        report.chunks += n
+                        if status != "unchanged":
+                            report.flagged += kb.store.flagged_chunks(
+                                kb._owner(owner), [document_id]
+                            )
+                        for finding in doc.metadata.get("secrets", []):
+                            report.secrets.append({"source": doc.source, **finding})
+                except (StorageError, EmbedderMismatchError) as exc:
+                    stored = len(report.added) + len(report.updated) + len(report.unchanged)
+                    raise IngestAbortedError(
+                        f"ingest stopped at {source}: {exc} ({stored} stored before it; "
+                        f"{len(expanded) - done} not read)",
+                        report,
+                    ) from exc
+                except MemoError as exc:
+                    # Reported once, by the caller (the CLI prints the report's failures).
+                    log.info("skipped %s: %s", printable(source), printable(exc))
+                    report.failed.append(
+                        {"source": str(source), "error": str(exc), "type": type(exc).__name__}
                     )
-                    getattr(report, status).append(doc.source)
-                    stored_ids.append(document_id)
-                    report.chunks += n
-                    if status != "unchanged":
-                        report.flagged += kb.store.flagged_chunks(kb._owner(owner), [document_id])
-                    for finding in doc.metadata.get("secrets", []):
-                        report.secrets.append({"source": doc.source, **finding})
-            except (StorageError, EmbedderMismatchError) as exc:
-                stored = len(report.added) + len(report.updated) + len(report.unchanged)
-                raise IngestAbortedError(
-                    f"ingest stopped at {source}: {exc} ({stored} stored before it; "
-                    f"{len(expanded) - done} not read)",
-                    report,
-                ) from exc
-            except MemoError as exc:
-                # Reported once, by the caller (the CLI prints the report's failures).
-                log.info("skipped %s: %s", printable(source), printable(exc))
-                report.failed.append(
-                    {"source": str(source), "error": str(exc), "type": type(exc).__name__}
-                )
         if progress is not None:
             progress(len(expanded), len(expanded), "")
         # Counted at the end: a later copy can make an earlier document's text repeated.

@@ -50,7 +50,7 @@ from memo_core.storage.identity import BASE_ID_KEY
 from memo_core.storage.migrations import Migrations
 from memo_core.types import Hit
 
-__all__ = ["ChunkInput", "DocumentInfo", "KnowledgeStore", "require_owner"]
+__all__ = ["ChunkInput", "DocumentInfo", "DocumentWrite", "KnowledgeStore", "require_owner"]
 
 #: FTS5's ranking call with memo's column weights (``search/bm25.py``).
 _RANK = fts5_bm25("chunks_fts")
@@ -85,6 +85,32 @@ class ChunkInput:
     locator: Mapping[str, Any] = field(default_factory=dict)
     metadata: Mapping[str, Any] = field(default_factory=dict)
     id: str | None = None
+
+
+@dataclass(frozen=True)
+class DocumentWrite:
+    """One document for :meth:`KnowledgeStore.replace_documents` (the arguments of
+    :meth:`KnowledgeStore.replace_document`)."""
+
+    owner: str
+    collection: str
+    document_id: str
+    text: str
+    chunks: Sequence[ChunkInput]
+    vectors: Sequence[Sequence[float] | bytes] | None
+    source: str = ""
+    title: str = ""
+    kind: str = "text"
+    metadata: Mapping[str, Any] | None = None
+    content_hash: str | None = None
+
+
+@dataclass
+class _IndexRows:
+    """Keyword and vector rows of a batch, written together once its chunks are in."""
+
+    texts: list[tuple[int, str]] = field(default_factory=list)
+    vectors: list[tuple[int, str, str, bytes]] = field(default_factory=list)
 
 
 @dataclass
@@ -267,32 +293,41 @@ class KnowledgeStore:
         (EmbedderMismatchError) if the file's embedder differs when it commits, as it
         does after a re-index by another process while this one kept the file open.
         """
-        require_owner(owner)
-        if not collection:
-            raise InvalidInputError("collection must be a non-empty string")
+        write = DocumentWrite(
+            owner=owner,
+            collection=collection,
+            document_id=document_id,
+            text=text,
+            chunks=chunks,
+            vectors=vectors,
+            source=source,
+            title=title,
+            kind=kind,
+            metadata=metadata,
+            content_hash=content_hash,
+        )
+        self.replace_documents([write], fingerprint=fingerprint)
+        info = self.get_document(owner, document_id)
+        if info is None:  # written in that transaction: only a broken database loses it
+            raise StorageError(f"document {document_id!r} is missing right after its write")
+        return info
+
+    def replace_documents(
+        self, writes: Sequence[DocumentWrite], *, fingerprint: EmbedderFingerprint | None = None
+    ) -> None:
+        """Insert or replace several documents in ONE transaction (all or none).
+
+        The same rows as :meth:`replace_document` for each, with the keyword and
+        vector rows written in bulk at the end; a bulk load (``add_texts`` with
+        precomputed vectors) commits a batch at a time instead of a document at a time.
+        """
         table = self.vector_table if self.db.has_vec else None
         fp = self.fingerprint
-        if table is not None and vectors is None:
-            raise InvalidInputError("this base stores vectors: pass one per chunk")
-        if vectors is not None and len(vectors) != len(chunks):
-            raise InvalidInputError("one vector per chunk")
-        doc_meta = dict(metadata or {})
-        blobs: list[bytes | None] = []
-        padded: list[Sequence[float] | bytes | None] = (
-            list(vectors) if vectors is not None else [None] * len(chunks)
-        )
-        for vec in padded:
-            if vec is None or table is None or fp is None:
-                blobs.append(None)
-            elif isinstance(vec, bytes):
-                blobs.append(vec)
-            else:
-                blobs.append(self._vector_blob(vec, fp.dimensions))
+        prepared = [(w, self._vector_blobs(w, table, fp)) for w in writes]
         now = _now()
-        digest = content_hash or sha256(text)
-        doc_json = json.dumps(doc_meta, ensure_ascii=False, default=str)
+        pending = _IndexRows()
         with self.db.transaction():
-            if vectors is not None and table is not None:
+            if table is not None and any(w.vectors is not None for w in writes):
                 stored = self.fingerprint  # re-read under the write lock
                 if stored != (fingerprint or fp) or self.vector_table != table:
                     raise EmbedderMismatchError(
@@ -300,73 +335,114 @@ class KnowledgeStore:
                         f"{stored.describe() if stored else 'no embedder'} since these vectors "
                         "were made; reopen it with that embedder"
                     )
-            row = self.db.query_one(
-                "SELECT rowid, created_at FROM documents WHERE owner = ? AND id = ?",
-                [owner, document_id],
-            )
-            created = now
-            if row is not None:
-                created = str(row[1])
-                self._delete_doc_rows([int(row[0])])
-            # RETURNING (not lastrowid): PostgreSQL has no lastrowid, SQLite >= 3.35 has both.
+            written: set[tuple[str, str]] = set()
+            for write, blobs in prepared:
+                key = (write.owner, write.document_id)
+                if key in written:  # replaced again in this batch: its index rows go first
+                    self._flush_index_rows(pending, table)
+                written.add(key)
+                self._write_document_rows(write, blobs, table, now, pending)
+            self._flush_index_rows(pending, table)
+
+    def _vector_blobs(
+        self, write: DocumentWrite, table: str | None, fp: EmbedderFingerprint | None
+    ) -> list[bytes | None]:
+        """Checks a write's arguments; the float32 blob of each chunk's vector (None: none)."""
+        require_owner(write.owner)
+        if not write.collection:
+            raise InvalidInputError("collection must be a non-empty string")
+        vectors = write.vectors
+        if table is not None and vectors is None:
+            raise InvalidInputError("this base stores vectors: pass one per chunk")
+        if vectors is not None and len(vectors) != len(write.chunks):
+            raise InvalidInputError("one vector per chunk")
+        if vectors is None or table is None or fp is None:
+            return [None] * len(write.chunks)
+        return [
+            vec if isinstance(vec, bytes) else self._vector_blob(vec, fp.dimensions)
+            for vec in vectors
+        ]
+
+    def _write_document_rows(
+        self,
+        write: DocumentWrite,
+        blobs: Sequence[bytes | None],
+        table: str | None,
+        now: str,
+        pending: _IndexRows,
+    ) -> None:
+        """The document and chunk rows of one write (inside the caller's transaction);
+        its keyword and vector rows are added to ``pending``."""
+        owner, document_id = write.owner, write.document_id
+        doc_meta = dict(write.metadata or {})
+        row = self.db.query_one(
+            "SELECT rowid, created_at FROM documents WHERE owner = ? AND id = ?",
+            [owner, document_id],
+        )
+        created = now
+        if row is not None:
+            created = str(row[1])
+            self._delete_doc_rows([int(row[0])])
+        # RETURNING (not lastrowid): PostgreSQL has no lastrowid, SQLite >= 3.35 has both.
+        inserted = self.db.query(
+            "INSERT INTO documents (id, owner, collection, source, title, kind, content_hash,"
+            " text, metadata, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+            " RETURNING rowid",
+            [
+                document_id,
+                owner,
+                write.collection,
+                write.source,
+                write.title,
+                write.kind,
+                write.content_hash or sha256(write.text),
+                write.text,
+                json.dumps(doc_meta, ensure_ascii=False, default=str),
+                created,
+                now,
+            ],
+        )
+        doc_rowid = int(inserted[0][0])
+        indexed: list[tuple[int, str]] = []
+        for ord_, (chunk, blob) in enumerate(zip(write.chunks, blobs, strict=True)):
+            chunk_hash = sha256(chunk.text)
+            chunk_id = chunk.id or _chunk_id(document_id, ord_, chunk.start, chunk_hash)
+            merged = {**doc_meta, **dict(chunk.locator), **dict(chunk.metadata)}
+            merged.setdefault("source", write.source)
+            merged.setdefault("title", write.title)
             inserted = self.db.query(
-                "INSERT INTO documents (id, owner, collection, source, title, kind, content_hash,"
-                " text, metadata, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+                'INSERT INTO chunks (id, doc_rowid, owner, collection, ord, start, "end", text,'
+                " locator, metadata, content_hash, flags) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
                 " RETURNING rowid",
                 [
-                    document_id,
+                    chunk_id,
+                    doc_rowid,
                     owner,
-                    collection,
-                    source,
-                    title,
-                    kind,
-                    digest,
-                    text,
-                    doc_json,
-                    created,
-                    now,
+                    write.collection,
+                    ord_,
+                    chunk.start,
+                    chunk.end,
+                    chunk.text,
+                    json.dumps(dict(chunk.locator), ensure_ascii=False, default=str),
+                    json.dumps(merged, ensure_ascii=False, default=str),
+                    chunk_hash,
+                    encode_flags(chunk_flags(chunk.text)),
                 ],
             )
-            doc_rowid = int(inserted[0][0])
-            indexed: list[tuple[int, str]] = []
-            vector_rows: list[tuple[int, str, str, bytes]] = []
-            for ord_, (chunk, blob) in enumerate(zip(chunks, blobs, strict=True)):
-                chunk_hash = sha256(chunk.text)
-                chunk_id = chunk.id or _chunk_id(document_id, ord_, chunk.start, chunk_hash)
-                merged = {**doc_meta, **dict(chunk.locator), **dict(chunk.metadata)}
-                merged.setdefault("source", source)
-                merged.setdefault("title", title)
-                inserted = self.db.query(
-                    'INSERT INTO chunks (id, doc_rowid, owner, collection, ord, start, "end", text,'
-                    " locator, metadata, content_hash, flags) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
-                    " RETURNING rowid",
-                    [
-                        chunk_id,
-                        doc_rowid,
-                        owner,
-                        collection,
-                        ord_,
-                        chunk.start,
-                        chunk.end,
-                        chunk.text,
-                        json.dumps(dict(chunk.locator), ensure_ascii=False, default=str),
-                        json.dumps(merged, ensure_ascii=False, default=str),
-                        chunk_hash,
-                        encode_flags(chunk_flags(chunk.text)),
-                    ],
-                )
-                chunk_rowid = int(inserted[0][0])
-                indexed.append((chunk_rowid, chunk.text))
-                if blob is not None and table is not None:
-                    vector_rows.append((chunk_rowid, owner, collection, blob))
-            self._index_chunks(indexed)
-            add_chunk_shingles(self.db, owner, doc_rowid, indexed)
-            if table is not None and vector_rows:
-                self._insert_vectors(table, vector_rows)
-        info = self.get_document(owner, document_id)
-        if info is None:  # written in this transaction: only a broken database loses it
-            raise StorageError(f"document {document_id!r} is missing right after its write")
-        return info
+            chunk_rowid = int(inserted[0][0])
+            indexed.append((chunk_rowid, chunk.text))
+            if blob is not None and table is not None:
+                pending.vectors.append((chunk_rowid, owner, write.collection, blob))
+        add_chunk_shingles(self.db, owner, doc_rowid, indexed)
+        pending.texts.extend(indexed)
+
+    def _flush_index_rows(self, pending: _IndexRows, table: str | None) -> None:
+        if pending.texts:
+            self._index_chunks(pending.texts)
+        if table is not None and pending.vectors:
+            self._insert_vectors(table, pending.vectors)
+        pending.texts.clear()
+        pending.vectors.clear()
 
     # -- bulk copy (kb/transfer.py: rows arrive with their rowids) ------------
 
@@ -412,21 +488,20 @@ class KnowledgeStore:
 
     def _index_chunks(self, rows: Sequence[tuple[int, str]]) -> None:
         """Add ``(chunk rowid, text)`` rows to the keyword index (raw and stemmed)."""
-        for rowid, text in rows:
-            lang = detect_language(text, self.languages)
-            self.db.execute(
-                "INSERT INTO chunks_fts (rowid, raw, stemmed) VALUES (?, ?, ?)",
-                [rowid, text, stem_text(text, lang)],
-            )
+        self.db.executemany(
+            "INSERT INTO chunks_fts (rowid, raw, stemmed) VALUES (?, ?, ?)",
+            [
+                (rowid, text, stem_text(text, detect_language(text, self.languages)))
+                for rowid, text in rows
+            ],
+        )
 
     def _insert_vectors(self, table: str, rows: Sequence[tuple[int, str, str, bytes]]) -> None:
         """Store ``(chunk rowid, owner, collection, float32 blob)`` rows in ``table``."""
-        for rowid, owner, collection, blob in rows:
-            self.db.execute(
-                f"INSERT INTO {table} (chunk_rowid, owner, collection, embedding)"
-                " VALUES (?, ?, ?, ?)",
-                [rowid, owner, collection, blob],
-            )
+        self.db.executemany(
+            f"INSERT INTO {table} (chunk_rowid, owner, collection, embedding) VALUES (?, ?, ?, ?)",
+            rows,
+        )
 
     def _delete_doc_rows(self, doc_rowids: Sequence[int]) -> None:
         for doc_rowid in doc_rowids:

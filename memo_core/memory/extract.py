@@ -634,6 +634,9 @@ def _candidate(sent: _Sentence, signals: set[str]) -> CandidateFact:
     match_text = sent.cleaned
     explicit = "explicit" in signals
     subject = sent.subject
+    if subject is None and statement != sent.cleaned:
+        # "Priyanka left, my new boss is Tomasz": what holds now is about the boss
+        subject = detect_subject(statement, None)[0]
     return CandidateFact(
         statement=_normalise(statement),
         category=sent.category,

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memo_core.memory.lexicon import FAMILY_RELATIONS
+
 __all__ = ["INTENTS", "RELATION_GROUPS", "Intent", "intents_of", "widen_relations"]
 
 
@@ -33,6 +35,9 @@ class Intent:
     topic: re.Pattern[str]
     categories: frozenset[str] = frozenset()
     subject_kinds: frozenset[str] = frozenset()
+    #: The people of this topic ("colleague" for work, relatives for family): their facts
+    #: are routed when the message names nobody in particular ("who runs my team?").
+    relations: frozenset[str] = frozenset()
 
     def holds(self, statement: str, category: str, subject_kind: str) -> bool:
         return (
@@ -78,6 +83,7 @@ _HOME = (
 _WORK = (
     r"\b(?:work\w*|job|jobs|office|boss|manager|colleague\w*|coworker\w*|team|project\w*|"
     r"career|salary|promotion|client\w*|company|employer|shift|meeting\w*|deadline\w*|"
+    r"in charge|report to|supervisor\w*|"
     r"interview\w*|resume|cv)\b|"
     r"работ\w*|офис\w*|начальни\w*|коллег\w*|команд\w*|проект\w*|карьер\w*|зарплат\w*|"
     r"клиент\w*|компани\w*|совещани\w*|собеседован\w*"
@@ -124,9 +130,15 @@ _PREFERENCES = (
 INTENTS: tuple[Intent, ...] = (
     Intent("health", _p(_HEALTH), _p(_HEALTH), frozenset({"health"})),
     Intent("food", _p(_FOOD), _p(_FOOD + r"|allerg\w*|intoleran\w*|аллерг\w*|непереносим\w*")),
-    Intent("family", _p(_FAMILY), _p(_FAMILY), subject_kinds=frozenset({"person"})),
+    Intent(
+        "family",
+        _p(_FAMILY),
+        _p(_FAMILY),
+        subject_kinds=frozenset({"person"}),
+        relations=FAMILY_RELATIONS,
+    ),
     Intent("home", _p(_HOME), _p(_HOME)),
-    Intent("work", _p(_WORK), _p(_WORK)),
+    Intent("work", _p(_WORK), _p(_WORK), relations=frozenset({"colleague"})),
     Intent("travel", _p(_TRAVEL), _p(_TRAVEL)),
     Intent("schedule", _p(_SCHEDULE), _p(r"(?!)"), frozenset({"plan", "routine"})),
     Intent(

@@ -142,8 +142,8 @@ _RELATION_FORMS: dict[str, tuple[str, ...]] = {
     "parents": _words("parents родители родителей родителям"),
     "sister": _words("sister sis сестра сестры сестре сестру сестрой сестрёнка сестренка"),
     "brother": _words("brother bro брат брата брату братом братишка"),
-    "wife": _words("wife жена жены жене жену женой"),
-    "husband": _words("husband муж мужа мужу мужем"),
+    "wife": _words("wife жена жены жене жену женой супруга супруги супруге супругу супругой"),
+    "husband": _words("husband муж мужа мужу мужем супруг супруга супругу супругом"),
     "partner": _words(
         "partner girlfriend boyfriend fiance fiancee fiancé fiancée spouse партнёр партнер девушка девушки парень парня"
     ),
@@ -219,7 +219,7 @@ REL_ALT = "|".join(sorted((re.escape(f) for f in RELATIONS if " " not in f), key
 # -- subject detection (run on the cleaned sentence, original case) ------------------
 SUBJECT_EN = re.compile(
     r"^(?i:(?:and|also|but|so|plus)\s+)?(?i:my|our)\s+"
-    r"(?i:(?:little|older|younger|big|best|new|old|elder|baby|twin|step|late)[\s-]+)?"
+    r"(?i:(?:little|older|younger|big|best|new|old|elder|baby|twin|step|late|line|direct)[\s-]+)?"
     rf"(?P<rel>(?i:{REL_ALT}))(?:\s+(?P<name>[A-Z][\w-]+))?(?P<poss>'s)?\b",
     re.UNICODE,
 )
@@ -539,7 +539,8 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"\b(?:i|we) (?:now )?live\b|\bi'?m living in\b|\b(?:i|we) (?:just )?moved to\b|"
             r"\brelocated to\b|\b(?:i|we)(?:'ve| have)? (?:relocated|moved) again\b|\bi'?m based in\b|\bmy (?:home|address) is\b|"
             r"\bя (?:теперь |сейчас )?живу\b|^живу\b|переехал\w* (?:в|на)\b|"
-            r"мой адрес|живём в|живем в|\b(?:i|we) moved back to\b|вернул\w* (?:в|на) [А-ЯЁ]"
+            r"мой адрес|живём в|живем в|переезд\w*[^.]*?\s(?:в|на)\s+\w|"
+            r"теперь (?:мы|я) (?:живём |живем |живу )?в\s+\w|\b(?:i|we) moved back to\b|вернул\w* (?:в|на) [А-ЯЁ]"
         ),
     ),
     (

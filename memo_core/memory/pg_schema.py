@@ -141,6 +141,14 @@ pg_memory_schema(add_recall_indexes)
 pg_memory_schema(add_item_ttl)
 
 
+@pg_memory_schema
+def vectors_in_plain_tables(db: SQLDatabase) -> None:
+    """Nothing to move: PostgreSQL's vector tables were always plain (ns B-tree + HNSW).
+
+    The step exists so both engines number their migrations alike.
+    """
+
+
 def hnsw_index_ddl(name: str, dimensions: int) -> str | None:
     """The HNSW (cosine) index of vector table ``name``; None beyond pgvector's limit."""
     if int(dimensions) > HNSW_MAX_DIMENSIONS:

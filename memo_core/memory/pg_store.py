@@ -83,6 +83,9 @@ class PostgresFactStore(FactStore):
 
     schema: ClassVar[Migrations] = pg_memory_schema
 
+    def _reclaim_space(self) -> None:
+        """Nothing to hand back: PostgreSQL's migrations free no pages, autovacuum runs."""
+
     # -- writes -----------------------------------------------------------------------
 
     def create_vector_tables(self, dimensions: int) -> None:

@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from memo_core.errors import InvalidInputError
-from memo_core.memory import lexicon as lx
 from memo_core.memory.base import HoodPart
 from memo_core.memory.config import MemoryConfig
 from memo_core.memory.decay import refreshed_strength
@@ -292,8 +291,9 @@ class Recaller(HoodPart):
         """Current facts in the topic of ``found``, pinned first, then the newest.
 
         Someone else's fact is routed only when the message names them, or asks about
-        the family without naming anyone (then only relatives' facts), so it never
-        passes for the user's own and "my daughter" never brings a friend's baby. A fact
+        the intent's people without naming anyone (relatives for family, colleagues for
+        work), so it never passes for the user's own and "my daughter" never brings a
+        friend's baby. A fact
         sharing words with the message competes in the search ranking instead: routing
         is for the facts a paraphrase cannot reach.
         """
@@ -305,11 +305,7 @@ class Recaller(HoodPart):
             and (
                 row.subject_kind != "person"
                 or names_party(query, row.terms)
-                or (
-                    found.name == "family"
-                    and not query.relations
-                    and bool(row.terms & lx.FAMILY_RELATIONS)
-                )
+                or (not query.relations and bool(row.terms & found.relations))
             )
         ]
         out.sort(key=lambda r: (r.valid_from, r.rowid), reverse=True)

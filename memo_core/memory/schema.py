@@ -17,16 +17,26 @@ Tables:
 * ``mem_item_ttl`` — the time-to-live of a keyed item (``(ns, key)``, key-value
   stores only): when it expires and the TTL in minutes a read may refresh it by.
 * ``mem_facts_fts`` / ``mem_turns_fts`` — FTS5 (raw, stemmed), rowid = the table's rowid.
-* ``mem_facts_vec`` / ``mem_turns_vec`` — sqlite-vec ``vec0`` tables (cosine),
-  partitioned by ``ns``; created when an embedder is first attached.
+* ``mem_facts_vec`` / ``mem_turns_vec`` — plain tables of float32 vectors
+  (``row_id`` = the base row's rowid, ``ns``, ``embedding``) with an index on
+  ``ns``, searched exactly per namespace with sqlite-vec's ``vec_distance_cosine``;
+  created when an embedder is first attached (:func:`vec_table_ddl`). They were
+  vec0 tables partitioned by ``ns`` before the migration
+  :func:`vectors_in_plain_tables`: each vec0 partition reserves a chunk of 1,024
+  vector slots, so the file grew by about 1.5 MB per user and table however few
+  facts the user had. A namespace holds few rows, so an exact scan over them
+  costs less than the index vec0 kept, and stays flat as users are added.
 """
 
 from __future__ import annotations
 
+import re
+
+from memo_core.errors import SchemaError
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.migrations import Migrations
 
-__all__ = ["memory_schema", "vec_table_ddl"]
+__all__ = ["VECTOR_TABLES", "memory_schema", "vec_table_ddl"]
 
 memory_schema = Migrations("memohood")
 
@@ -112,14 +122,19 @@ def create_memory_tables(db: SQLDatabase) -> None:
     )
 
 
-def vec_table_ddl(name: str, dimensions: int) -> str:
-    """A vec0 table keyed by the source rowid and partitioned by namespace."""
-    return (
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS {name} USING vec0("
+def vec_table_ddl(name: str, dimensions: int) -> list[str]:
+    """Statements creating vector table ``name``: rowid-keyed float32 blobs, indexed by ``ns``.
+
+    The CHECK keeps every blob at ``dimensions`` floats, as vec0's typed column did.
+    """
+    dims = int(dimensions)
+    return [
+        f"CREATE TABLE IF NOT EXISTS {name} ("
         " row_id INTEGER PRIMARY KEY,"
-        " ns TEXT PARTITION KEY,"
-        f" embedding FLOAT[{int(dimensions)}] distance_metric=cosine)"
-    )
+        " ns TEXT NOT NULL,"
+        f" embedding BLOB NOT NULL CHECK (length(embedding) = {4 * dims}))",
+        f"CREATE INDEX IF NOT EXISTS {name}_ns ON {name} (ns)",
+    ]
 
 
 @memory_schema
@@ -154,3 +169,46 @@ def add_item_ttl(db: SQLDatabase) -> None:
         CREATE INDEX IF NOT EXISTS mem_item_ttl_expiry ON mem_item_ttl (expires_at);
         """
     )
+
+
+#: The vector tables, by the base table whose rows they embed.
+VECTOR_TABLES = {"mem_facts_vec": "mem_facts", "mem_turns_vec": "mem_turns"}
+
+
+@memory_schema
+def vectors_in_plain_tables(db: SQLDatabase) -> None:
+    """Move vectors out of vec0 partitions (about 1.5 MB per user) into plain tables.
+
+    Every stored vector is copied bit for bit with its rowid and namespace; nothing is
+    re-embedded. The freed pages are returned to the file system by the VACUUM the
+    store runs after this step (VACUUM cannot run inside a migration's transaction).
+    """
+    for name in VECTOR_TABLES:
+        row = db.query_one(
+            "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [name]
+        )
+        if row is None or "vec0" not in str(row[0]).lower():
+            continue  # no vectors yet (the table comes with the embedder) or already plain
+        if not db.has_vec:
+            raise SchemaError(
+                f"{db.path}: {name} is a sqlite-vec table of an older memo and sqlite-vec "
+                "cannot load here; install sqlite-vec (pip install sqlite-vec) to upgrade it"
+            )
+        first = db.query_one(f"SELECT length(embedding) FROM {name} LIMIT 1")
+        dims = int(first[0]) // 4 if first is not None else _declared_dimensions(str(row[0]))
+        moved = f"{name}_plain"
+        db.execute(vec_table_ddl(moved, dims)[0])
+        db.execute(
+            f"INSERT INTO {moved} (row_id, ns, embedding) SELECT row_id, ns, embedding FROM {name}"
+        )
+        db.execute(f"DROP TABLE {name}")  # vec0 drops its shadow tables with it
+        db.execute(f"ALTER TABLE {moved} RENAME TO {name}")
+        db.execute(vec_table_ddl(name, dims)[1])
+
+
+def _declared_dimensions(ddl: str) -> int:
+    """The ``FLOAT[d]`` width of a vec0 table's DDL (for an empty table)."""
+    found = re.search(r"float\[(\d+)\]", ddl, re.IGNORECASE)
+    if found is None:
+        raise SchemaError(f"cannot read the vector width from {ddl!r}")
+    return int(found.group(1))

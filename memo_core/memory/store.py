@@ -2,13 +2,14 @@
 
 Rows in, rows out. Facts, turns and messages live in plain tables; their text is
 mirrored into FTS5 (raw + stemmed) and, when an embedder is attached and
-sqlite-vec loaded, into vec0 tables partitioned by namespace. Deleting a fact
+sqlite-vec loaded, into plain vector tables searched exactly per namespace
+(see :func:`~memo_core.memory.schema.vec_table_ddl`). Deleting a fact
 or a turn deletes its FTS and vector rows in the same transaction. Values are
 always bound parameters; user text reaches FTS5 only through
 :func:`~memo_core.search.text.fts_match_expression`.
 
 The SQL here is portable (SQLite and PostgreSQL) except the few methods that
-touch the FTS5 and vec0 tables; :class:`~memo_core.memory.pg_store.
+touch the FTS5 tables and search vectors; :class:`~memo_core.memory.pg_store.
 PostgresFactStore` overrides exactly those. :func:`open_fact_store` picks the
 class by ``db.dialect``.
 """
@@ -24,8 +25,18 @@ from datetime import timedelta
 from typing import Any, ClassVar
 
 from memo_core.embedders.base import Embedder, EmbedderFingerprint
-from memo_core.errors import DimensionMismatchError, EmbedderMismatchError, InvalidInputError
-from memo_core.memory.schema import memory_schema, vec_table_ddl
+from memo_core.errors import (
+    DimensionMismatchError,
+    EmbedderMismatchError,
+    InvalidInputError,
+    StorageError,
+)
+from memo_core.memory.schema import (
+    VECTOR_TABLES,
+    memory_schema,
+    vec_table_ddl,
+    vectors_in_plain_tables,
+)
 from memo_core.memory.timeutil import from_iso, to_iso
 from memo_core.search.bm25 import fts5_bm25
 from memo_core.search.text import detect_language, fts_match_expression, stem_text
@@ -46,6 +57,9 @@ TURN_COLUMNS = "rowid, id, ns, root, session_id, role, text, at, decision, score
 MESSAGE_COLUMNS = "rowid, id, ns, session_key, seq, role, content, metadata, at, turn_id"
 _META_EMBEDDER = "embedder"
 _MAX_IN = 400  # bound parameters per IN (...) list
+#: Up to this many rows in scope, a keyword search looks each one up in the FTS index
+#: instead of matching every row of the file and keeping those in scope.
+_FEW_ROWS = 2000
 #: The largest LIMIT a search passes to SQL (a bigger one means "all" and is clamped).
 MAX_LIMIT = 1_000_000
 #: The most nearest neighbours one vector search returns (sqlite-vec's own ceiling for k;
@@ -83,14 +97,14 @@ def check_storable(values: Mapping[str, Any]) -> None:
 
 @dataclass(frozen=True)
 class VectorIndex:
-    """The vector side of the store: which embedder, and whether vec0 is usable."""
+    """The vector side of the store: the embedder and its width."""
 
     embedder: Embedder
     dimensions: int
 
 
 def open_fact_store(db: SQLDatabase, embedder: Embedder | None = None) -> FactStore:
-    """The store for ``db``'s dialect (SQLite FTS5 + vec0, or PostgreSQL tsvector + pgvector)."""
+    """The store for ``db``'s dialect (SQLite FTS5 + sqlite-vec, or PostgreSQL + pgvector)."""
     if db.dialect == "postgres":
         from memo_core.memory.pg_store import PostgresFactStore
 
@@ -116,8 +130,16 @@ class FactStore:
         #: even when this handle was opened without an embedder).
         self.vector_tables = False
         if apply_schema:
-            self.schema.apply(db)
+            if vectors_in_plain_tables.__name__ in self.schema.apply(db):
+                self._reclaim_space()
             self._attach_embedder(embedder)
+
+    def _reclaim_space(self) -> None:
+        """Hand the pages an upgrade freed back to the file system (VACUUM, outside it)."""
+        try:
+            self.db.execute("VACUUM")
+        except StorageError as exc:  # busy readers: the free pages are reused by later writes
+            log.warning("%s: VACUUM after the upgrade failed (%s)", self.db.path, exc)
 
     # -- embedder ---------------------------------------------------------------------
 
@@ -168,8 +190,9 @@ class FactStore:
 
     def create_vector_tables(self, dimensions: int) -> None:
         """The two vector tables for ``dimensions`` (dialect-specific DDL)."""
-        self.db.execute(vec_table_ddl("mem_facts_vec", dimensions))
-        self.db.execute(vec_table_ddl("mem_turns_vec", dimensions))
+        for table in VECTOR_TABLES:
+            for statement in vec_table_ddl(table, dimensions):
+                self.db.execute(statement)
 
     def _embed_missing(self) -> None:
         """Vectors for rows written while the file was opened without an embedder."""
@@ -226,7 +249,7 @@ class FactStore:
             self._write_vectors(table, rows)
 
     def _write_vectors(self, table: str, rows: Sequence[tuple[int, str, Sequence[float]]]) -> None:
-        # vec0 is a virtual table: no upsert, so INSERT OR REPLACE (SQLite only).
+        # INSERT OR REPLACE: SQLite's upsert of a rowid table (PostgreSQL overrides this).
         self.db.executemany(
             f"INSERT OR REPLACE INTO {table} (row_id, ns, embedding) VALUES (?, ?, ?)",
             [(rowid, ns, _pack(vector)) for rowid, ns, vector in rows],
@@ -428,20 +451,46 @@ class FactStore:
             return []
         limit = min(limit, MAX_LIMIT)
         out: list[tuple[int, float]] = []
-        for start in range(0, len(namespaces), _MAX_IN):
-            chunk = list(namespaces[start : start + _MAX_IN])
-            out.extend(
-                (int(r[0]), float(r[1]))
-                for r in self.db.query(
-                    f"SELECT {table}.rowid, {fts5_bm25(table)} AS score FROM {table} "
-                    f"JOIN {base} b ON b.rowid = {table}.rowid "
-                    f"WHERE {table} MATCH ? AND b.ns IN ({_placeholders(len(chunk))}) "
-                    "ORDER BY score LIMIT ?",
-                    [expression, *chunk, limit],
+        in_scope = self._rowids_if_few(base, namespaces)
+        if in_scope is not None:
+            # A few rows in scope (one user's facts): each is looked up in the index, so
+            # the cost does not grow with the matches in every other user's rows.
+            for start in range(0, len(in_scope), _MAX_IN):
+                part = in_scope[start : start + _MAX_IN]
+                out.extend(
+                    (int(r[0]), float(r[1]))
+                    for r in self.db.query(
+                        f"SELECT rowid, {fts5_bm25(table)} AS score FROM {table} "
+                        f"WHERE {table} MATCH ? AND rowid IN ({_placeholders(len(part))}) "
+                        "ORDER BY score LIMIT ?",
+                        [expression, *part, limit],
+                    )
                 )
-            )
+        else:
+            for start in range(0, len(namespaces), _MAX_IN):
+                chunk = list(namespaces[start : start + _MAX_IN])
+                out.extend(
+                    (int(r[0]), float(r[1]))
+                    for r in self.db.query(
+                        f"SELECT {table}.rowid, {fts5_bm25(table)} AS score FROM {table} "
+                        f"JOIN {base} b ON b.rowid = {table}.rowid "
+                        f"WHERE {table} MATCH ? AND b.ns IN ({_placeholders(len(chunk))}) "
+                        "ORDER BY score LIMIT ?",
+                        [expression, *chunk, limit],
+                    )
+                )
         out.sort(key=lambda pair: pair[1])
         return out[:limit]
+
+    def _rowids_if_few(self, base: str, namespaces: Sequence[str]) -> list[int] | None:
+        """The rowids of ``base`` in ``namespaces`` when at most ``_FEW_ROWS``; else None."""
+        if len(namespaces) > _MAX_IN:
+            return None
+        rows = self.db.query(
+            f"SELECT rowid FROM {base} WHERE ns IN ({_placeholders(len(namespaces))}) LIMIT ?",
+            [*namespaces, _FEW_ROWS + 1],
+        )
+        return None if len(rows) > _FEW_ROWS else [int(r[0]) for r in rows]
 
     def search_vec(
         self, table: str, vector: Sequence[float], namespaces: Sequence[str], limit: int
@@ -449,19 +498,23 @@ class FactStore:
         """``(rowid, cosine similarity)`` nearest to ``vector`` in ``namespaces``."""
         if self.vectors is None or not namespaces or limit <= 0:
             return []
+        self._check_dimensions(vector)
         limit = min(limit, MAX_K)
+        query = _pack(vector)
         out: list[tuple[int, float]] = []
+        # An exact scan of the namespaces' rows, found through the ns index: it costs what
+        # those rows cost (a namespace holds few), however many other users the file has.
         for start in range(0, len(namespaces), _MAX_IN):
             chunk = list(namespaces[start : start + _MAX_IN])
             out.extend(
                 (int(r[0]), 1.0 - float(r[1]))
                 for r in self.db.query(
-                    f"SELECT row_id, distance FROM {table} WHERE embedding MATCH ? AND k = ? "
-                    f"AND ns IN ({_placeholders(len(chunk))})",
-                    [_pack(vector), limit, *chunk],
+                    f"SELECT row_id, vec_distance_cosine(embedding, ?) AS distance FROM {table} "
+                    f"WHERE ns IN ({_placeholders(len(chunk))}) ORDER BY distance, row_id LIMIT ?",
+                    [query, *chunk, limit],
                 )
             )
-        out.sort(key=lambda pair: -pair[1])
+        out.sort(key=lambda pair: (-pair[1], pair[0]))
         return out[:limit]
 
     def vectors_for(self, table: str, rowids: Sequence[int]) -> dict[int, list[float]]:
@@ -476,12 +529,15 @@ class FactStore:
         """Stored vectors of ``rowids`` from ``table`` (no embedder needed: copies use it)."""
         out: dict[int, list[float]] = {}
         dims = int(dimensions)
-        # One point look-up per row: vec0 answers "row_id IN (...)" with a full-table scan.
-        sql = f"SELECT embedding FROM {table} WHERE row_id = ?"
-        for rowid in dict.fromkeys(rowids):
-            row = self.db.query_one(sql, [int(rowid)])
-            if row is not None:
-                out[int(rowid)] = list(struct.unpack(f"{dims}f", row[0]))
+        ids = [int(r) for r in dict.fromkeys(rowids)]
+        for start in range(0, len(ids), _MAX_IN):
+            chunk = ids[start : start + _MAX_IN]
+            for rowid, blob in self.db.query(
+                f"SELECT row_id, embedding FROM {table} "
+                f"WHERE row_id IN ({_placeholders(len(chunk))})",
+                chunk,
+            ):
+                out[int(rowid)] = list(struct.unpack(f"{dims}f", blob))
         return out
 
     def delete_facts(self, rowids: Sequence[int]) -> int:
@@ -492,10 +548,8 @@ class FactStore:
                 chunk = list(rowids[start : start + _MAX_IN])
                 marks = _placeholders(len(chunk))
                 self.db.execute(f"DELETE FROM mem_facts_fts WHERE rowid IN ({marks})", chunk)
-                if self.vector_tables:  # point deletes: vec0 scans the table for IN
-                    self.db.executemany(
-                        "DELETE FROM mem_facts_vec WHERE row_id = ?", [[r] for r in chunk]
-                    )
+                if self.vector_tables:
+                    self.db.execute(f"DELETE FROM mem_facts_vec WHERE row_id IN ({marks})", chunk)
                 cursor = self.db.execute(f"DELETE FROM mem_facts WHERE rowid IN ({marks})", chunk)
                 deleted += int(cursor.rowcount)
         return deleted
@@ -610,10 +664,8 @@ class FactStore:
                     continue
                 marks = _placeholders(len(rowids))
                 self.db.execute(f"DELETE FROM mem_turns_fts WHERE rowid IN ({marks})", rowids)
-                if self.vector_tables:  # point deletes: vec0 scans the table for IN
-                    self.db.executemany(
-                        "DELETE FROM mem_turns_vec WHERE row_id = ?", [[r] for r in rowids]
-                    )
+                if self.vector_tables:
+                    self.db.execute(f"DELETE FROM mem_turns_vec WHERE row_id IN ({marks})", rowids)
                 self.db.execute(
                     "UPDATE mem_messages SET turn_id = NULL WHERE turn_id IN "
                     f"({_placeholders(len(chunk))})",
@@ -689,7 +741,7 @@ class FactStore:
         return EmbedderFingerprint.from_json(row[0]) if row else None
 
     def begin_bulk_load(self) -> None:
-        """Before a bulk copy: nothing to prepare on SQLite (FTS5 and vec0 index as they go)."""
+        """Before a bulk copy: nothing to prepare on SQLite (FTS5 and vectors index as they go)."""
 
     def end_bulk_load(self) -> None:
         """After a bulk copy with explicit rowids: nothing to do on SQLite."""

@@ -66,7 +66,7 @@ def tokenize(text: str) -> list[str]:
 
 def detect_language(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES) -> str:
     """``"russian"`` when Cyrillic letters dominate (and Russian is enabled), else the first."""
-    if "russian" in languages:
+    if "russian" in languages and _CYRILLIC.search(text):  # counted only when there is one
         cyr = len(_CYRILLIC.findall(text))
         lat = len(_LATIN.findall(text))
         if cyr > lat:

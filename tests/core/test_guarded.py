@@ -71,7 +71,8 @@ def test_gate_scores_separate_answerable_from_unrelated(kb: MemoBase) -> None:
 def test_calibrations_ship_for_the_default_embedder() -> None:
     shipped = load_calibrations()
     assert {"memo/all-MiniLM-L6-v2-int8", "keyword-only"} <= set(shipped)
-    assert shipped["memo/all-MiniLM-L6-v2-int8"].metrics["roc_auc_heldout"] >= 0.85
+    metrics = shipped["memo/all-MiniLM-L6-v2-int8"].metrics  # on each dev set's held-out half
+    assert metrics["squad"]["roc_auc"] >= 0.85 and metrics["pydoc"]["roc_auc"] >= 0.85
 
 
 def _reply(claims: list[dict[str, object]]) -> str:

@@ -216,17 +216,26 @@ def test_changed_document_reembeds_only_changed_chunks(backend_url: str) -> None
 def test_replace_is_atomic_when_a_write_fails(
     fresh_kb: MemoBase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    original = fresh_kb.store.db.execute
+    db = fresh_kb.store.db
+    original, original_many = db.execute, db.executemany
     calls = {"n": 0}
 
-    def flaky(sql: str, params: Any = ()) -> Any:
+    def count_fts_rows(sql: str, rows: int) -> None:
         if sql.startswith("INSERT INTO chunks_fts"):
-            calls["n"] += 1
-            if calls["n"] == 2:
+            calls["n"] += rows
+            if calls["n"] >= 2:
                 raise RuntimeError("crash mid-write")
+
+    def flaky(sql: str, params: Any = ()) -> Any:
+        count_fts_rows(sql, 1)
         return original(sql, params)
 
-    monkeypatch.setattr(fresh_kb.store.db, "execute", flaky)
+    def flaky_many(sql: str, rows: Any) -> Any:  # the keyword rows of a write, in one call
+        count_fts_rows(sql, len(rows))
+        return original_many(sql, rows)
+
+    monkeypatch.setattr(db, "execute", flaky)
+    monkeypatch.setattr(db, "executemany", flaky_many)
     chunks = [ChunkInput("new one", 0, 7), ChunkInput("new two", 8, 15)]
     with pytest.raises(RuntimeError):
         fresh_kb.add_document("new one new two", document_id="d1", chunks=chunks)

@@ -195,3 +195,44 @@ def test_local_cross_encoder_without_a_model_falls_back(tmp_path: Path) -> None:
     kb.add_texts(["contract contract contract", "the term of it"], ids=["a", "b"])
     hits = kb.search("contract", k=2)  # the model folder is empty: fused order, no exception
     assert hits[0].document_id == "a" and hits[0].rerank_score is None
+
+
+class _Vector(list):  # what fastembed yields: an array with tolist()
+    def tolist(self) -> list[float]:
+        return list(self)
+
+
+class _RecordingModel:
+    """Stands in for fastembed.TextEmbedding: records each batch, embeds a text as its length."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []
+
+    def embed(self, texts: list[str], batch_size: int) -> list[_Vector]:
+        self.batches.append(list(texts))
+        return [_Vector([float(len(t)), 1.0]) for t in texts]
+
+
+def test_fastembed_batches_texts_of_similar_length_and_keeps_the_callers_order() -> None:
+    from memo_core.embedders.fastembed import FastEmbedEmbedder
+
+    embedder = FastEmbedEmbedder("any/model", dimensions=2, batch_size=2)
+    model = _RecordingModel()
+    embedder._model = model  # loaded: no model file needed
+    texts = ["a" * 9, "a", "a" * 5, "a" * 2, "a" * 7]
+    vectors = embedder.embed_documents(texts)
+    assert vectors == [[float(len(t)), 1.0] for t in texts]
+    assert model.batches == [["a", "aa"], ["a" * 5, "a" * 7], ["a" * 9]]
+
+
+def test_fastembed_threads_default_to_the_cpus_this_process_may_use(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os
+
+    from memo_core.embedders import fastembed as module
+
+    if hasattr(os, "sched_getaffinity"):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 3, 5})
+        assert module.usable_cpus() == 3
+    assert module.usable_cpus() >= 1

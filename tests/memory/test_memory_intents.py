@@ -67,3 +67,11 @@ def test_naming_a_relative_routes_only_that_relatives_facts(keyword_memory: Memo
         recall = keyword_memory.recall(question, namespace="u1", use_gate=False)
         said = " ".join(f.statement for f in recall.facts)
         assert "Otto" in said and "Wren" not in said, question
+
+
+def test_a_work_question_naming_nobody_brings_the_colleagues(keyword_memory: MemoHood) -> None:
+    keyword_memory.capture("My manager is Marisol.", namespace="u1", at=MONDAY)
+    keyword_memory.capture("My cousin Aldo is a pilot.", namespace="u1", at=day(1))
+    recall = keyword_memory.recall("Who do I report to?", namespace="u1", use_gate=False)
+    said = " ".join(f.statement for f in recall.facts)
+    assert "Marisol" in said and "Aldo" not in said

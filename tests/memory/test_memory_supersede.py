@@ -187,3 +187,8 @@ def test_a_change_naming_nobody_continues_whoever_the_fact_was_about(
     assert new_value in current
     [fact] = memory.list_facts("u1")
     assert fact.subject_kind == "person" and fact.about.startswith(relation)
+
+
+def test_a_russian_move_said_as_a_noun_supersedes_the_home(keyword_memory: MemoHood) -> None:
+    _say(keyword_memory, "Живу в Твери.", "Переехали в Калугу.", "Снова переезд, теперь мы в Туле.")
+    assert "Туле" in _one_current_with_history(keyword_memory, "u1", 3)

@@ -168,7 +168,7 @@ def test_search_settings_come_from_the_memobase_section(tmp_path: Path) -> None:
     assert build_search_settings(load_settings(tmp_path / "config.yaml", env={})).rrf_k == 60
     (tmp_path / "plain.yaml").write_text("memobase: {roots: []}\n")
     default = build_search_settings(load_settings(tmp_path / "plain.yaml", env={}))
-    assert default.keyword_index == "sqlite" and default.vector_index == "sqlite"
+    assert default.keyword_index == "auto" and default.vector_index == "auto"
 
 
 @pytest.mark.parametrize(

