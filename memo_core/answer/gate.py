@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 from memo_core.answer.salience import missing_terms
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.types import GateDecision
-from memo_core.answer.windows import Window, answer_type_match, rank_windows
+from memo_core.answer.windows import Window, answer_type_match, rank_windows, without_type_cue
 from memo_core.search.text import STOPWORDS, detect_language, stem_token, tokenize
 from memo_core.types import Hit
 
@@ -149,7 +149,8 @@ class _DocumentFrequencies:
 
 def _content_terms(question: str) -> list[str]:
     lang = detect_language(question)
-    terms = [stem_token(t, lang) for t in tokenize(question) if t not in STOPWORDS]
+    words = tokenize(without_type_cue(question))
+    terms = [stem_token(t, lang) for t in words if t not in STOPWORDS]
     return list(dict.fromkeys(terms))
 
 

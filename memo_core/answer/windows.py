@@ -30,6 +30,7 @@ __all__ = [
     "diversify",
     "is_heading",
     "rank_windows",
+    "without_type_cue",
 ]
 
 _HEADING_WORDS = 10
@@ -135,6 +136,9 @@ _WHEN = re.compile(r"^\s*(?:when|what\s+(?:year|date|day|month|time|century)|in\
 _HOW_MANY = re.compile(r"\bhow\s+(?:many|much|long|old|far|big|often|large)\b|"
                        r"\bwhat\s+(?:percentage|percent|number|amount)\b|"
                        r"\bсколько\b", re.IGNORECASE)  # fmt: skip
+# The word after "how" that names the kind of answer ("how long", "how many"): it says
+# what type the answer is, not what it is about, so it is no term a passage must hold.
+_HOW_CUE = re.compile(r"\b(how)\s+(?:many|much|long|old|far|big|often|large)\b", re.IGNORECASE)
 _WHO = re.compile(r"^\s*(?:who|whom|whose)\b|^\s*(?:кто|кого|чей)\b", re.IGNORECASE)
 _DATE = re.compile(
     r"\b(?:1\d{3}|20\d{2})s?\b|\b\d{1,2}(?:st|nd|rd|th)?\b|\b(?:january|february|march|april|"
@@ -168,6 +172,13 @@ _OPTION = re.compile(
     r"[\"'`‘“«][^\"'`’”»\n]{1,40}[\"'`’”»]|(?<!\w)--?[A-Za-z][\w-]*|\b\w+[_.]\w+\b|"
     r"\b[A-Z][A-Z0-9_]{2,}\b|\b\w+\(|\b[A-Z][a-z]+[A-Z]\w*"
 )
+
+
+def without_type_cue(question: str) -> str:
+    """``question`` without the word that only names its answer type: "How long is
+    the lease?" asks about the lease; "long" is answered by a duration, not by the
+    word itself, so term coverage must not miss it."""
+    return _HOW_CUE.sub(r"\1", question)
 
 
 def answer_type_match(question: str, window: str) -> float:

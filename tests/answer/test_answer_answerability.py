@@ -162,3 +162,19 @@ def test_the_shipped_model_reads_a_version_or_option_that_does_not_exist(tmp_pat
             assert calibration.score(missed) < calibration.score(kept)
     finally:
         base.close()
+
+
+def test_the_word_that_names_the_answer_type_is_no_term_the_passage_must_hold(
+    tmp_path: Path,
+) -> None:
+    base = MemoBase(tmp_path / "kb.db", embedder=None)
+    base.add_document("The warranty on the kettle lasts two years.", document_id="kettle")
+    hits = base.search("How long does the kettle warranty last?", k=3)
+    features = gate_features(
+        "How long does the kettle warranty last?", hits, Frequencies(base.store)
+    )
+    # "long" only says a duration is wanted; the passage holds every term the question is about.
+    assert features["coverage"] == pytest.approx(1.0)
+    assert features["unseen_terms"] == 0.0
+    assert features["type_match"] == 1.0
+    base.close()
