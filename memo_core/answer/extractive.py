@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import split_sentences
-from memo_core.answer.windows import is_heading
+from memo_core.answer.windows import is_heading, without_type_cue
 from memo_core.search.text import STOPWORDS, detect_language, stem_token, tokenize
 
 __all__ = ["ExtractiveConfig", "extractive_answer"]
@@ -78,7 +78,8 @@ def extractive_answer(
     """
     cfg = config or ExtractiveConfig()
     language = detect_language(question)
-    qterms = set(_terms(question, language))
+    # "long" in "how long" names the answer's type; the gate does not weigh it either.
+    qterms = set(_terms(without_type_cue(question), language))
     if not qterms or max_sentences <= 0:
         return []
     sentences: list[_Sentence] = []

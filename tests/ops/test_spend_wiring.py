@@ -247,7 +247,9 @@ def test_cli_ask_falls_back_to_extractive_over_the_llm_ceiling(
     )
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "tea.md").write_text("# Tea\n\nGreen tea is steeped at 80 degrees Celsius.\n")
+    (docs / "tea.md").write_text(
+        "# Tea\n\nGreen tea is steeped at a temperature of 80 degrees Celsius.\n"
+    )
     db = str(tmp_path / "kb.db")
     assert main(["kb", "ingest", str(docs), "--db", db, "--root", str(docs), "--json"]) == 0
     capsys.readouterr()
