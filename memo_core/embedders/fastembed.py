@@ -132,7 +132,7 @@ class FastEmbedEmbedder:
         for batch in batched(order, self.batch_size):
             vectors = model.embed([texts[i] for i in batch], batch_size=self.batch_size)
             for i, vector in zip(batch, vectors, strict=True):
-                out[i] = vector.tolist()
+                out[i] = [float(x) for x in vector]  # a numpy row or a plain list
         self.texts_embedded += len(texts)
         return out
 
