@@ -16,17 +16,19 @@ from typing import TypeVar
 
 from memo_core.errors import InvalidInputError
 
-__all__ = ["prefetched"]
+__all__ = ["DEPTH", "prefetched"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 _DONE = object()
 _POLL_SECONDS = 0.1
+#: How many results may wait, read ahead of the one being stored.
+DEPTH = 4
 
 
 def prefetched(
-    items: Sequence[T], work: Callable[[T], R], *, depth: int = 4
+    items: Sequence[T], work: Callable[[T], R], *, depth: int = DEPTH
 ) -> Generator[tuple[T, R | BaseException], None, None]:
     """``(item, work(item))`` for each item in order, computed in a thread up to ``depth`` ahead.
 

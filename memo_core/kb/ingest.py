@@ -265,7 +265,7 @@ def ingest_sources(
                     stored = len(report.added) + len(report.updated) + len(report.unchanged)
                     raise IngestAbortedError(
                         f"ingest stopped at {source}: {exc} ({stored} stored before it; "
-                        f"{len(expanded) - done} not read)",
+                        f"{len(expanded) - done} not stored)",
                         report,
                     ) from exc
                 except MemoError as exc:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from memo_core.cli import main
+from memo_core.ingest.prefetch import DEPTH as PREFETCH_DEPTH
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -121,9 +122,11 @@ def test_a_storage_error_stops_the_ingest_at_once(
         return real_extract(source, **options)
 
     stored: list[str] = []
+    attempts: list[str] = []
     real_replace = KnowledgeStore.replace_document
 
     def full_disk(self, **kwargs):  # type: ignore[no-untyped-def]
+        attempts.append(kwargs["source"])
         if stored:
             raise StorageError("database or disk is full")
         stored.append(kwargs["source"])
@@ -133,8 +136,9 @@ def test_a_storage_error_stops_the_ingest_at_once(
     monkeypatch.setattr(KnowledgeStore, "replace_document", full_disk)
     code, out, err = _ingest(capsys, tmp_path / "kb.db", folder, extra=("--root", str(folder)))
     assert code == 2 and out == "" and err.count("\n") == 1
-    assert "disk is full" in err and "1 stored before it; 4 not read" in err
-    assert len(extracted) == 2  # the third file was never read, let alone embedded
+    assert "disk is full" in err and "1 stored before it; 4 not stored" in err
+    # Nothing is written after the failure; reading ahead is bounded (ingest/prefetch.py).
+    assert len(attempts) == 2 and len(extracted) <= 2 + PREFETCH_DEPTH
 
 
 def _limit_file_size(limit: int) -> None:
@@ -175,8 +179,8 @@ def test_a_full_disk_stops_a_real_ingest_with_exit_2(
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "ingest stopped at" in done.stderr
     assert "Traceback" not in done.stderr
-    stopped = int(done.stderr.split("; ")[-1].split(" not read")[0])
-    assert stopped > 30  # most files were never read
+    stopped = int(done.stderr.split("; ")[-1].split(" not stored")[0])
+    assert stopped > 30  # most files were never stored
     code, out, _ = run(capsys, "kb", "list", "--db", str(db), "--json")
     assert code == 0 and 1 <= len(json.loads(out)) < 10  # consistent: the first base survives
 

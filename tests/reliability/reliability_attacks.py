@@ -993,7 +993,7 @@ def attack_full_disk(folder: Path, trials: int, seed: int) -> AttackTally:
             env={**os.environ, "PYTHONPATH": str(REPO)}, preexec_fn=_limit_file_size(limit),
         )  # fmt: skip
         err = done.stderr
-        unread = re.search(r"(\d+) not read\)", err)
+        unread = re.search(r"(\d+) not stored\)", err)
         prompt = unread is not None and int(unread.group(1)) >= count - 5
         with MemoBase(db, embedder=None) as kb:
             kept = any(d.source == "before.txt" for d in kb.list_documents())
