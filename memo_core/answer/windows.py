@@ -133,12 +133,13 @@ def best_window(question: str, hits: Sequence[Hit], idf: Mapping[str, float]) ->
 
 _WHEN = re.compile(r"^\s*(?:when|what\s+(?:year|date|day|month|time|century)|in\s+what\s+year)\b|"
                    r"^\s*(?:когда|в\s+каком\s+году)", re.IGNORECASE)  # fmt: skip
-_HOW_MANY = re.compile(r"\bhow\s+(?:many|much|long|old|far|big|often|large)\b|"
+# The word after "how" that names the kind of answer ("how long", "how many").
+_HOW_WORDS = r"(?:many|much|long|old|far|big|often|large)"
+_HOW_MANY = re.compile(rf"\bhow\s+{_HOW_WORDS}\b|"
                        r"\bwhat\s+(?:percentage|percent|number|amount)\b|"
                        r"\bсколько\b", re.IGNORECASE)  # fmt: skip
-# The word after "how" that names the kind of answer ("how long", "how many"): it says
-# what type the answer is, not what it is about, so it is no term a passage must hold.
-_HOW_CUE = re.compile(r"\b(how)\s+(?:many|much|long|old|far|big|often|large)\b", re.IGNORECASE)
+# That word says what type the answer is, not what it is about: no term a passage must hold.
+_HOW_CUE = re.compile(rf"\b(how)\s+{_HOW_WORDS}\b", re.IGNORECASE)
 _WHO = re.compile(r"^\s*(?:who|whom|whose)\b|^\s*(?:кто|кого|чей)\b", re.IGNORECASE)
 _DATE = re.compile(
     r"\b(?:1\d{3}|20\d{2})s?\b|\b\d{1,2}(?:st|nd|rd|th)?\b|\b(?:january|february|march|april|"
