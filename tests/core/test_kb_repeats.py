@@ -245,3 +245,31 @@ def test_a_batch_of_copies_makes_the_earlier_copies_boilerplate(backend_url: str
         assert int(base.db.query("SELECT count(*) FROM chunk_shingles")[0][0]) == len(
             shingles(f"{TOPICS[0]}\n\n{NOTICE}") | shingles(POLICY)
         )
+
+
+def test_a_base_with_the_old_shingles_is_shingled_again(tmp_path: Path) -> None:
+    path = tmp_path / "kb.db"
+    with MemoBase(str(path), embedder=HashEmbedder(64)) as base:
+        _fill(base)
+    con = sqlite3.connect(path)
+    con.executescript(  # the table as the previous version wrote it, with stale hashes
+        """
+        DROP TABLE chunk_shingles;
+        CREATE TABLE chunk_shingles (owner TEXT NOT NULL, shingle INTEGER NOT NULL,
+            chunk_rowid INTEGER NOT NULL, doc_rowid INTEGER NOT NULL,
+            PRIMARY KEY (chunk_rowid, shingle)) WITHOUT ROWID;
+        CREATE INDEX chunk_shingles_owner ON chunk_shingles (owner, shingle, doc_rowid);
+        INSERT INTO chunk_shingles SELECT owner, 12345, rowid, doc_rowid FROM chunks;
+        UPDATE chunks SET repeated = 1.0 WHERE id = 'policy';
+        """
+    )
+    version = next(i for i, m in enumerate(kb_schema.steps, 1) if m.name == "rehash_chunk_shingles")
+    con.execute("DELETE FROM _memo_migrations WHERE schema = 'kb' AND version >= ?", [version])
+    con.commit()
+    con.close()
+    with MemoBase(str(path), embedder=HashEmbedder(64)) as reopened:
+        shares = _shares(reopened)
+        assert shares["policy"] == 0.0 and all(shares[f"memo{i}"] >= 0.5 for i in range(6))
+        stored = {int(r[0]) for r in reopened.db.query("SELECT shingle FROM chunk_shingles")}
+        assert 12345 not in stored and shingles(NOTICE) <= stored
+        assert len(reopened.db.query("SELECT rowid FROM chunks")) == 7  # every chunk kept
