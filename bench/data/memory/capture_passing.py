@@ -143,7 +143,7 @@ EN_DROP: list[tuple[str, str]] = [
     ("Suggest a {music} playlist for the gym.", "request"),
     ("Write a birthday message for someone turning {age}.", "request"),
     ("Compare the {product} and the {product2} for me.", "request"),
-    ("lol ok", "smalltalk"),
+    ("ha ok, fair enough", "smalltalk"),
     ("thanks, that helps a lot", "smalltalk"),
     ("good night!", "smalltalk"),
     ("haha nice one", "smalltalk"),
