@@ -24,7 +24,9 @@ INTERNAL_MODULES = (
     "memo_core.kb.store",
     "memo_core.kb.pg_store",
     "memo_core.memory.store",
-    "memo_core.memory.pg_store",
+    "memo_core.memory.backend",
+    "memo_core.memory.sqlite_backend",
+    "memo_core.memory.pg_backend",
     "memo_core.search.hybrid",
     "memo_core.search.keyword",
 )
