@@ -126,9 +126,7 @@ def main() -> int:
         print(
             name,
             "  ".join(
-                f"{k}: P={v['precision']} R={v['recall']} (n={v['n']})"
-                if "n" in v
-                else f"{k}: {v}"
+                f"{k}: P={v['precision']} R={v['recall']} (n={v['n']})" if "n" in v else f"{k}: {v}"
                 for k, v in parts.items()
             ),
         )

@@ -38,8 +38,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from capture_slots import EN_DROP, EN_KEEP, EN_SLOTS, RU_DROP, RU_KEEP, RU_SLOTS, Slots  # noqa: E402
 import capture_passing as passing  # noqa: E402
+from capture_slots import EN_DROP, EN_KEEP, EN_SLOTS, RU_DROP, RU_KEEP, RU_SLOTS, Slots  # noqa: E402
 
 SEED = 17
 OUT = HERE / "capture_labels.jsonl"
