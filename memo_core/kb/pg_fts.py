@@ -71,9 +71,16 @@ __all__ = [
 
 
 def bm25_sql(
-    phrases: Sequence[Phrase], scope: str, scope_params: Sequence[object]
+    phrases: Sequence[Phrase],
+    scope: str,
+    scope_params: Sequence[object],
+    *,
+    weighted: bool = True,
 ) -> tuple[str, list[object]]:
     """A statement ranking the chunks that match ``phrases``: rows ``(rowid, bm25)``.
+
+    ``weighted``: memo's column weights (False: unit weights, FTS5's ``bm25()``
+    called with no weights).
 
     ``scope`` is a condition over the index row ``f`` (its owner and collection; a
     metadata filter as an ``EXISTS`` on ``chunks``) with ``scope_params``; a
@@ -109,10 +116,10 @@ def bm25_sql(
                 params.append(tsquery(own))
         params.extend(scope_params)
         queries = ", ".join(f"CAST(? AS tsquery) AS q{i}" for i in members)
+        weights = [phrases[i].weight if weighted else 1.0 for i in members]
         frequencies = ", ".join(
-            f"{phrases[i].weight!r}::float8 * ts_rank_cd(q.unit, f.{phrases[i].column}, q.q{i}, 0)"
-            f" AS t{i}"
-            for i in members
+            f"{w!r}::float8 * ts_rank_cd(q.unit, f.{phrases[i].column}, q.q{i}, 0) AS t{i}"
+            for i, w in zip(members, weights, strict=True)
         )
         pairs = ", ".join(f"({i}, y.t{i})" for i in members)
         parts.append(
