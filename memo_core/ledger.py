@@ -22,7 +22,7 @@ from memo_core.errors import BudgetExceededError, InvalidInputError
 from memo_core.storage import open_database
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.migrations import Migrations
-from memo_core.storage.registry import BackendRegistry
+from memo_core.storage.registry import Implementations
 
 __all__ = ["PRICES_USD", "SpendLedger", "SpendRecord", "estimate_cost", "provider_for_url"]
 
@@ -60,9 +60,9 @@ ledger_schema = Migrations("ledger")
 
 #: The spend table per engine: the one statement that cannot be portable (how a
 #: row id is generated, and that PostgreSQL's REAL is single precision).
-_SPEND_TABLE_DDL: BackendRegistry[str] = BackendRegistry(
+_SPEND_TABLE_DDL: Implementations[str] = Implementations(
     "spend ledger",
-    entries={
+    {
         "sqlite": (
             "CREATE TABLE IF NOT EXISTS spend ("
             " id INTEGER PRIMARY KEY, at TEXT NOT NULL, month TEXT NOT NULL,"
@@ -82,7 +82,7 @@ _SPEND_TABLE_DDL: BackendRegistry[str] = BackendRegistry(
 
 @ledger_schema
 def create_spend_table(db: SQLDatabase) -> None:
-    db.execute(_SPEND_TABLE_DDL.get(db))
+    db.execute(_SPEND_TABLE_DDL.for_database(db))
     db.execute("CREATE INDEX IF NOT EXISTS spend_month ON spend (provider, month)")
 
 

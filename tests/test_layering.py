@@ -100,7 +100,7 @@ def test_no_engine_branch_above_the_storage_layer() -> None:
 def test_the_engine_check_finds_each_form() -> None:
     source = (
         "if db.dialect == 'sqlite':\n    pass\n"
-        "if engine_of(db) != 'postgres':\n    pass\n"
+        "if backend_of(db).name != 'postgres':\n    pass\n"
         "if isinstance(store.db, PostgresDatabase):\n    pass\n"
         "ok = isinstance(value, str) and kind == 'text'\n"
     )
@@ -205,4 +205,5 @@ def test_the_cycle_check_finds_a_cycle_closed_inside_a_function() -> None:
     assert cycles(graph) == [{"a", "b", "c"}]
     real = import_graph()
     assert "memo_core.storage.base" in real["memo_core.storage.registry"]
+    assert "memo_core.kb.sqlite_backend" in real["memo_core.kb.store"]
     assert cycles({**real, "memo_core.storage.base": {"memo_core.kb.store"}}) != []

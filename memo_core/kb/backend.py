@@ -8,8 +8,9 @@ the rows the search aids (``search/ann_index.py``, ``keyword_index.py``,
 through it. Two implementations, each in a module of its own and neither built
 on the other: :class:`~memo_core.kb.sqlite_backend.SqliteKnowledgeBackend` (FTS5
 + sqlite-vec) and :class:`~memo_core.kb.pg_backend.PostgresKnowledgeBackend`
-(``tsvector`` BM25 + pgvector). :data:`KB_BACKENDS` picks one by the database URL;
-nothing above asks which one it got. ``tests/core/test_kb_backend_conformance.py``
+(``tsvector`` BM25 + pgvector). ``KB_BACKENDS`` in ``kb/store.py`` (a table of
+``storage/registry.py``) picks one by the database URL; nothing above asks which
+one it got. ``tests/core/test_kb_backend_conformance.py``
 runs one suite against both.
 
 Every leg returns ``[(chunk rowid, raw score)]`` best first: BM25 with FTS5's sign
@@ -24,18 +25,14 @@ from typing import Any, Protocol
 
 from memo_core.kb.records import SearchState, VectorRow
 from memo_core.search.filters import Renderer
-from memo_core.search.text import DEFAULT_LANGUAGES
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.migrations import Migrations
-from memo_core.storage.registry import BackendRegistry
 
 __all__ = [
-    "KB_BACKENDS",
     "ChangeLog",
     "KeywordRow",
     "KnowledgeBackend",
     "KnowledgeBackendFactory",
-    "open_backend",
 ]
 
 #: A chunk as the keyword index holds it: ``(rowid, raw text, stemmed text, owner,
@@ -158,6 +155,8 @@ class KnowledgeBackend(Protocol):
 
 
 class KnowledgeBackendFactory(Protocol):
+    """How a backend is made: a backend class is one."""
+
     def __call__(
         self,
         db: SQLDatabase,
@@ -165,24 +164,3 @@ class KnowledgeBackendFactory(Protocol):
         languages: Sequence[str],
         state: Callable[[], SearchState],
     ) -> KnowledgeBackend: ...
-
-
-#: The knowledge-base backend of each engine: the one place an engine gets its KB code.
-KB_BACKENDS: BackendRegistry[KnowledgeBackendFactory] = BackendRegistry(
-    "knowledge-base",
-    lazy={
-        "sqlite": "memo_core.kb.sqlite_backend:SqliteKnowledgeBackend",
-        "postgres": "memo_core.kb.pg_backend:PostgresKnowledgeBackend",
-    },
-)
-
-
-def open_backend(
-    db: SQLDatabase,
-    state: Callable[[], SearchState],
-    *,
-    languages: Sequence[str] = DEFAULT_LANGUAGES,
-) -> KnowledgeBackend:
-    """The backend for ``db``'s engine; ``state`` gives the read path's current
-    vector table and fingerprint (``KnowledgeStore.search_state``)."""
-    return KB_BACKENDS.get(db)(db, languages=languages, state=state)

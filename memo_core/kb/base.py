@@ -39,7 +39,7 @@ from memo_core.search.mmr import mmr_select
 from memo_core.search.text import DEFAULT_LANGUAGES
 from memo_core.storage import open_database
 from memo_core.storage.base import SQLDatabase, Tracer
-from memo_core.storage.registry import engine_of
+from memo_core.storage.registry import backend_of
 from memo_core.types import Hit, SearchMode
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ BULK_BATCH = 1000
 
 def open_store(db: SQLDatabase, *, languages: Sequence[str] = DEFAULT_LANGUAGES) -> KnowledgeStore:
     """The knowledge-base store of ``db`` (its engine's backend comes from
-    :data:`~memo_core.kb.backend.KB_BACKENDS`, by the database URL)."""
+    :data:`~memo_core.kb.store.KB_BACKENDS`, by the database URL)."""
     return KnowledgeStore(db, languages=languages)
 
 
@@ -624,7 +624,7 @@ class MemoBase:
             **self.store.counts(),
             "embedder": fp.describe() if fp else None,
             "vector_search": False,
-            "backend": engine_of(self.db),
+            "backend": backend_of(self.db).name,
             "driver": getattr(getattr(self.db, "driver", None), "name", "psycopg"),
             # Chunks that address an AI assistant with instructions (never quoted as answers).
             "flagged_chunks": self.store.flagged_chunks(),

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from memo_core.errors import InvalidInputError
-from memo_core.kb.backend import KeywordRow
+from memo_core.kb.backend import ChangeLog, KeywordRow
 from memo_core.kb.records import SearchState, VectorRow, require_owner, vector_blob
 from memo_core.kb.schema import kb_schema, vec_table_ddl
 from memo_core.kb.scope import chunk_scope, only_scope
@@ -87,7 +87,7 @@ class SqliteKnowledgeBackend:
         self.db = db
         self.languages = tuple(languages)
         self.render_filter: Renderer = render_sqlite
-        self.changes: SqliteChangeLog | None = SqliteChangeLog(db)
+        self.changes: ChangeLog | None = SqliteChangeLog(db)
         self._state = state
         self._frequencies = DocumentFrequencies(self._token_document_counts, self._size_hint)
 

@@ -19,8 +19,9 @@ from typing import Any
 
 from memo_core.embedders.base import EmbedderFingerprint
 from memo_core.errors import EmbedderMismatchError, InvalidInputError, StorageError
-from memo_core.kb.backend import KnowledgeBackend, open_backend
+from memo_core.kb.backend import KnowledgeBackend, KnowledgeBackendFactory
 from memo_core.kb.flags import chunk_flags, decode_flags, encode_flags
+from memo_core.kb.pg_backend import PostgresKnowledgeBackend
 from memo_core.kb.records import (
     ChunkInput,
     DocumentInfo,
@@ -37,12 +38,15 @@ from memo_core.kb.records import (
 from memo_core.kb.reindex import VectorReindexer
 from memo_core.kb.repeats import add_chunk_shingles, remove_chunk_shingles, repeated_masks
 from memo_core.kb.scope import chunk_scope, only_scope
+from memo_core.kb.sqlite_backend import SqliteKnowledgeBackend
 from memo_core.search.text import DEFAULT_LANGUAGES
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY
+from memo_core.storage.registry import Implementations
 from memo_core.types import Hit
 
 __all__ = [
+    "KB_BACKENDS",
     "ChunkInput",
     "DocumentInfo",
     "DocumentWrite",
@@ -53,11 +57,19 @@ __all__ = [
 ]
 
 
+#: The knowledge-base backend of each storage engine (``storage/registry.py``): the
+#: one place an engine gets its knowledge-base code.
+KB_BACKENDS: Implementations[KnowledgeBackendFactory] = Implementations(
+    "knowledge base",
+    {"sqlite": SqliteKnowledgeBackend, "postgres": PostgresKnowledgeBackend},
+)
+
+
 class KnowledgeStore:
     """Typed access to one knowledge base (a SQLite file or a PostgreSQL schema).
 
     ``backend`` is the engine's half (``kb/backend.py``), chosen by the database's
-    URL through :data:`~memo_core.kb.backend.KB_BACKENDS`; this class holds no
+    URL through :data:`KB_BACKENDS`; this class holds no
     engine-specific SQL and is the same class on every engine.
     """
 
@@ -66,9 +78,8 @@ class KnowledgeStore:
         self.languages = tuple(languages)
         self._search_state: SearchState | None = None
         self._pins = threading.local()  # a search pins its state per thread
-        self.backend: KnowledgeBackend = open_backend(
-            db, self.search_state, languages=self.languages
-        )
+        make = KB_BACKENDS.for_database(db)
+        self.backend: KnowledgeBackend = make(db, languages=self.languages, state=self.search_state)
         self.backend.migrations.apply(db)
         self._hit_columns = (
             'c.rowid, c.id, d.id, c.text, d.source, d.title, c.collection, c.start, c."end",'

@@ -40,7 +40,6 @@ from memo_core.errors import (
     StorageError,
 )
 from memo_core.storage.base import Dialect, Tracer
-from memo_core.storage.url import sqlite_path
 
 __all__ = ["Database", "Driver", "pick_driver", "translate_sqlite_error"]
 
@@ -210,13 +209,6 @@ class Database:
     #: Total time a locked write keeps retrying before DatabaseLockedError.
     lock_retry_seconds = 30.0
     dialect: Dialect = "sqlite"
-
-    @classmethod
-    def from_url(
-        cls, target: str | os.PathLike[str], *, tracer: Tracer | None, load_vec: bool
-    ) -> Database:
-        """The file a path or ``sqlite:///`` URL names (``storage/registry.py``)."""
-        return cls(sqlite_path(target), tracer=tracer, load_vec=load_vec)
 
     def __init__(
         self,

@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-import os
 import re
 import threading
 import zlib
@@ -156,13 +155,6 @@ class PostgresDatabase:
     """A pool of connections to one schema of a PostgreSQL database."""
 
     dialect: Dialect = "postgres"
-
-    @classmethod
-    def from_url(
-        cls, target: str | os.PathLike[str], *, tracer: Tracer | None, load_vec: bool
-    ) -> PostgresDatabase:
-        """The schema a ``postgresql://`` URL names (``storage/registry.py``)."""
-        return cls(str(target), tracer=tracer, load_vec=load_vec)
 
     def __init__(
         self,

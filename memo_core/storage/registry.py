@@ -1,144 +1,170 @@
-"""Which implementation serves a database: the one place an engine is chosen.
+"""The storage backends, chosen in one place: by the database URL.
 
-A database URL names its engine (``postgresql://...`` a PostgreSQL schema, anything
-else a SQLite file, see ``storage/url.py``). Every kind of store that differs by
-engine (the connection itself, the knowledge base's backend, memory's backend)
-keeps one :class:`BackendRegistry` that maps that engine to its implementation, so
-code above the storage layer asks the registry for "the knowledge-base backend of
-this database" and never which engine it runs on. A third engine is one entry per
-registry (and its modules), nothing else.
+A :class:`Backend` is an engine a base can live in: its name (the value of
+:attr:`~memo_core.storage.base.SQLDatabase.dialect` on its connections), the URL
+schemes that select it, and how it connects. A plain path is a SQLite file.
 
-Entries may be ``"module:attribute"`` paths imported on first use: registering the
-PostgreSQL backend costs nothing (no psycopg import) on a machine that never opens
-a PostgreSQL base, and a registry in ``storage/`` can name implementations that
-live above it (``kb/``, ``memory/``) without importing them.
+Each subsystem that keeps tables of its own (the knowledge base, the memory)
+defines a storage protocol and keeps one :class:`Implementations` table mapping a
+backend's name to its implementation of that protocol. A caller asks the table
+for "the implementation for this database" and never asks which engine it got;
+the engine's name is read here and nowhere above the storage layer.
+
+Adding an engine: :func:`register_backend` a :class:`Backend`, then register an
+implementation in each subsystem's table.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
 import os
 from collections.abc import Mapping
-from typing import Generic, Protocol, TypeVar, cast, get_args
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
 
 from memo_core.errors import ConfigError
-from memo_core.storage.base import Dialect, SQLDatabase, Tracer
-from memo_core.storage.url import is_postgres_url, sqlite_path
+from memo_core.storage.base import SQLDatabase, Tracer
+from memo_core.storage.connection import Database
+from memo_core.storage.postgres import PostgresDatabase
+from memo_core.storage.url import sqlite_path
 
 __all__ = [
-    "DATABASES",
-    "ENGINES",
-    "BackendRegistry",
-    "DatabaseOpener",
-    "engine_of",
+    "Backend",
+    "Connector",
+    "Implementations",
+    "backend_for_url",
+    "backend_of",
+    "backends",
     "open_database",
+    "register_backend",
 ]
 
 T = TypeVar("T")
 
-#: The engines memo knows, as :attr:`SQLDatabase.dialect` names them.
-ENGINES: tuple[Dialect, ...] = get_args(Dialect)
 
-
-def engine_of(where: str | os.PathLike[str] | SQLDatabase) -> Dialect:
-    """The engine of a database URL or path, or of an open database."""
-    if isinstance(where, (str, os.PathLike)):
-        if is_postgres_url(where):
-            return "postgres"
-        sqlite_path(where)  # refuses a URL of an engine memo does not know
-        return "sqlite"
-    return where.dialect  # the engine its URL chose when it was opened
-
-
-class BackendRegistry(Generic[T]):
-    """Implementations of one kind of store (``kind`` names it in errors), by engine.
-
-    ``lazy`` maps engines to ``"module:attribute"`` paths imported on first use;
-    ``entries`` to the implementations themselves (any value: a class, a factory,
-    a DDL statement).
-    """
-
-    def __init__(
-        self,
-        kind: str,
-        *,
-        lazy: Mapping[Dialect, str] | None = None,
-        entries: Mapping[Dialect, T] | None = None,
-    ) -> None:
-        self.kind = kind
-        self._paths: dict[Dialect, str] = {}
-        self._loaded: dict[Dialect, T] = {}
-        for engine, path in (lazy or {}).items():
-            self.register_lazy(engine, path)
-        for engine, target in (entries or {}).items():
-            self.register(engine, target)
-
-    def register(self, engine: Dialect, target: T) -> None:
-        """Serve ``engine`` with ``target``."""
-        _check_engine(engine)
-        self._paths.pop(engine, None)
-        self._loaded[engine] = target
-
-    def register_lazy(self, engine: Dialect, path: str) -> None:
-        """Serve ``engine`` with the object at ``"module:attribute"``, imported on first use."""
-        _check_engine(engine)
-        if ":" not in path:
-            raise ConfigError(f"{path!r}: write 'package.module:attribute'")
-        self._loaded.pop(engine, None)
-        self._paths[engine] = path
-
-    @property
-    def engines(self) -> tuple[Dialect, ...]:
-        """The engines this registry serves."""
-        return tuple(e for e in ENGINES if e in self._paths or e in self._loaded)
-
-    def get(self, where: str | os.PathLike[str] | SQLDatabase) -> T:
-        """The implementation for a database URL or path, or for an open database."""
-        return self.for_engine(engine_of(where))
-
-    def for_engine(self, engine: Dialect) -> T:
-        """The implementation registered for ``engine`` (``"sqlite"``, ``"postgres"``)."""
-        if engine in self._loaded:
-            return self._loaded[engine]
-        path = self._paths.get(engine)
-        if path is None:
-            raise ConfigError(f"no {self.kind} backend is registered for {engine}")
-        module, _, attribute = path.partition(":")
-        found = functools.reduce(getattr, attribute.split("."), importlib.import_module(module))
-        self._loaded[engine] = target = cast(T, found)
-        del self._paths[engine]
-        return target
-
-
-def _check_engine(engine: str) -> None:
-    if engine not in ENGINES:
-        raise ConfigError(f"unknown storage engine {engine!r} (known: {', '.join(ENGINES)})")
-
-
-class DatabaseOpener(Protocol):
-    """How an engine opens the database a URL (or path) names."""
+class Connector(Protocol):
+    """Opens the base at ``target`` (a URL of the backend's scheme, or a path)."""
 
     def __call__(
         self, target: str | os.PathLike[str], *, tracer: Tracer | None, load_vec: bool
     ) -> SQLDatabase: ...
 
 
-#: The connection of each engine.
-DATABASES: BackendRegistry[DatabaseOpener] = BackendRegistry(
-    "database",
-    lazy={
-        "sqlite": "memo_core.storage.connection:Database.from_url",
-        "postgres": "memo_core.storage.postgres:PostgresDatabase.from_url",
-    },
-)
+@dataclass(frozen=True)
+class Backend:
+    """One storage engine: its name, the URL schemes that pick it, how it connects."""
+
+    #: What :attr:`SQLDatabase.dialect` reports on its connections.
+    name: str
+    #: URL schemes (before ``:``) that select this backend.
+    schemes: tuple[str, ...]
+    connect: Connector
+    #: Whether a plain path (no scheme) opens this backend; one backend is the default.
+    default: bool = False
+
+
+_BACKENDS: dict[str, Backend] = {}
+
+
+def register_backend(backend: Backend) -> Backend:
+    """Add ``backend`` (a scheme or name already taken by another one is an error)."""
+    for other in _BACKENDS.values():
+        if other.name == backend.name:
+            continue
+        taken = set(other.schemes) & set(backend.schemes)
+        if taken or (backend.default and other.default):
+            raise ConfigError(
+                f"backend {backend.name!r} clashes with {other.name!r}: "
+                f"{sorted(taken) or 'both are the default'}"
+            )
+    _BACKENDS[backend.name] = backend
+    return backend
+
+
+def backends() -> tuple[Backend, ...]:
+    """Every registered backend, in registration order."""
+    return tuple(_BACKENDS.values())
+
+
+def backend_for_url(target: str | os.PathLike[str]) -> Backend:
+    """The backend that serves ``target``: its URL scheme's, or the default for a path."""
+    if isinstance(target, str):
+        scheme, colon, _ = target.partition(":")
+        for backend in _BACKENDS.values():
+            if colon and scheme.lower() in backend.schemes:
+                return backend
+        if "://" in target:
+            known = sorted(s for b in _BACKENDS.values() for s in b.schemes)
+            raise ConfigError(
+                f"unsupported database URL scheme {scheme!r}: use one of {', '.join(known)}"
+            )
+    for backend in _BACKENDS.values():
+        if backend.default:
+            return backend
+    raise ConfigError("no storage backend opens a plain path")
+
+
+def backend_of(db: SQLDatabase) -> Backend:
+    """The backend ``db`` is a connection of."""
+    found = _BACKENDS.get(db.dialect)
+    if found is None:
+        raise ConfigError(f"{db.path}: no storage backend named {db.dialect!r} is registered")
+    return found
 
 
 def open_database(
     target: str | os.PathLike[str], *, tracer: Tracer | None = None, load_vec: bool = True
 ) -> SQLDatabase:
-    """A connected database for ``target`` (a path, ``sqlite:///...`` or ``postgresql://...``).
+    """A connected database for ``target``, from the backend its URL names."""
+    return backend_for_url(target).connect(target, tracer=tracer, load_vec=load_vec)
 
-    Core classes, the CLI and both integrations open every base through here.
+
+class Implementations(Generic[T]):
+    """One subsystem's implementation of its storage protocol, per backend.
+
+    ``subsystem`` names it in errors ("memory", "knowledge base"). Values are what
+    the subsystem needs per engine: usually a class or a factory.
     """
-    return DATABASES.get(target)(target, tracer=tracer, load_vec=load_vec)
+
+    def __init__(self, subsystem: str, implementations: Mapping[str, T] | None = None) -> None:
+        self.subsystem = subsystem
+        self._by_backend: dict[str, T] = {}
+        for name, implementation in (implementations or {}).items():
+            self.register(name, implementation)
+
+    def register(self, backend: str, implementation: T) -> T:
+        """``implementation`` serves this subsystem on ``backend``; returns it."""
+        if backend not in _BACKENDS:
+            raise ConfigError(f"no storage backend named {backend!r} is registered")
+        self._by_backend[backend] = implementation
+        return implementation
+
+    def for_database(self, db: SQLDatabase) -> T:
+        """The implementation for ``db``'s backend."""
+        backend = backend_of(db)
+        found = self._by_backend.get(backend.name)
+        if found is None:
+            raise ConfigError(
+                f"{db.path}: the {backend.name} backend has no {self.subsystem} "
+                f"implementation (known: {', '.join(sorted(self._by_backend))})"
+            )
+        return found
+
+    def names(self) -> tuple[str, ...]:
+        """The backends this subsystem can run on."""
+        return tuple(self._by_backend)
+
+
+def _connect_sqlite(
+    target: str | os.PathLike[str], *, tracer: Tracer | None, load_vec: bool
+) -> SQLDatabase:
+    return Database(sqlite_path(target), tracer=tracer, load_vec=load_vec)
+
+
+def _connect_postgres(
+    target: str | os.PathLike[str], *, tracer: Tracer | None, load_vec: bool
+) -> SQLDatabase:
+    return PostgresDatabase(str(target), tracer=tracer, load_vec=load_vec)
+
+
+SQLITE = register_backend(Backend("sqlite", ("sqlite",), _connect_sqlite, default=True))
+POSTGRES = register_backend(Backend("postgres", ("postgresql", "postgres"), _connect_postgres))

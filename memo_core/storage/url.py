@@ -1,8 +1,9 @@
-"""Database URLs: which engine a URL names, and the file behind a SQLite one.
+"""Database URLs: what a SQLite URL or path names, and whether a URL is PostgreSQL's.
 
 ``sqlite:///relative.db``, ``sqlite:////abs/path.db`` and plain paths name one
 SQLite file; ``postgresql://...`` (optionally ``?schema=name``) names a schema of
-a PostgreSQL database. ``storage/registry.py`` opens them.
+a PostgreSQL database. :mod:`memo_core.storage.registry` picks the backend for a
+URL and opens it (:func:`~memo_core.storage.registry.open_database`).
 """
 
 from __future__ import annotations

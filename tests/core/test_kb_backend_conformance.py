@@ -17,9 +17,11 @@ import pytest
 from memo_core.embedders import HashEmbedder
 from memo_core.errors import NamespaceRequiredError, StorageError
 from memo_core.kb import MemoBase
-from memo_core.kb.backend import KB_BACKENDS
+from memo_core.kb.pg_backend import PostgresKnowledgeBackend
 from memo_core.kb.records import ChunkInput, DocumentWrite
-from memo_core.storage.registry import engine_of
+from memo_core.kb.sqlite_backend import SqliteKnowledgeBackend
+from memo_core.kb.store import KB_BACKENDS
+from memo_core.storage.registry import backend_for_url, backend_of
 
 # Sentences written for this test: "lighthouse" in two chunks, "keeper" in one,
 # "harbour" (the stem of "harbours") in one, "the" in all three.
@@ -50,11 +52,12 @@ def _doc(rows: list[tuple[int, float]], kb: MemoBase) -> list[str]:
 
 
 def test_the_registry_picks_the_backend_by_url(base: MemoBase, backend_url: str) -> None:
-    chosen = KB_BACKENDS.get(backend_url)
-    assert type(base.store.backend) is chosen
-    assert engine_of(backend_url) == engine_of(base.db)
-    others = [KB_BACKENDS.for_engine(e) for e in KB_BACKENDS.engines if e != engine_of(backend_url)]
-    assert others and chosen not in others  # one implementation per engine, not one for all
+    engine = backend_for_url(backend_url).name
+    assert engine == backend_of(base.db).name
+    assert type(base.store.backend) is KB_BACKENDS.for_database(base.db)
+    expected = {"sqlite": SqliteKnowledgeBackend, "postgres": PostgresKnowledgeBackend}
+    assert type(base.store.backend) is expected[engine]  # one implementation per engine
+    assert set(KB_BACKENDS.names()) == set(expected)
 
 
 def test_document_frequencies_count_chunks_per_term(base: MemoBase) -> None:
