@@ -16,6 +16,7 @@ from typing import Any
 
 from memo_core.embedders.base import EmbedderFingerprint, checked_unit_vector
 from memo_core.errors import InvalidInputError, NamespaceRequiredError
+from memo_core.kb.repeats import ShingledChunk
 
 __all__ = [
     "ChunkInput",
@@ -105,10 +106,11 @@ class DocumentWrite:
 
 @dataclass
 class IndexRows:
-    """Keyword and vector rows of a batch, written together once its chunks are in."""
+    """Keyword, vector and shingle rows of a batch, written together once its chunks are in."""
 
     texts: list[tuple[int, str]] = field(default_factory=list)
     vectors: list[VectorRow] = field(default_factory=list)
+    shingled: list[ShingledChunk] = field(default_factory=list)
 
 
 @dataclass

@@ -36,7 +36,12 @@ from memo_core.kb.records import (
     vector_blob,
 )
 from memo_core.kb.reindex import VectorReindexer
-from memo_core.kb.repeats import add_chunk_shingles, remove_chunk_shingles, repeated_masks
+from memo_core.kb.repeats import (
+    ShingledChunk,
+    add_chunk_shingles,
+    remove_chunk_shingles,
+    repeated_masks,
+)
 from memo_core.kb.scope import chunk_scope, only_scope
 from memo_core.kb.sqlite_backend import SqliteKnowledgeBackend
 from memo_core.search.text import DEFAULT_LANGUAGES
@@ -340,7 +345,7 @@ class KnowledgeStore:
             indexed.append((chunk_rowid, chunk.text))
             if blob is not None and table is not None:
                 pending.vectors.append((chunk_rowid, owner, write.collection, blob))
-        add_chunk_shingles(self.db, owner, doc_rowid, indexed)
+        pending.shingled.extend(ShingledChunk(owner, doc_rowid, r, t) for r, t in indexed)
         pending.texts.extend(indexed)
 
     def _flush_index_rows(self, pending: IndexRows, table: str | None) -> None:
@@ -348,8 +353,10 @@ class KnowledgeStore:
             self.backend.index_chunks(pending.texts)
         if table is not None and pending.vectors:
             self.backend.insert_vectors(table, pending.vectors)
+        add_chunk_shingles(self.db, pending.shingled)
         pending.texts.clear()
         pending.vectors.clear()
+        pending.shingled.clear()
 
     # -- bulk insert (kb/transfer.py: rows arrive with their rowids) ----------
 
