@@ -2,8 +2,8 @@
 
 SQLite indexes every chunk twice with the ``unicode61 remove_diacritics 2``
 tokenizer (its raw text, and the PyStemmer stems of :func:`~memo_core.search.text.
-stem_text`) and ranks with FTS5's ``bm25()`` and memo's column weights
-(:mod:`memo_core.search.bm25`). This module gives
+stem_text`) and ranks with FTS5's BM25 formula and the knowledge base's constants
+(:mod:`memo_core.search.bm25`, ``kb/fts_rank.py``). This module gives
 PostgreSQL the same index and the same ranking, so a base answers alike on both:
 
 * **Tokens** are memo's own :func:`~memo_core.search.text.tokenize` output with
@@ -16,8 +16,8 @@ PostgreSQL the same index and the same ranking, so a base answers alike on both:
   tokenizer output (quoted lexemes, ``<->`` inside a phrase, ``|`` between them),
   word for word what :func:`~memo_core.search.text.fts_match_expression` sends to
   FTS5, so hostile input cannot form tsquery syntax.
-* **Ranking** (:func:`bm25_sql`) is FTS5's BM25 with memo's constants
-  (:mod:`memo_core.search.bm25`: k1, b, the IDF and its floor, column weights
+* **Ranking** (:func:`bm25_sql`) is FTS5's BM25 with the knowledge base's constants
+  (:mod:`memo_core.search.bm25`: k1, ``KB_B``, the IDF and its floor, column weights
   applied to the frequency, length = the row's tokens in both columns), computed
   in SQL. A phrase's frequency in a row is its number of occurrences,
   read from the positions by ``ts_rank_cd`` with unit weights and no normalisation
@@ -25,8 +25,8 @@ PostgreSQL the same index and the same ranking, so a base answers alike on both:
   this against counts made in Python). ``ts_rank``/``ts_rank_cd`` as the *score*
   were not used: neither has an IDF, so rare words would weigh no more than common
   ones, and the hybrid searcher's keyword cut-off was calibrated on BM25 values.
-  The score keeps FTS5's sign (negative; lower is better), and equals FTS5's to
-  about 1e-13 (the terms are summed in another order).
+  The score keeps FTS5's sign (negative; lower is better), and equals the SQLite
+  leg's to about 1e-13 (the terms are summed in another order).
 
 Cost: GIN finds the matching rows but, unlike FTS5's posting lists, not how often
 each phrase occurs in them, so ranking reads every matching row once per stem
@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memo_core.search.bm25 import IDF_FLOOR, K1, B
+from memo_core.search.bm25 import IDF_FLOOR, K1, KB_B
 from memo_core.search.pg_text import (
     MAX_TOKEN_CHARS,
     IndexedText,
@@ -121,7 +121,7 @@ def bm25_sql(
             f" CROSS JOIN chunks_fts f WHERE ({' OR '.join(match)}) AND ({scope})) y"
             f" CROSS JOIN LATERAL (VALUES {pairs}) v(i, tf) WHERE v.tf > 0"
         )
-    k1, b, floor = f"{K1!r}::float8", f"{B!r}::float8", f"{IDF_FLOOR!r}::float8"
+    k1, b, floor = f"{K1!r}::float8", f"{KB_B!r}::float8", f"{IDF_FLOOR!r}::float8"
     sql = (
         f"WITH n (i, n) AS (VALUES {', '.join(counts)}),"
         " s AS (SELECT nrows::float8 AS nrows,"

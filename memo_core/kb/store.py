@@ -27,22 +27,21 @@ from memo_core.errors import (
     StorageError,
 )
 from memo_core.kb.flags import chunk_flags, decode_flags, encode_flags
+from memo_core.kb.fts_rank import ranked_chunks
 from memo_core.kb.repeats import add_chunk_shingles, remove_chunk_shingles, repeated_masks
 from memo_core.kb.schema import kb_schema, vec_table_ddl
-from memo_core.search.bm25 import fts5_bm25
 from memo_core.search.filter_tree import parse_filter
 from memo_core.search.filters import Renderer
 from memo_core.search.keyword import (
-    POSTINGS_BUDGET,
     DocumentFrequencies,
     select_words,
     word_cost,
 )
+from memo_core.search.pg_text import Phrase, query_phrases
 from memo_core.search.sqlite_filters import render_sqlite
 from memo_core.search.text import (
     DEFAULT_LANGUAGES,
     detect_language,
-    fts_match_expression,
     stem_text,
 )
 from memo_core.storage.base import SQLDatabase
@@ -51,9 +50,6 @@ from memo_core.storage.migrations import Migrations
 from memo_core.types import Hit
 
 __all__ = ["ChunkInput", "DocumentInfo", "DocumentWrite", "KnowledgeStore", "require_owner"]
-
-#: FTS5's ranking call with memo's column weights (``search/bm25.py``).
-_RANK = fts5_bm25("chunks_fts")
 
 
 def require_owner(owner: str | None) -> str:
@@ -836,25 +832,21 @@ class KnowledgeStore:
         query runs after all. None (the default) queries every word.
         """
         if max_postings is None:
-            expression = self._keyword_expression(query, trim=False)
-            if expression is None:
-                return []
-            return self._keyword_rows(expression, owner, limit, collections, filter)
-        trimmed = self._keyword_expression(query, trim=True, budget=max_postings)
-        if trimmed is None:
-            return []
+            return self._keyword_rows(
+                self._keyword_phrases(query), owner, limit, collections, filter
+            )
+        trimmed = self._keyword_phrases(query, budget=max_postings)
         rows = self._keyword_rows(trimmed, owner, limit, collections, filter)
         if len(rows) < limit:
-            full = self._keyword_expression(query, trim=False)
-            if full is not None and full != trimmed:
+            full = self._keyword_phrases(query)
+            if full != trimmed:
                 rows = self._keyword_rows(full, owner, limit, collections, filter)
         return rows
 
-    def _keyword_expression(
-        self, query: str, *, trim: bool, budget: int = POSTINGS_BUDGET
-    ) -> str | None:
-        if not trim:
-            return fts_match_expression(query, languages=self.languages)
+    def _keyword_phrases(self, query: str, *, budget: int | None = None) -> list[Phrase]:
+        """The query's phrases; with a postings ``budget``, only its rarest words'."""
+        if budget is None:
+            return query_phrases(query, languages=self.languages)
         frequencies: DocumentFrequencies | None = getattr(self, "_frequencies", None)
         if frequencies is None:
             frequencies = self._frequencies = DocumentFrequencies(
@@ -869,7 +861,7 @@ class KnowledgeStore:
                 budget=budget,
             )
 
-        return fts_match_expression(query, languages=self.languages, keep=rarest)
+        return query_phrases(query, languages=self.languages, keep=rarest)
 
     def document_frequencies(self, terms: Sequence[str]) -> dict[str, int]:
         """Chunks whose keyword index holds each term, raw or stemmed (0 when none does).
@@ -899,30 +891,20 @@ class KnowledgeStore:
 
     def _keyword_rows(
         self,
-        expression: str,
+        phrases: Sequence[Phrase],
         owner: str,
         limit: int,
         collections: Sequence[str] | None,
         filter: Mapping[str, Any] | None,
     ) -> list[tuple[int, float]]:
+        """FTS5 finds the chunks, memo's BM25 ranks them (``kb/fts_rank.py``)."""
         if not filter and self._only_scope(self.search_state(), require_owner(owner), collections):
-            # Nothing to scope out: rank inside FTS5 alone, no join per matching row.
-            rows = self.db.query(
-                f"SELECT rowid, {_RANK} AS s FROM chunks_fts"
-                " WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?",
-                [expression, int(limit)],
-            )
-            return [(int(r[0]), float(r[1])) for r in rows]
-        params: list[Any] = [expression]
-        where = self._scope(owner, collections, filter, params)
-        params.append(int(limit))
-        rows = self.db.query(
-            f"SELECT f.rowid, {_RANK} AS s FROM chunks_fts f"
-            " JOIN chunks c ON c.rowid = f.rowid"
-            f" WHERE chunks_fts MATCH ? AND {where} ORDER BY s LIMIT ?",
-            params,
-        )
-        return [(int(r[0]), float(r[1])) for r in rows]
+            return ranked_chunks(self.db, phrases, limit)  # nothing to scope out
+
+        def visible(rowids: list[int]) -> set[int]:
+            return self.visible_rowids(owner, rowids, collections, filter)
+
+        return ranked_chunks(self.db, phrases, limit, visible)
 
     def vector_candidates(
         self,

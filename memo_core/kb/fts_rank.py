@@ -1,0 +1,115 @@
+"""memo's BM25 over SQLite's FTS5 index: FTS5 finds the chunks, memo scores them.
+
+Why: the knowledge base ranks chunks with its own length normalisation
+(:data:`~memo_core.search.bm25.KB_B`), and FTS5's ``bm25()`` fixes ``b`` at 0.75;
+SQL cannot change it, and Python's ``sqlite3`` cannot register an FTS5 ranking
+function. So each query phrase is matched on its own column, and FTS5's
+``bm25()`` of that phrase alone gives back the phrase's count in each chunk: with
+the chunk's token count (FTS5's ``docsize`` table) and the index's totals (its
+averages record) FTS5's formula is inverted, ``f = s K1 L / (idf (K1 + 1) - s)``.
+The chunk's score is then memo's formula over those counts, with the same N,
+document counts and mean length as FTS5 and the in-RAM index
+(``search/keyword_index.py``), so every engine gives the same scores.
+
+Cost: one FTS5 query per phrase, each scoring only the chunks holding that phrase
+(FTS5's ``OR`` query scored every match against every phrase), plus the token
+counts of the matched chunks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from memo_core.search.bm25 import COLUMN_WEIGHTS, K1, B, idf, length_norm
+from memo_core.search.pg_text import Phrase
+from memo_core.storage.base import SQLDatabase
+
+__all__ = ["ranked_chunks"]
+
+#: FTS5 keeps its totals (rows, then tokens per column) in this record of ``<table>_data``.
+_AVERAGES_ROWID = 1
+
+
+def varints(blob: bytes) -> list[int]:
+    """The SQLite varints packed in ``blob`` (FTS5's docsize and averages records)."""
+    out: list[int] = []
+    value, length = 0, 0
+    for byte in blob:
+        length += 1
+        if length == 9:  # the ninth byte carries 8 bits
+            out.append((value << 8) | byte)
+            value, length = 0, 0
+        elif byte & 0x80:
+            value = (value << 7) | (byte & 0x7F)
+        else:
+            out.append((value << 7) | byte)
+            value, length = 0, 0
+    return out
+
+
+def ranked_chunks(
+    db: SQLDatabase,
+    phrases: Sequence[Phrase],
+    limit: int,
+    visible: Callable[[list[int]], set[int]] | None = None,
+    *,
+    table: str = "chunks_fts",
+) -> list[tuple[int, float]]:
+    """``[(rowid, bm25)]``, the ``limit`` best rows of ``table`` for ``phrases``, best
+    first (lower is better, as FTS5 reports it); ties by rowid.
+
+    ``visible``, when given, returns which of the rowids it is handed are in the
+    caller's scope; it is asked about the best-ranked rows first, a batch at a time.
+    ``table`` is a trusted identifier (an FTS5 table with the raw and stemmed columns).
+    """
+    if not phrases or limit <= 0:
+        return []
+    row = db.query_one(f"SELECT block FROM {table}_data WHERE id = ?", [_AVERAGES_ROWID])
+    totals = varints(bytes(row[0])) if row is not None else []
+    rows = totals[0] if totals else 0
+    if rows <= 0:
+        return []
+    mean_length = max(sum(totals[1:]) / rows, 1e-9)
+    lengths: dict[int, int] = {}
+    scores: dict[int, float] = {}
+    for phrase in phrases:
+        tokens = " ".join(t.replace('"', '""') for t in phrase.lexemes)
+        matched = db.query(
+            f"SELECT f.rowid, bm25({table}), d.sz FROM {table} f"
+            f" JOIN {table}_docsize d ON d.id = f.rowid WHERE {table} MATCH ?",
+            [f'{phrase.column} : "{tokens}"'],
+        )
+        if not matched:
+            continue
+        weight = COLUMN_WEIGHTS[phrase.column]
+        phrase_idf = idf(len(matched), rows)
+        for rowid, fts5_score, size in matched:
+            length = lengths.get(rowid)
+            if length is None:
+                length = lengths[rowid] = sum(varints(bytes(size)))
+            share = -float(fts5_score) / phrase_idf
+            count = round(share * length_norm(length, mean_length, B) / (K1 + 1.0 - share))
+            weighted = max(count, 1) * weight
+            term = (
+                phrase_idf * weighted * (K1 + 1.0) / (weighted + length_norm(length, mean_length))
+            )
+            scores[rowid] = scores.get(rowid, 0.0) - term
+    ranked = sorted(scores.items(), key=lambda item: (item[1], item[0]))
+    if visible is None:
+        return ranked[:limit]
+    return _in_scope(ranked, limit, visible)
+
+
+def _in_scope(
+    ranked: Sequence[tuple[int, float]], limit: int, visible: Callable[[list[int]], set[int]]
+) -> list[tuple[int, float]]:
+    """The first ``limit`` of ``ranked`` that ``visible`` keeps, asked in batches."""
+    out: list[tuple[int, float]] = []
+    batch = max(4 * limit, 200)
+    for start in range(0, len(ranked), batch):
+        part = ranked[start : start + batch]
+        keep = visible([rowid for rowid, _ in part])
+        out.extend(item for item in part if item[0] in keep)
+        if len(out) >= limit:
+            break
+    return out[:limit]
