@@ -28,7 +28,12 @@ from memo_core.errors import (
 )
 from memo_core.kb.flags import chunk_flags, decode_flags, encode_flags
 from memo_core.kb.fts_rank import ranked_chunks
-from memo_core.kb.repeats import add_chunk_shingles, remove_chunk_shingles, repeated_masks
+from memo_core.kb.repeats import (
+    ShingledChunk,
+    add_chunk_shingles,
+    remove_chunk_shingles,
+    repeated_masks,
+)
 from memo_core.kb.schema import kb_schema, vec_table_ddl
 from memo_core.search.filter_tree import parse_filter
 from memo_core.search.filters import Renderer
@@ -103,10 +108,11 @@ class DocumentWrite:
 
 @dataclass
 class _IndexRows:
-    """Keyword and vector rows of a batch, written together once its chunks are in."""
+    """Keyword, vector and shingle rows of a batch, written together once its chunks are in."""
 
     texts: list[tuple[int, str]] = field(default_factory=list)
     vectors: list[tuple[int, str, str, bytes]] = field(default_factory=list)
+    shingled: list[ShingledChunk] = field(default_factory=list)
 
 
 @dataclass
@@ -429,7 +435,7 @@ class KnowledgeStore:
             indexed.append((chunk_rowid, chunk.text))
             if blob is not None and table is not None:
                 pending.vectors.append((chunk_rowid, owner, write.collection, blob))
-        add_chunk_shingles(self.db, owner, doc_rowid, indexed)
+        pending.shingled.extend(ShingledChunk(owner, doc_rowid, r, t) for r, t in indexed)
         pending.texts.extend(indexed)
 
     def _flush_index_rows(self, pending: _IndexRows, table: str | None) -> None:
@@ -437,8 +443,10 @@ class KnowledgeStore:
             self._index_chunks(pending.texts)
         if table is not None and pending.vectors:
             self._insert_vectors(table, pending.vectors)
+        add_chunk_shingles(self.db, pending.shingled)
         pending.texts.clear()
         pending.vectors.clear()
+        pending.shingled.clear()
 
     # -- bulk copy (kb/transfer.py: rows arrive with their rowids) ------------
 
