@@ -18,6 +18,7 @@ counts of the matched chunks.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Sequence
 
 from memo_core.search.bm25 import COLUMN_WEIGHTS, K1, B, idf, length_norm
@@ -70,34 +71,44 @@ def ranked_chunks(
     if rows <= 0:
         return []
     mean_length = max(sum(totals[1:]) / rows, 1e-9)
-    lengths: dict[int, int] = {}
+    # A chunk's length enters only through these two terms: computed once per distinct
+    # docsize record (there are few), not once per match.
+    norms: dict[bytes, tuple[float, float]] = {}
     scores: dict[int, float] = {}
+    plus_one = K1 + 1.0
     for phrase in phrases:
         tokens = " ".join(t.replace('"', '""') for t in phrase.lexemes)
         matched = db.query(
+            # CROSS JOIN: FTS5 drives and the docsize row is looked up per match (the
+            # planner may otherwise scan docsize and probe FTS5 once per row).
             f"SELECT f.rowid, bm25({table}), d.sz FROM {table} f"
-            f" JOIN {table}_docsize d ON d.id = f.rowid WHERE {table} MATCH ?",
+            f" CROSS JOIN {table}_docsize d ON d.id = f.rowid WHERE {table} MATCH ?",
             [f'{phrase.column} : "{tokens}"'],
         )
         if not matched:
             continue
         weight = COLUMN_WEIGHTS[phrase.column]
         phrase_idf = idf(len(matched), rows)
+        inverse, gain = -1.0 / phrase_idf, phrase_idf * plus_one
+        known = scores.get
         for rowid, fts5_score, size in matched:
-            length = lengths.get(rowid)
-            if length is None:
-                length = lengths[rowid] = sum(varints(bytes(size)))
-            share = -float(fts5_score) / phrase_idf
-            count = round(share * length_norm(length, mean_length, B) / (K1 + 1.0 - share))
-            weighted = max(count, 1) * weight
-            term = (
-                phrase_idf * weighted * (K1 + 1.0) / (weighted + length_norm(length, mean_length))
-            )
-            scores[rowid] = scores.get(rowid, 0.0) - term
-    ranked = sorted(scores.items(), key=lambda item: (item[1], item[0]))
+            pair = norms.get(size)
+            if pair is None:
+                length = sum(varints(bytes(size)))
+                pair = norms[size] = (
+                    length_norm(length, mean_length, B),  # what FTS5 computed with
+                    length_norm(length, mean_length),  # what memo ranks with
+                )
+            share = fts5_score * inverse
+            weighted = (int(share * pair[0] / (plus_one - share) + 0.5) or 1) * weight
+            scores[rowid] = known(rowid, 0.0) - gain * weighted / (weighted + pair[1])
     if visible is None:
-        return ranked[:limit]
-    return _in_scope(ranked, limit, visible)
+        return heapq.nsmallest(limit, scores.items(), key=_order)
+    return _in_scope(sorted(scores.items(), key=_order), limit, visible)
+
+
+def _order(item: tuple[int, float]) -> tuple[float, int]:
+    return item[1], item[0]
 
 
 def _in_scope(
