@@ -25,7 +25,7 @@ from memo_core.search.bm25 import COLUMN_WEIGHTS, K1, B, idf, length_norm
 from memo_core.search.pg_text import Phrase
 from memo_core.storage.base import SQLDatabase
 
-__all__ = ["ranked_chunks"]
+__all__ = ["phrase_bm25", "ranked_chunks", "varints"]
 
 #: FTS5 keeps its totals (rows, then tokens per column) in this record of ``<table>_data``.
 _AVERAGES_ROWID = 1
@@ -48,6 +48,50 @@ def varints(blob: bytes) -> list[int]:
     return out
 
 
+class _Index:
+    """One FTS5 table's totals, and each phrase's matches with their counts."""
+
+    def __init__(self, db: SQLDatabase, table: str) -> None:
+        self.db, self.table = db, table
+        row = db.query_one(f"SELECT block FROM {table}_data WHERE id = ?", [_AVERAGES_ROWID])
+        totals = varints(bytes(row[0])) if row is not None else []
+        self.rows = totals[0] if totals else 0
+        self.mean_length = max(sum(totals[1:]) / self.rows, 1e-9) if self.rows > 0 else 1.0
+        # A chunk's length enters only through two terms: computed once per distinct
+        # docsize record (there are few), not once per match.
+        self._norms: dict[bytes, tuple[float, float]] = {}
+
+    def matches(
+        self, column: str, lexemes: Sequence[str]
+    ) -> tuple[float, list[tuple[int, int, float]]]:
+        """The phrase's IDF and ``[(rowid, count, memo's length term)]`` of the chunks
+        holding it in ``column``: FTS5's ``bm25()`` of the phrase alone, inverted."""
+        tokens = " ".join(t.replace('"', '""') for t in lexemes)
+        matched = self.db.query(
+            # CROSS JOIN: FTS5 drives and the docsize row is looked up per match (the
+            # planner may otherwise scan docsize and probe FTS5 once per row).
+            f"SELECT f.rowid, bm25({self.table}), d.sz FROM {self.table} f"
+            f" CROSS JOIN {self.table}_docsize d ON d.id = f.rowid WHERE {self.table} MATCH ?",
+            [f'{column} : "{tokens}"'],
+        )
+        if not matched:
+            return 0.0, []
+        phrase_idf = idf(len(matched), self.rows)
+        inverse, plus_one, norms = -1.0 / phrase_idf, K1 + 1.0, self._norms
+        out = []
+        for rowid, fts5_score, size in matched:
+            pair = norms.get(size)
+            if pair is None:
+                length = sum(varints(bytes(size)))
+                pair = norms[size] = (
+                    length_norm(length, self.mean_length, B),  # what FTS5 computed with
+                    length_norm(length, self.mean_length),  # what memo ranks with
+                )
+            share = fts5_score * inverse
+            out.append((rowid, int(share * pair[0] / (plus_one - share) + 0.5) or 1, pair[1]))
+        return phrase_idf, out
+
+
 def ranked_chunks(
     db: SQLDatabase,
     phrases: Sequence[Phrase],
@@ -65,46 +109,34 @@ def ranked_chunks(
     """
     if not phrases or limit <= 0:
         return []
-    row = db.query_one(f"SELECT block FROM {table}_data WHERE id = ?", [_AVERAGES_ROWID])
-    totals = varints(bytes(row[0])) if row is not None else []
-    rows = totals[0] if totals else 0
-    if rows <= 0:
+    index = _Index(db, table)
+    if index.rows <= 0:
         return []
-    mean_length = max(sum(totals[1:]) / rows, 1e-9)
-    # A chunk's length enters only through these two terms: computed once per distinct
-    # docsize record (there are few), not once per match.
-    norms: dict[bytes, tuple[float, float]] = {}
     scores: dict[int, float] = {}
-    plus_one = K1 + 1.0
+    known = scores.get
     for phrase in phrases:
-        tokens = " ".join(t.replace('"', '""') for t in phrase.lexemes)
-        matched = db.query(
-            # CROSS JOIN: FTS5 drives and the docsize row is looked up per match (the
-            # planner may otherwise scan docsize and probe FTS5 once per row).
-            f"SELECT f.rowid, bm25({table}), d.sz FROM {table} f"
-            f" CROSS JOIN {table}_docsize d ON d.id = f.rowid WHERE {table} MATCH ?",
-            [f'{phrase.column} : "{tokens}"'],
-        )
-        if not matched:
-            continue
+        phrase_idf, matched = index.matches(phrase.column, phrase.lexemes)
         weight = COLUMN_WEIGHTS[phrase.column]
-        phrase_idf = idf(len(matched), rows)
-        inverse, gain = -1.0 / phrase_idf, phrase_idf * plus_one
-        known = scores.get
-        for rowid, fts5_score, size in matched:
-            pair = norms.get(size)
-            if pair is None:
-                length = sum(varints(bytes(size)))
-                pair = norms[size] = (
-                    length_norm(length, mean_length, B),  # what FTS5 computed with
-                    length_norm(length, mean_length),  # what memo ranks with
-                )
-            share = fts5_score * inverse
-            weighted = (int(share * pair[0] / (plus_one - share) + 0.5) or 1) * weight
-            scores[rowid] = known(rowid, 0.0) - gain * weighted / (weighted + pair[1])
+        gain = phrase_idf * (K1 + 1.0)
+        for rowid, count, norm in matched:
+            weighted = count * weight
+            scores[rowid] = known(rowid, 0.0) - gain * weighted / (weighted + norm)
     if visible is None:
         return heapq.nsmallest(limit, scores.items(), key=_order)
     return _in_scope(sorted(scores.items(), key=_order), limit, visible)
+
+
+def phrase_bm25(
+    db: SQLDatabase, column: str, lexemes: Sequence[str], *, table: str = "chunks_fts"
+) -> list[tuple[int, float]]:
+    """``[(rowid, bm25)]`` of every row holding the phrase ``lexemes`` in ``column``:
+    memo's BM25 of that phrase alone at unit column weight."""
+    index = _Index(db, table)
+    if index.rows <= 0:
+        return []
+    phrase_idf, matched = index.matches(column, lexemes)
+    gain = phrase_idf * (K1 + 1.0)
+    return [(rowid, -gain * count / (count + norm)) for rowid, count, norm in matched]
 
 
 def _order(item: tuple[int, float]) -> tuple[float, int]:

@@ -13,7 +13,7 @@ Two length normalisations. FTS5's ``bm25()`` fixes ``b`` at :data:`B` (0.75);
 memory's fact search ranks with it as it is. The knowledge base's chunks rank
 with :data:`KB_B` (0.4) on every engine: FTS5 finds the chunks and memo scores them
 (``kb/fts_rank.py``), and the in-RAM index (``search/keyword_index.py``) and
-PostgreSQL (``kb/pg_fts.py``) compute the same score from these constants. Why
+PostgreSQL (``search/pg_bm25.py``) compute the same score from these constants. Why
 lower: ``b`` is how much a long chunk is penalised for its length, and with 0.75
 the right paragraph lost to short chunks that repeat a few query words. Among
 100,000 chunks (bench/README.md, "Quality among 100,000 chunks") keyword MRR@10
