@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memo_core.errors import InvalidInputError
+from memo_core.memory.backend import MAX_LIMIT
 from memo_core.memory.base import HoodPart
 from memo_core.memory.config import CATEGORIES, MemoryConfig
 from memo_core.memory.facts import FactWriter
@@ -27,7 +28,7 @@ from memo_core.memory.namespace import (
     encode_namespace,
 )
 from memo_core.memory.records import FactRow
-from memo_core.memory.store import MAX_LIMIT, FactStore
+from memo_core.memory.store import FactStore
 from memo_core.memory.timeutil import as_utc, from_iso, to_iso
 from memo_core.memory.types import Fact
 from memo_core.search.rrf import rrf

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from memo_core.embedders.hash import HashEmbedder
 from memo_core.errors import InvalidInputError
-from memo_core.memory import MemoHood, RecallGate, pg_store
+from memo_core.memory import MemoHood, RecallGate, pg_backend
 from memo_core.memory.namespace import encode_namespace
 from memo_core.memory.records import FactRow
 
@@ -128,7 +128,7 @@ def _cosine(a: list[float], b: list[float]) -> float:
 def test_hnsw_filtered_search_returns_the_selective_namespace(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pg_store, "EXACT_SEARCH_ROWS", 20)  # so 45 rows take the HNSW path
+    monkeypatch.setattr(pg_backend, "EXACT_SEARCH_ROWS", 20)  # so 45 rows take the HNSW path
     crowd = [f"The project {i} uses PostgreSQL on server {i % 7}." for i in range(600)]
     rare = [f"Бабушка {i} печёт пирог с вишней по воскресеньям." for i in range(45)]
     query = "Which project uses PostgreSQL on which server?"
