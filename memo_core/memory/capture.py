@@ -55,6 +55,10 @@ __all__ = ["ROLES", "Capture", "bounded_turn", "screen_secrets"]
 
 ROLES = frozenset({"user", "assistant", "system"})
 
+#: How many of the most recent current facts name the user's people for a new turn: a
+#: namespace's facts are few, and the people talked about lately are the ones named again.
+_KNOWN_POOL = 200
+
 
 @dataclass(frozen=True)
 class _Outcome:
@@ -204,7 +208,12 @@ class Capture(HoodPart):
             return CaptureResult(turn_id, "drop", 0.0, reason="; ".join([why, *notes]))
         focus = self._focus(enc, session_id, when)
         analysis = analyze_turn(
-            text, ref=when.date(), focus=focus, config=self.config, classify=self._classify()
+            text,
+            ref=when.date(),
+            focus=focus,
+            config=self.config,
+            classify=self._classify(),
+            known=self._known_parties(enc),
         )
         candidates = list(analysis.facts)[: self.config.max_facts_per_turn]
         decision: Decision = analysis.decision
@@ -328,6 +337,25 @@ class Capture(HoodPart):
             encoder = gate.encode if gate.uses_model else None
             self._classifier = load_capture_classifier(encoder)
         return self._classifier.keeps
+
+    def _known_parties(self, enc: str) -> list[Party]:
+        """The named people and pets of the user's most recent current facts ("son Eliot"),
+        so that a later sentence naming only "Eliot" is known to be about the son."""
+        out: list[Party] = []
+        for raw in self._store.facts_in(
+            [enc], order="valid_from DESC, rowid DESC", limit=_KNOWN_POOL
+        ):
+            row = FactRow(raw)
+            if row.subject_kind not in ("person", "pet") or not row.about:
+                continue
+            relation, _, name = row.about.partition(" ")
+            found = lx.relation_of(relation)
+            if found is None or not name:
+                continue
+            party = Party(found[0], found[1], name)
+            if party not in out:
+                out.append(party)
+        return out
 
     def _focus(self, enc: str, session_id: str | None, when: datetime) -> Party | None:
         row = self._store.last_turn(enc, session_id, to_iso(when))
