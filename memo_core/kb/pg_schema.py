@@ -168,20 +168,27 @@ def add_ingest_claims(db: SQLDatabase) -> None:
 
 @pg_kb_schema
 def add_chunk_repeats(db: SQLDatabase) -> None:
-    """``chunks.repeated`` and ``chunk_shingles``, as in SQLite (``kb/schema.py``)."""
+    """``chunks.repeated``, as in SQLite (``kb/schema.py``)."""
+    db.execute(
+        "ALTER TABLE chunks ADD COLUMN IF NOT EXISTS repeated DOUBLE PRECISION NOT NULL DEFAULT 0"
+    )
+
+
+@pg_kb_schema
+def rehash_chunk_shingles(db: SQLDatabase) -> None:
+    """``chunk_shingles`` keyed (owner, shingle, doc_rowid, chunk_rowid), the stored
+    chunks shingled again, as in SQLite (``kb/schema.py``)."""
     db.executescript(
         """
-        ALTER TABLE chunks ADD COLUMN IF NOT EXISTS repeated DOUBLE PRECISION NOT NULL DEFAULT 0;
-        CREATE TABLE IF NOT EXISTS chunk_shingles (
+        DROP TABLE IF EXISTS chunk_shingles;
+        CREATE TABLE chunk_shingles (
             owner TEXT COLLATE "C" NOT NULL,
             shingle BIGINT NOT NULL,
-            chunk_rowid BIGINT NOT NULL,
             doc_rowid BIGINT NOT NULL,
-            PRIMARY KEY (chunk_rowid, shingle)
+            chunk_rowid BIGINT NOT NULL,
+            PRIMARY KEY (owner, shingle, doc_rowid, chunk_rowid)
         );
-        CREATE INDEX IF NOT EXISTS chunk_shingles_owner
-            ON chunk_shingles (owner, shingle, doc_rowid);
-        DELETE FROM chunk_shingles;
+        UPDATE chunks SET repeated = 0 WHERE repeated <> 0;
         """
     )
     backfill_repeats(db)

@@ -12,25 +12,42 @@ repeated text (by ``repeated`` when it matches none of them literally).
 How text is compared: near-duplicate detection by *shingles*, the classic way
 (Broder's resemblance): every run of :data:`SHINGLE_WORDS` consecutive words,
 lower-cased and stripped of punctuation (``search.text.tokenize``), hashed to 64
-bits. Only the hashes divisible by :data:`SAMPLE` are kept, a choice made by the
-text itself, so the same passage keeps the same shingles in every document however
-the chunker cut it; a chunk too short to keep any keeps its smallest hash. A notice
-with a changed year or name still shares most of its shingles with its copies.
+bits. Which ones are kept is chosen by *winnowing* (Schleimer, Wilkerson and Aiken,
+2003): of every :data:`WINDOW` consecutive shingles, the one with the smallest hash.
+The choice is made by the text itself, so a passage keeps the same shingles in
+every document however the chunker cut it (its own windows lie inside it), about
+one shingle in four is kept, and two kept shingles are never more than
+:data:`WINDOW` words apart: as that is less than a shingle's length, the kept
+shingles of a repeated passage cover all of it. A text shorter than a window keeps
+its smallest hash. A notice with a changed year or name still shares most of its
+shingles with its copies.
 
-The table ``chunk_shingles (owner, shingle, chunk_rowid, doc_rowid)`` holds the
-kept hashes. A write touches only what it changes: the new chunks' shares are
-computed from the counts of their own shingles, and another document's chunk is
-recomputed only when a shingle it shares crosses the threshold (a third copy
-arrives, or one of three leaves); a notice already in a hundred files costs a new
-copy one count query, not a hundred updates.
+The hash of a run is a polynomial of its words' hashes (each word hashed once, with
+BLAKE2b, and remembered), mixed by SplitMix64's finaliser, all modulo 2**64: a
+batch's runs are hashed and winnowed in a few array operations (numpy, when
+installed) instead of one digest per run, and pure-Python loops give the same
+numbers without numpy. Changing this function changes every stored shingle: it
+needs a migration that shingles the stored chunks again (``rehash_chunk_shingles``).
+
+The table ``chunk_shingles (owner, shingle, doc_rowid, chunk_rowid)`` holds the
+kept hashes, keyed in that order (one B-tree: the counts read it by owner and
+shingle; a chunk's rows are found again from its text). A write touches only what
+it changes: the new chunks' shares are computed from the counts of their own
+shingles, and another document's chunk is recomputed only when a shingle it shares
+crosses the threshold (a third copy arrives, or one of three leaves); a notice
+already in a hundred files costs a new copy one count query, not a hundred updates.
+A batch of documents is shingled, inserted and counted at once.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from itertools import chain
+from typing import TYPE_CHECKING, Any
 
 from memo_core.search.text import tokenize
 
@@ -39,8 +56,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "REPEAT_DOCUMENTS",
-    "SAMPLE",
     "SHINGLE_WORDS",
+    "WINDOW",
+    "ShingledChunk",
     "add_chunk_shingles",
     "backfill_repeats",
     "remove_chunk_shingles",
@@ -52,76 +70,212 @@ __all__ = [
 #: terms of") do not make two texts look copied, short enough that one changed word
 #: leaves most of a notice's shingles intact.
 SHINGLE_WORDS = 8
-#: One shingle in ``SAMPLE`` is kept (those whose hash is divisible by it).
-SAMPLE = 4
+#: Winnowing window: the smallest hash of every ``WINDOW`` consecutive shingles is
+#: kept (about 2 / (WINDOW + 1) of them); less than SHINGLE_WORDS, so kept shingles overlap.
+WINDOW = 6
 #: Text is boilerplate once it occurs in this many documents of one owner; a
 #: passage quoted once elsewhere (a summary, a reply) is not.
 REPEAT_DOCUMENTS = 3
 _BATCH = 500
 
+_MASK = (1 << 64) - 1
+_BASE = 0x9E3779B97F4A7C15  # odd: every power is a distinct multiplier modulo 2**64
+_POWERS = [pow(_BASE, SHINGLE_WORDS - 1 - j, 1 << 64) for j in range(SHINGLE_WORDS)]
+_MIX1, _MIX2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+
+
+@dataclass(frozen=True)
+class ShingledChunk:
+    """A chunk to shingle: who owns it, its document, its rowid and its text."""
+
+    owner: str
+    doc_rowid: int
+    chunk_rowid: int
+    text: str
+
 
 def shingles(text: str) -> frozenset[int]:
     """The kept shingle hashes of ``text`` (see the module docstring)."""
-    return frozenset(h for _, h in _runs(tokenize(text)))
+    return frozenset(h for _, h in _runs_of([tokenize(text)])[0])
 
 
-def _runs(words: Sequence[str]) -> list[tuple[int, int]]:
-    """``(first word, hash)`` of the kept shingles of ``words``."""
-    if not words:
+@functools.lru_cache(maxsize=1 << 16)
+def _word_hash(word: str) -> int:
+    return int.from_bytes(hashlib.blake2b(word.encode("utf-8"), digest_size=8).digest(), "big")
+
+
+def _mix(x: int) -> int:
+    x = ((x ^ (x >> 30)) * _MIX1) & _MASK
+    x = ((x ^ (x >> 27)) * _MIX2) & _MASK
+    return x ^ (x >> 31)
+
+
+def _signed(x: int) -> int:
+    return x - (1 << 64) if x >= 1 << 63 else x  # fits SQLite INTEGER and BIGINT
+
+
+def _runs_of(texts: Sequence[Sequence[str]]) -> list[list[tuple[int, int]]]:
+    """For each word list, ``(first word, hash)`` of its kept shingles, by first word."""
+    words_hashed = [[_word_hash(w) for w in words] for words in texts]
+    try:
+        import numpy as np
+    except ImportError:  # the base install: the same numbers, one run at a time
+        return [_python_runs(hashes) for hashes in words_hashed]
+    return _numpy_runs(np, words_hashed)
+
+
+def _python_runs(hashes: Sequence[int]) -> list[tuple[int, int]]:
+    if not hashes:
         return []
-    if len(words) < SHINGLE_WORDS:
-        return [(0, _hash(words))]
-    runs = [(i, _hash(words[i : i + SHINGLE_WORDS])) for i in range(len(words) - SHINGLE_WORDS + 1)]
-    kept = [(i, h) for i, h in runs if h % SAMPLE == 0]
-    return kept or [min(runs, key=lambda run: run[1])]
+    if len(hashes) < SHINGLE_WORDS:
+        return [(0, _short_hash(hashes))]
+    runs = []
+    for i in range(len(hashes) - SHINGLE_WORDS + 1):
+        x = 0
+        for p, h in zip(_POWERS, hashes[i : i + SHINGLE_WORDS], strict=True):
+            x = (x + p * h) & _MASK
+        runs.append(_signed(_mix(x)))
+    # The smallest of each window (the first on a tie), or of all when fewer.
+    starts = range(max(1, len(runs) - WINDOW + 1))
+    kept = {min(range(i, min(i + WINDOW, len(runs))), key=runs.__getitem__) for i in starts}
+    return [(i, runs[i]) for i in sorted(kept)]
 
 
-def _mask(words: Sequence[str], repeated: set[int] | frozenset[int]) -> list[bool]:
-    """Which of ``words`` lie inside a kept shingle that is ``repeated``."""
+def _short_hash(hashes: Sequence[int]) -> int:
+    """The hash of a text shorter than a shingle: its words, the same polynomial."""
+    x = 0
+    for h in hashes:
+        x = (x * _BASE + h) & _MASK
+    return _signed(_mix(x))
+
+
+def _numpy_runs(np: Any, words_hashed: Sequence[Sequence[int]]) -> list[list[tuple[int, int]]]:
+    """:func:`_python_runs` of every list at once: the runs of the lists laid end to
+    end, hashed and winnowed together; runs and windows that cross lists are dropped."""
+    lengths = [len(h) for h in words_hashed]
+    flat = np.array(list(chain.from_iterable(words_hashed)), dtype=np.uint64)
+    n = len(flat) - SHINGLE_WORDS + 1
+    out: list[list[tuple[int, int]]] = [[] for _ in words_hashed]
+    if n <= 0:
+        return [_python_runs(h) for h in words_hashed]
+    with np.errstate(over="ignore"):
+        x = np.zeros(n, dtype=np.uint64)
+        for j, p in enumerate(_POWERS):
+            x += flat[j : j + n] * np.uint64(p)
+        x ^= x >> np.uint64(30)
+        x *= np.uint64(_MIX1)
+        x ^= x >> np.uint64(27)
+        x *= np.uint64(_MIX2)
+        x ^= x >> np.uint64(31)
+    hashes = x.view(np.int64)
+    # Window starts whose WINDOW runs all belong to one list; lists with fewer runs
+    # than a window (and texts shorter than a shingle) are done one by one.
+    offsets = np.cumsum([0, *lengths])
+    runs = np.asarray(lengths) - SHINGLE_WORDS + 1
+    valid = np.zeros(max(0, n - WINDOW + 1), dtype=bool)
+    short = []
+    for k, count in enumerate(runs.tolist()):
+        if count >= WINDOW:
+            valid[offsets[k] : offsets[k] + count - WINDOW + 1] = True
+        elif lengths[k]:
+            short.append(k)
+    if valid.any():
+        windows = np.lib.stride_tricks.sliding_window_view(hashes, WINDOW)
+        chosen = np.unique(np.flatnonzero(valid) + windows[valid].argmin(axis=1))
+        owner_of = np.searchsorted(offsets, chosen, side="right") - 1
+        values = hashes[chosen].tolist()
+        for k, i, h in zip(owner_of.tolist(), chosen.tolist(), values, strict=True):
+            out[k].append((i - int(offsets[k]), h))
+    for k in short:
+        out[k] = _python_runs(words_hashed[k])
+    return out
+
+
+def _mask(words: Sequence[str], runs: Sequence[tuple[int, int]], repeated: set[int]) -> list[bool]:
+    """Which of ``words`` lie inside a kept shingle (``runs``) that is ``repeated``."""
     covered = [False] * len(words)
-    for start, h in _runs(words):
+    for start, h in runs:
         if h in repeated:
             for i in range(start, min(len(words), start + SHINGLE_WORDS)):
                 covered[i] = True
     return covered
 
 
-def _hash(words: Sequence[str]) -> int:
-    digest = hashlib.blake2b(" ".join(words).encode("utf-8"), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)  # fits SQLite INTEGER and BIGINT
+class _Shingled:
+    """Words and kept shingles of a few chunks, computed once."""
+
+    def __init__(self, texts: dict[int, str]) -> None:
+        self.words = {rowid: tokenize(text) for rowid, text in texts.items()}
+        self.runs = dict(zip(self.words, _runs_of(list(self.words.values())), strict=True))
+
+    def hashes(self) -> set[int]:
+        return {h for runs in self.runs.values() for _, h in runs}
+
+    def shares(self, repeated: set[int]) -> list[list[Any]]:
+        """``[share, rowid]`` of the chunks holding a ``repeated`` shingle."""
+        out: list[list[Any]] = []
+        for rowid, runs in self.runs.items():
+            if any(h in repeated for _, h in runs):
+                words = self.words[rowid]
+                out.append([sum(_mask(words, runs, repeated)) / len(words), rowid])
+        return out
 
 
-def add_chunk_shingles(
-    db: SQLDatabase, owner: str, doc_rowid: int, chunks: Sequence[tuple[int, str]]
-) -> None:
-    """Record the shingles of a document's new ``(chunk rowid, text)`` rows and set
+def add_chunk_shingles(db: SQLDatabase, chunks: Sequence[ShingledChunk]) -> None:
+    """Record the shingles of newly inserted chunks (their ``repeated`` is 0), set
     ``repeated`` on them, and on other chunks whose shingles reach the threshold."""
-    own = {rowid: shingles(text) for rowid, text in chunks}
-    rows = [[owner, s, rowid, doc_rowid] for rowid, found in own.items() for s in found]
-    if not rows:
-        return
-    db.executemany(
-        "INSERT INTO chunk_shingles (owner, shingle, chunk_rowid, doc_rowid) VALUES (?, ?, ?, ?)",
-        rows,
-    )
-    counts = _document_counts(db, owner, {s for found in own.values() for s in found})
-    _set_shares(db, dict(chunks), counts)
-    # Exactly at the threshold: this document made them boilerplate in the others.
-    crossed = {s for s, n in counts.items() if n == REPEAT_DOCUMENTS}
-    _recompute(db, owner, crossed, skip=set(own))
+    by_owner: dict[str, list[ShingledChunk]] = defaultdict(list)
+    for chunk in chunks:
+        by_owner[chunk.owner].append(chunk)
+    for owner, mine in by_owner.items():
+        shingled = _Shingled({c.chunk_rowid: c.text for c in mine})
+        docs_of: dict[int, set[int]] = defaultdict(set)  # shingle -> new documents holding it
+        rows = []
+        for c in mine:
+            for s in {h for _, h in shingled.runs[c.chunk_rowid]}:
+                docs_of[s].add(c.doc_rowid)
+                rows.append((owner, s, c.doc_rowid, c.chunk_rowid))
+        if not rows:
+            continue
+        db.executemany(
+            "INSERT INTO chunk_shingles (owner, shingle, doc_rowid, chunk_rowid)"
+            " VALUES (?, ?, ?, ?)",
+            rows,
+        )
+        counts = _document_counts(db, owner, docs_of)
+        _set_shares(db, shingled.shares({s for s, n in counts.items() if n >= REPEAT_DOCUMENTS}))
+        # Below the threshold before these documents came, at or above it now: they
+        # made that text boilerplate in the others.
+        crossed = {
+            s
+            for s, n in counts.items()
+            if n >= REPEAT_DOCUMENTS and n - len(docs_of[s]) < REPEAT_DOCUMENTS
+        }
+        _recompute(db, owner, crossed, skip=set(shingled.words))
 
 
 def remove_chunk_shingles(db: SQLDatabase, chunk_rowids: Sequence[int]) -> None:
-    """Forget the shingles of chunks about to be deleted; chunks elsewhere whose
-    shared text falls below the threshold get their ``repeated`` share lowered."""
+    """Forget the shingles of chunks about to be deleted (still stored: their rows are
+    found again from their text); chunks elsewhere whose shared text falls below the
+    threshold get their ``repeated`` share lowered."""
     gone: dict[str, set[int]] = defaultdict(set)
     for part in _batches(chunk_rowids):
-        marks = ",".join("?" for _ in part)
-        for owner, shingle in db.query(
-            f"SELECT owner, shingle FROM chunk_shingles WHERE chunk_rowid IN ({marks})", part
-        ):
-            gone[str(owner)].add(int(shingle))
-        db.execute(f"DELETE FROM chunk_shingles WHERE chunk_rowid IN ({marks})", part)
+        rows = db.query(
+            "SELECT rowid, owner, doc_rowid, text FROM chunks"
+            f" WHERE rowid IN ({','.join('?' for _ in part)})",
+            part,
+        )
+        shingled = _Shingled({int(r[0]): str(r[3]) for r in rows})
+        keys: list[list[Any]] = []
+        for rowid, owner, doc_rowid, _ in rows:
+            found = {h for _, h in shingled.runs[int(rowid)]}
+            gone[str(owner)].update(found)
+            keys.extend([str(owner), s, int(doc_rowid), int(rowid)] for s in found)
+        db.executemany(
+            "DELETE FROM chunk_shingles"
+            " WHERE owner = ? AND shingle = ? AND doc_rowid = ? AND chunk_rowid = ?",
+            keys,
+        )
     for owner, found in gone.items():
         counts = _document_counts(db, owner, found)
         below = {s for s in found if counts.get(s, 0) == REPEAT_DOCUMENTS - 1}
@@ -130,8 +284,8 @@ def remove_chunk_shingles(db: SQLDatabase, chunk_rowids: Sequence[int]) -> None:
 
 def backfill_repeats(db: SQLDatabase, *, after_rowid: int = 0) -> None:
     """Shingle the stored chunks (those past ``after_rowid``: rows a bulk loader just
-    wrote) and set every share (the ``add_chunk_repeats`` migrations, a copied base
-    and bulk loaders run it)."""
+    wrote) and set every share (the ``add_chunk_repeats`` and ``rehash_chunk_shingles``
+    migrations, a copied base and bulk loaders run it)."""
     last = after_rowid
     while True:
         rows = db.query(
@@ -141,13 +295,14 @@ def backfill_repeats(db: SQLDatabase, *, after_rowid: int = 0) -> None:
         )
         if not rows:
             break
+        shingled = _Shingled({int(r[0]): str(r[3]) for r in rows})
         db.executemany(
-            "INSERT INTO chunk_shingles (owner, shingle, chunk_rowid, doc_rowid)"
+            "INSERT INTO chunk_shingles (owner, shingle, doc_rowid, chunk_rowid)"
             " VALUES (?, ?, ?, ?)",
             [
-                [owner, s, int(rowid), int(doc_rowid)]
-                for rowid, owner, doc_rowid, text in rows
-                for s in shingles(text)
+                [owner, s, int(doc_rowid), int(rowid)]
+                for rowid, owner, doc_rowid, _ in rows
+                for s in {h for _, h in shingled.runs[int(rowid)]}
             ],
         )
         last = int(rows[-1][0])
@@ -161,8 +316,8 @@ def backfill_repeats(db: SQLDatabase, *, after_rowid: int = 0) -> None:
     }
     for owner in sorted({owner for owner, _ in repeated}):
         mine = {s for o, s in repeated if o == owner}
-        texts = _texts(db, _chunks_holding(db, owner, mine))
-        _set_shares(db, texts, dict.fromkeys(mine, REPEAT_DOCUMENTS))
+        shingled = _Shingled(_texts(db, _chunks_holding(db, owner, mine)))
+        _set_shares(db, shingled.shares(mine))
 
 
 def repeated_masks(
@@ -171,19 +326,19 @@ def repeated_masks(
     """Each chunk's words (``search.text.tokenize``) and which of them are repeated
     text: what search needs to tell a match in the notice from one in the chunk's own words."""
     out: dict[int, tuple[list[str], list[bool]]] = {}
-    by_owner: dict[str, dict[int, list[str]]] = defaultdict(dict)
+    by_owner: dict[str, dict[int, str]] = defaultdict(dict)
     for part in _batches(chunk_rowids):
         marks = ",".join("?" for _ in part)
         for rowid, owner, text in db.query(
             f"SELECT rowid, owner, text FROM chunks WHERE rowid IN ({marks})", part
         ):
-            by_owner[str(owner)][int(rowid)] = tokenize(text)
-    for owner, words_of in by_owner.items():
-        hashes = {h for words in words_of.values() for _, h in _runs(words)}
-        counts = _document_counts(db, owner, hashes)
+            by_owner[str(owner)][int(rowid)] = str(text)
+    for owner, texts in by_owner.items():
+        shingled = _Shingled(texts)
+        counts = _document_counts(db, owner, shingled.hashes())
         repeated = {h for h, n in counts.items() if n >= REPEAT_DOCUMENTS}
-        for rowid, words in words_of.items():
-            out[rowid] = (words, _mask(words, repeated))
+        for rowid, words in shingled.words.items():
+            out[rowid] = (words, _mask(words, shingled.runs[rowid], repeated))
     return out
 
 
@@ -228,24 +383,24 @@ def _texts(db: SQLDatabase, chunk_rowids: Sequence[int]) -> dict[int, str]:
 
 
 def _recompute(db: SQLDatabase, owner: str, changed: set[int], skip: set[int]) -> None:
-    """Set the shares of ``owner``'s chunks holding a ``changed`` shingle, but ``skip``."""
+    """Set the shares of ``owner``'s chunks holding a ``changed`` shingle, but ``skip``;
+    each is set from scratch (0 where nothing of it is repeated any more)."""
     if not changed:
         return
-    texts = _texts(db, [r for r in _chunks_holding(db, owner, changed) if r not in skip])
-    counts = _document_counts(db, owner, {s for text in texts.values() for s in shingles(text)})
-    _set_shares(db, texts, counts)
-
-
-def _set_shares(db: SQLDatabase, texts: dict[int, str], counts: dict[int, int]) -> None:
-    """``chunks.repeated``: the share of each chunk's words inside a kept shingle
-    found in :data:`REPEAT_DOCUMENTS` documents or more."""
+    shingled = _Shingled(
+        _texts(db, [r for r in _chunks_holding(db, owner, changed) if r not in skip])
+    )
+    counts = _document_counts(db, owner, shingled.hashes())
     repeated = {s for s, n in counts.items() if n >= REPEAT_DOCUMENTS}
-    updates = []
-    for rowid, text in texts.items():
-        words = tokenize(text)
-        if words:
-            updates.append([sum(_mask(words, repeated)) / len(words), rowid])
-    db.executemany("UPDATE chunks SET repeated = ? WHERE rowid = ?", updates)
+    shares = {rowid: share for share, rowid in shingled.shares(repeated)}
+    _set_shares(db, [[shares.get(rowid, 0.0), rowid] for rowid in shingled.words])
+
+
+def _set_shares(db: SQLDatabase, updates: Sequence[Sequence[Any]]) -> None:
+    """``chunks.repeated`` from ``[share, rowid]`` pairs: the share of each chunk's
+    words inside a kept shingle found in :data:`REPEAT_DOCUMENTS` documents or more."""
+    if updates:
+        db.executemany("UPDATE chunks SET repeated = ? WHERE rowid = ?", updates)
 
 
 def _batches(values: Sequence[int]) -> Iterable[list[int]]:

@@ -156,23 +156,30 @@ def add_ingest_claims(db: SQLDatabase) -> None:
 
 @kb_schema
 def add_chunk_repeats(db: SQLDatabase) -> None:
-    """``chunks.repeated`` and ``chunk_shingles``: text repeated across documents
-    (``kb/repeats.py``), computed for the chunks already stored."""
+    """``chunks.repeated``: the share of a chunk's text repeated across documents
+    (``kb/repeats.py``); its shingles are stored by ``rehash_chunk_shingles``."""
     columns = {row[1] for row in db.query("PRAGMA table_info(chunks)")}
     if "repeated" not in columns:
         db.execute("ALTER TABLE chunks ADD COLUMN repeated REAL NOT NULL DEFAULT 0")
+
+
+@kb_schema
+def rehash_chunk_shingles(db: SQLDatabase) -> None:
+    """``chunk_shingles`` in one B-tree keyed (owner, shingle, doc_rowid, chunk_rowid),
+    its hashes made per batch (``kb/repeats.py``): the stored chunks are shingled
+    again and every share set anew. Only derived rows change; each chunk keeps its text."""
     db.executescript(
         """
-        CREATE TABLE IF NOT EXISTS chunk_shingles (
+        DROP INDEX IF EXISTS chunk_shingles_owner;
+        DROP TABLE IF EXISTS chunk_shingles;
+        CREATE TABLE chunk_shingles (
             owner TEXT NOT NULL,
             shingle INTEGER NOT NULL,
-            chunk_rowid INTEGER NOT NULL,
             doc_rowid INTEGER NOT NULL,
-            PRIMARY KEY (chunk_rowid, shingle)
+            chunk_rowid INTEGER NOT NULL,
+            PRIMARY KEY (owner, shingle, doc_rowid, chunk_rowid)
         ) WITHOUT ROWID;
-        CREATE INDEX IF NOT EXISTS chunk_shingles_owner
-            ON chunk_shingles (owner, shingle, doc_rowid);
-        DELETE FROM chunk_shingles;
+        UPDATE chunks SET repeated = 0 WHERE repeated != 0;
         """
     )
     backfill_repeats(db)

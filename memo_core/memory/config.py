@@ -1,4 +1,5 @@
-"""Every MemoHood knob in one place: decay half-lives, archive threshold, gate margin, recall sizes.
+"""Every MemoHood knob in one place: decay half-lives, archive threshold, supersede weights,
+gate margin, recall sizes and ranking weights.
 
 A reader looking for "the decay half-life" or "the gate threshold" finds it here.
 :class:`MemoryConfig` is a frozen dataclass passed explicitly to
@@ -25,6 +26,7 @@ __all__ = [
     "DEFAULT_SOURCE_FLOORS",
     "GATE_MODEL_ENV",
     "PINNED_BY_DEFAULT",
+    "SUPERSEDE_WEIGHTS",
     "MemoryConfig",
     "resolve_gate_model",
 ]
@@ -83,6 +85,24 @@ DEFAULT_GATE_MODEL = str(Path(__file__).resolve().parents[1] / "data" / "gate-mo
 GATE_MODEL_ENV = "MEMO_GATE_MODEL"
 
 
+#: The supersede weights and cosines of :class:`MemoryConfig`, each in [0, 1].
+SUPERSEDE_WEIGHTS: tuple[str, ...] = (
+    "correction_topic_cosine",
+    "correction_value_cosine",
+    "correction_category_bonus",
+    "correction_reversal_bonus",
+    "correction_dated_bonus",
+    "correction_topic_bonus",
+    "correction_value_bonus",
+    "correction_named_value_bonus",
+    "correction_again_bonus",
+    "similarity_bonus_from",
+    "topic_only_score",
+    "topic_close_cosine",
+    "implicit_named_bonus",
+)
+
+
 @dataclass(frozen=True)
 class MemoryConfig:
     """Tunable behaviour of MemoHood. All fields have calibrated defaults."""
@@ -111,6 +131,10 @@ class MemoryConfig:
     use_classifier: bool = True
     #: A sentence the rules keep is dropped when the classifier's probability is lower.
     classifier_drop_below: float = 0.15
+    #: From this probability the classifier alone says a sentence is the user's when it
+    #: names nobody else ("Living on the 7th floor now", "Старшего зовут Егор"), and keeps
+    #: the statement before a question ("I just started at X, so what should I ...?").
+    classifier_sure_above: float = 0.5
     #: Lexical (content-stem Jaccard) similarity at which a restatement reinforces.
     duplicate_lexical: float = 0.7
     #: Embedding cosine at which a restatement reinforces (when an embedder is set).
@@ -122,6 +146,52 @@ class MemoryConfig:
     value_change_min_share: float = 0.5
     #: Similarity band in which an LLM (when configured) decides "update or new fact".
     contradiction_band: tuple[float, float] = (0.35, 0.7)
+
+    # -- supersede (memo_core.memory.versions) --------------------------------
+    # An explicit correction ("moved to", "no longer", "перенесли") supersedes the current
+    # fact with the best score, if it reaches ``correction_min_score``; the score is the
+    # fuzzy share of content words plus the bonuses below, each for one sign of "the same
+    # thing, changed". A new value said without a cue supersedes on the topic score.
+    #: A shared intent topic ("rent" / "landlord": home) links a correction to a fact whose
+    #: embedding is at least this close (when no value changed and no preference reversed).
+    correction_topic_cosine: float = 0.45
+    #: A changed value of one kind links a correction to a fact of a compatible category
+    #: whose embedding is at least this close (when the attribute is not named).
+    correction_value_cosine: float = 0.5
+    #: Bonus when both facts are of one category family (a routine is a kind of plan).
+    correction_category_bonus: float = 0.25
+    #: Bonus for a reversed preference across categories ("gives me migraines now").
+    correction_reversal_bonus: float = 0.2
+    #: Bonus when both facts carry a date or time (a moved appointment).
+    correction_dated_bonus: float = 0.25
+    #: Bonus when both facts fall in one intent topic besides money.
+    correction_topic_bonus: float = 0.1
+    #: Bonus for a changed value, and for one whose attribute both facts name ("fee").
+    correction_value_bonus: float = 0.1
+    correction_named_value_bonus: float = 0.15
+    #: Bonus for a repeated change ("slipped again") of a fact already changed before.
+    correction_again_bonus: float = 0.15
+    #: (age in days, bonus): a correction usually fixes something said moments or days ago;
+    #: the first band the older fact's age falls under gives its bonus.
+    correction_recency_bonuses: tuple[tuple[float, float], ...] = ((1 / 24, 0.2), (7.0, 0.1))
+    #: Embedding cosine above which the excess (cosine - this) is added to a correction's
+    #: and a new value's topic score.
+    similarity_bonus_from: float = 0.5
+    #: Topic score of a change cue ("now", "raised it") whose facts share an intent topic but
+    #: no word ("the landlord raised it to 1,240" after "my rent is 1,150").
+    topic_only_score: float = 0.3
+    #: Facts whose embeddings are this close share a topic on one shared word (without a cue).
+    topic_close_cosine: float = 0.72
+    #: Bonus to a new value's topic score when both facts name its attribute ("price", "fee"),
+    #: so the fact naming the attribute wins over one that merely shares a word.
+    implicit_named_bonus: float = 0.2
+    #: After a change word, a bare number counts as a value from this amount on ("1,240
+    #: now"); below it a bare number is an identifier ("milestone 3").
+    cued_bare_amount_min: float = 10.0
+    #: Letters two words must share at their beginning to count as one root ("tutor" /
+    #: "tutoring"), Latin and Cyrillic (Russian derivation moves the ending more).
+    root_prefix_latin: int = 5
+    root_prefix_cyrillic: int = 4
     #: A turn longer than this (characters) is stored and analysed truncated, with a note.
     max_turn_chars: int = 20_000
     #: At most this many facts are taken from one turn (a pasted document is no profile).
@@ -200,6 +270,13 @@ class MemoryConfig:
         low, high = self.contradiction_band
         if not 0.0 <= low <= high <= 1.0:
             raise ConfigError("contradiction_band must be (low, high) within [0, 1]")
+        bands = [float(days) for days, _ in self.correction_recency_bonuses]
+        if bands != sorted(bands) or any(days <= 0 for days in bands):
+            raise ConfigError("correction_recency_bonuses: ages must be positive and increasing")
+        if self.root_prefix_latin < 2 or self.root_prefix_cyrillic < 2:
+            raise ConfigError("root_prefix_latin and root_prefix_cyrillic must be at least 2")
+        if self.cued_bare_amount_min < 0:
+            raise ConfigError("cued_bare_amount_min must not be negative")
         if self.secrets not in ("redact", "block", "allow"):
             raise ConfigError(f"secrets must be redact, block or allow, not {self.secrets!r}")
         unknown_sources = set(self.source_floors) - set(DEFAULT_SOURCE_FLOORS)
@@ -209,6 +286,8 @@ class MemoryConfig:
             ("generic_weight", self.generic_weight),
             ("strength_weight", self.strength_weight),
             ("forget_min_coverage", self.forget_min_coverage),
+            *((name, getattr(self, name)) for name in SUPERSEDE_WEIGHTS),
+            *((f"correction_recency_bonuses[{d}]", b) for d, b in self.correction_recency_bonuses),
             *((f"source_floors[{k}]", v) for k, v in self.source_floors.items()),
         ):
             if not 0.0 <= value <= 1.0:
@@ -266,6 +345,10 @@ class MemoryConfig:
         if "contradiction_band" in values:
             low, high = values["contradiction_band"]
             values["contradiction_band"] = (float(low), float(high))
+        if "correction_recency_bonuses" in values:
+            values["correction_recency_bonuses"] = tuple(
+                (float(days), float(bonus)) for days, bonus in values["correction_recency_bonuses"]
+            )
         return cls(**values)
 
 

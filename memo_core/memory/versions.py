@@ -31,6 +31,9 @@ without a database. In order:
    caller asks the LLM when one is configured, otherwise adds a new fact).
 7. Otherwise: a new fact.
 
+Every threshold, weight and bonus of these rules is a field of
+:class:`~memo_core.memory.config.MemoryConfig` (its "supersede" section), documented there.
+
 Each rule supersedes the *current* version of a chain, so a chain of updates
 always ends with exactly one current version. The rules compare facts about one
 subject; a new fact that names nobody (``NewFact.impersonal``: "Ballet moved to
@@ -49,6 +52,8 @@ from memo_core.memory.config import MemoryConfig
 from memo_core.values import Value
 
 __all__ = ["Existing", "Match", "NewFact", "cosine", "jaccard", "match_fact"]
+
+_DEFAULTS = MemoryConfig()
 
 Action = Literal["new", "reinforce", "supersede", "ask"]
 
@@ -153,81 +158,87 @@ _RU_PREFIXES = (
 )
 
 
-def _related(a: str, b: str) -> bool:
-    """Same stem, or one root (a shared beginning: 5 letters, 4 in Cyrillic, where
-    derivation moves the ending more: "тренер" / "тренировки")."""
+def _related(a: str, b: str, cfg: MemoryConfig = _DEFAULTS) -> bool:
+    """Same stem, or one root (a shared beginning of ``root_prefix_latin`` letters, or
+    ``root_prefix_cyrillic`` in Cyrillic, where derivation moves the ending more:
+    "тренер" / "тренировки")."""
     if a == b:
         return True
     cyrillic = "а" <= a[:1].lower() <= "я"
-    size = 4 if cyrillic else 5
+    size = cfg.root_prefix_cyrillic if cyrillic else cfg.root_prefix_latin
     if len(a) < size or len(b) < size or a[:size] != b[:size]:
         return False
     return not (cyrillic and a.startswith(_RU_PREFIXES))
 
 
-def _shares_a_word(a: frozenset[str], b: frozenset[str]) -> bool:
+def _shares_a_word(a: frozenset[str], b: frozenset[str], cfg: MemoryConfig = _DEFAULTS) -> bool:
     """A shared word or root (clock times are single tokens, see ``content_stems``); a bare
     number is a value, not a word ("1 June" and "1 September" share nothing)."""
     if any(not x.isdigit() for x in a & b):
         return True
-    return any(_related(x, y) for x in a if not x.isdigit() for y in b if not y.isdigit())
+    return any(_related(x, y, cfg) for x in a if not x.isdigit() for y in b if not y.isdigit())
 
 
 #: Categories that change like one another: a routine or a decision is a kind of plan.
 _FAMILIES = {"routine": "plan", "decision": "plan"}
 
 
-def _fuzzy_jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    shared = sum(1 for x in a if any(_related(x, y) for y in b))
+def _fuzzy_jaccard(a: frozenset[str], b: frozenset[str], cfg: MemoryConfig) -> float:
+    shared = sum(1 for x in a if any(_related(x, y, cfg) for y in b))
     return shared / (len(a) + len(b) - shared) if shared else 0.0
 
 
-def _correction_score(new: NewFact, old: Existing) -> float:
+def _correction_score(new: NewFact, old: Existing, cfg: MemoryConfig) -> float:
     """How well a correction fits ``old`` (0 when nothing links them).
 
     A link is a shared word or root; or a shared intent topic ("rent" and "landlord"
     are both about home, "boss" and "manager" about work) together with a changed
     value, a reversed preference or close embeddings; or a changed value of the same
-    attribute, or of a fact already changed before when the turn says "again".
+    attribute, or of a fact already changed before when the turn says "again". Every
+    threshold and bonus is a ``correction_*`` knob of :class:`MemoryConfig`.
     """
     cos = cosine(new.vector, old.vector)
-    changed, named = _value_change(new, old, cued=True)
+    changed, named = _value_change(new, old, cfg, cued=True)
     reversed_ = _reversed(new, old)
     repeat = new.again and old.updated
     shared_topic = bool(_subject_topics(new, old)) or (named and bool(new.topics & old.topics))
     linked = (
-        _shares_a_word(new.stems, old.stems)
-        or (shared_topic and (changed or reversed_ or cos >= 0.45))
+        _shares_a_word(new.stems, old.stems, cfg)
+        or (shared_topic and (changed or reversed_ or cos >= cfg.correction_topic_cosine))
         # a changed value alone links only facts of one kind: a moved deadline is not a
         # past operation's date
-        or (changed and (named or repeat or cos >= 0.5) and _compatible(new, old))
+        or (
+            changed
+            and (named or repeat or cos >= cfg.correction_value_cosine)
+            and _compatible(new, old)
+        )
     )
     if not linked:
         return 0.0
-    score = _fuzzy_jaccard(new.stems, old.stems)
+    score = _fuzzy_jaccard(new.stems, old.stems, cfg)
     # A bare correction ("I've switched to trail running") names no category of its own.
     same_family = _FAMILIES.get(new.category, new.category) == _FAMILIES.get(
         old.category, old.category
     )
     if same_family or "fact" in (new.category, old.category):
-        score += 0.25
+        score += cfg.correction_category_bonus
     elif reversed_:
-        score += 0.2  # "gives me migraines now" (health) reverses "my favourite" (preference)
+        # "gives me migraines now" (health) reverses "my favourite" (preference)
+        score += cfg.correction_reversal_bonus
     if new.dated and old.dated:
-        score += 0.25
+        score += cfg.correction_dated_bonus
     if shared_topic:
-        score += 0.1
+        score += cfg.correction_topic_bonus
     if changed:
-        score += 0.15 if named else 0.1
+        score += cfg.correction_named_value_bonus if named else cfg.correction_value_bonus
     if repeat:
-        score += 0.15
-    if cos > 0.5:
-        score += cos - 0.5
+        score += cfg.correction_again_bonus
+    score += max(0.0, cos - cfg.similarity_bonus_from)
     # "Scratch that" usually corrects something said moments or days ago.
-    if old.age_days < 1 / 24:
-        score += 0.2
-    elif old.age_days < 7:
-        score += 0.1
+    for days, bonus in cfg.correction_recency_bonuses:
+        if old.age_days < days:
+            score += bonus
+            break
     return score
 
 
@@ -252,14 +263,14 @@ def _same_topic(new: NewFact, old: Existing, cfg: MemoryConfig, *, cued: bool = 
     a, b = _topic(new.stems, new.values), _topic(old.stems, old.values)
     if not a or not b:
         return 0.0
-    shared = sum(1 for x in a if any(_related(x, y) for y in b))
+    shared = sum(1 for x in a if any(_related(x, y, cfg) for y in b))
     if not shared and cued and _subject_topics(new, old):
-        return 0.3  # "the landlord raised it to 1,240" after "my rent is 1,150": both home
+        return cfg.topic_only_score  # "the landlord raised it to 1,240" after "my rent is 1,150"
     share = shared / min(len(a), len(b))
     cos = cosine(new.vector, old.vector)
-    close = cos >= cfg.duplicate_cosine - 0.2
+    close = cos >= cfg.topic_close_cosine
     if share >= cfg.value_change_min_share or (shared and (cued or close)):
-        return share + max(0.0, cos - 0.5)
+        return share + max(0.0, cos - cfg.similarity_bonus_from)
     return 0.0
 
 
@@ -275,12 +286,13 @@ def _compatible(new: NewFact, old: Existing) -> bool:
     return a == b or "fact" in (a, b) or {a, b} <= {"health", "plan", "preference"}
 
 
-def _meaningful(value: Value, *, cued: bool = False) -> bool:
+def _meaningful(value: Value, cfg: MemoryConfig, *, cued: bool = False) -> bool:
     """A bare number counts only beside a cue ("fee 45"); "milestone 3" is an identifier.
-    After a change word ("raised it, 1,240 now") a bare amount of two digits or more counts."""
+    After a change word ("raised it, 1,240 now") a bare amount from ``cued_bare_amount_min``
+    on counts."""
     if not (value.kind == "number" and value.key[0] == "" and value.attribute is None):
         return True
-    return cued and value.amount >= 10
+    return cued and value.amount >= cfg.cued_bare_amount_min
 
 
 #: Attributes that are one thing to a user: what something costs; who they report to.
@@ -294,13 +306,15 @@ def _family(attribute: str | None) -> str | None:
     return _ATTRIBUTE_FAMILIES.get(attribute or "", attribute)
 
 
-def _value_change(new: NewFact, old: Existing, *, cued: bool = False) -> tuple[bool, bool]:
+def _value_change(
+    new: NewFact, old: Existing, cfg: MemoryConfig, *, cued: bool = False
+) -> tuple[bool, bool]:
     """(a value of one kind and attribute differs with none agreeing, both name the attribute).
 
     ``cued``: the new fact says it is a change, so its bare amounts count."""
     changed = named = False
-    for va in (v for v in new.values if _meaningful(v, cued=cued)):
-        for vb in (v for v in old.values if _meaningful(v, cued=cued)):
+    for va in (v for v in new.values if _meaningful(v, cfg, cued=cued)):
+        for vb in (v for v in old.values if _meaningful(v, cfg, cued=cued)):
             if not va.comparable(vb):
                 continue
             a, b = _family(va.attribute), _family(vb.attribute)
@@ -333,13 +347,14 @@ def _implicit_change(new: NewFact, same_subject: Sequence[Existing], cfg: Memory
     for old in same_subject:
         if not _compatible(new, old) and not _reversed(new, old):
             continue
-        changed, named = _value_change(new, old, cued=new.cued)
+        changed, named = _value_change(new, old, cfg, cued=new.cued)
         if not (changed or _reversed(new, old)):
             continue
         topic = _same_topic(new, old, cfg, cued=named or new.cued)
         if topic <= 0:
             continue
-        topic += 0.2 if named else 0.0  # "price" and "fee" name one attribute: the better target
+        if named:  # "price" and "fee" name one attribute: the better target
+            topic += cfg.implicit_named_bonus
         if best is None or topic > best[0]:
             best = (topic, old)
     if best is None:
@@ -364,7 +379,7 @@ def match_fact(new: NewFact, existing: Sequence[Existing], config: MemoryConfig)
         return Match("reinforce", best_dup[1], best_dup[0])
     if new.correction:
         scored = sorted(
-            ((_correction_score(new, old), old) for old in same_subject),
+            ((_correction_score(new, old, config), old) for old in same_subject),
             key=lambda pair: pair[0],
             reverse=True,
         )

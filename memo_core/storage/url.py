@@ -1,8 +1,9 @@
-"""Open a base from a URL or a path: the one place a backend is chosen.
+"""Database URLs: what a SQLite URL or path names, and whether a URL is PostgreSQL's.
 
-``sqlite:///relative.db``, ``sqlite:////abs/path.db`` and plain paths open one
-SQLite file; ``postgresql://...`` (optionally ``?schema=name``) opens a schema of
-a PostgreSQL database. Core classes, the CLI and both integrations call this.
+``sqlite:///relative.db``, ``sqlite:////abs/path.db`` and plain paths name one
+SQLite file; ``postgresql://...`` (optionally ``?schema=name``) names a schema of
+a PostgreSQL database. :mod:`memo_core.storage.registry` picks the backend for a
+URL and opens it (:func:`~memo_core.storage.registry.open_database`).
 """
 
 from __future__ import annotations
@@ -11,9 +12,8 @@ import os
 from pathlib import Path
 
 from memo_core.errors import ConfigError
-from memo_core.storage.base import SQLDatabase, Tracer
 
-__all__ = ["is_postgres_url", "open_database", "sqlite_path"]
+__all__ = ["is_postgres_url", "sqlite_path"]
 
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
@@ -38,16 +38,3 @@ def sqlite_path(target: str | os.PathLike[str]) -> Path | str:
         scheme = target.split("://", 1)[0]
         raise ConfigError(f"unsupported database URL scheme {scheme!r}: use sqlite or postgresql")
     return target if target == ":memory:" else Path(target)
-
-
-def open_database(
-    target: str | os.PathLike[str], *, tracer: Tracer | None = None, load_vec: bool = True
-) -> SQLDatabase:
-    """A connected database for ``target`` (a path, ``sqlite:///...`` or ``postgresql://...``)."""
-    if is_postgres_url(target):
-        from memo_core.storage.postgres import PostgresDatabase
-
-        return PostgresDatabase(str(target), tracer=tracer, load_vec=load_vec)
-    from memo_core.storage.connection import Database
-
-    return Database(sqlite_path(target), tracer=tracer, load_vec=load_vec)

@@ -181,3 +181,46 @@ def test_a_credential_leaks_from_anywhere_in_the_prompt_block(
     leaked = memory_eval.score(rows, [{**row, "block": f"past turn: {token}"}])
     assert leaked["leak_probes"] == 1
     assert probe["must_not_include"] == [token]
+
+
+def test_a_third_of_the_users_are_held_out_whole_in_both_languages() -> None:
+    mod = _scenarios_module()
+    text = (DATA / "dev_scenarios.jsonl").read_text(encoding="utf-8")
+    rows = [json.loads(line) for line in text.splitlines()]
+    sides: dict[str, set[str]] = {}
+    for r in rows:
+        sides.setdefault(r["user"], set()).add(r["split"])
+    assert all(len(s) == 1 for s in sides.values())  # a user is on one side only
+    held = [r for r in rows if r["split"] == "heldout"]
+    assert 0.2 < len(held) / len(rows) < 0.45
+    memory_categories = set(mod.CATEGORIES) - {"isolation", "credential"}
+    for lang in ("en", "ru"):
+        assert {r["category"] for r in held if r["lang"] == lang} >= memory_categories
+    assert mod.split_of("en-u09") == "heldout" and mod.split_of("ru-u10") == "dev"
+
+
+def test_the_held_out_part_reports_figures_but_no_probe_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.syspath_prepend(str(DATA.parents[1]))
+    import memory_eval
+
+    source = (
+        "@user en-t1\n== single_session\nu: My goddaughter is named Philippa.\n"
+        "? Whom did I promise to sponsor at the christening? || Philippa || ||\n"
+        "@user en-t3\n== single_session\nu: My cockatoo is named Bartholomew.\n"
+        "? Which bird shares my flat? || Bartholomew || ||\n"
+    )
+    rows = _scenarios_module().build(source, filler_per_scenario=0)
+    assert [r["split"] for r in rows] == ["dev", "heldout"]
+    nothing = [
+        {"id": r["id"], "probe": 0, "gate": "recall", "facts": [], "history": []} for r in rows
+    ]
+    result = memory_eval.score(rows, nothing)
+    dev, held = result["splits"]["dev"], result["splits"]["heldout"]
+    assert dev["must_include_probe_share"] == held["must_include_probe_share"] == 0.0
+    assert [m["text"] for m in dev["misses"]] == [
+        "Whom did I promise to sponsor at the christening?"
+    ]
+    assert held["misses"] == [] and result["misses"] == dev["misses"]
+    assert "Bartholomew" not in json.dumps(result["splits"]["heldout"])

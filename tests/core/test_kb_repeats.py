@@ -3,6 +3,7 @@ the document it points to (``kb/repeats.py``, ``search/repeats.py``), on both ba
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 from memo_core.embedders import HashEmbedder
 from memo_core.errors import InvalidInputError
 from memo_core.kb import MemoBase
-from memo_core.kb.repeats import REPEAT_DOCUMENTS, shingles
+from memo_core.kb.repeats import REPEAT_DOCUMENTS, SHINGLE_WORDS, WINDOW, shingles
 from memo_core.kb.schema import kb_schema
 from memo_core.search import SearchSettings
 from memo_core.search.repeats import demote_repeated
@@ -199,3 +200,76 @@ def test_the_postgres_migration_computes_shares_for_chunks_already_stored(
         shares = _shares(reopened)
         assert shares["policy"] == 0.0 and all(shares[f"memo{i}"] >= 0.5 for i in range(6))
         assert reopened.search(QUESTION, k=1)[0].chunk_id == "policy"
+
+
+def test_the_pure_python_shingles_equal_the_numpy_ones() -> None:
+    # The base install has no numpy: both ways must store the same hashes, or a base
+    # written with one would not recognise its copies under the other.
+    pytest.importorskip("numpy")
+    import numpy as np
+
+    from memo_core.kb import repeats
+    from memo_core.search.text import tokenize
+
+    long_text = " ".join([*TOPICS, NOTICE, POLICY])
+    texts = [NOTICE, POLICY, *TOPICS, long_text, "Too short here.", "", "one two " * 6]
+    hashed = [[repeats._word_hash(w) for w in tokenize(t)] for t in texts]
+    assert repeats._numpy_runs(np, hashed) == [repeats._python_runs(h) for h in hashed]
+    for words, runs in zip(hashed, repeats._numpy_runs(np, hashed), strict=True):
+        assert all(-(2**63) <= h < 2**63 for _, h in runs)
+        starts = [i for i, _ in runs]
+        # Winnowing: one kept shingle in every window, so kept shingles overlap.
+        if len(words) >= SHINGLE_WORDS:
+            assert starts[0] < WINDOW and len(words) - SHINGLE_WORDS - starts[-1] < WINDOW
+            assert all(b - a <= WINDOW for a, b in itertools.pairwise(starts))
+
+
+def test_a_batch_of_copies_makes_the_earlier_copies_boilerplate(backend_url: str) -> None:
+    # One add_texts call stores its texts in one batch: three copies arriving together
+    # lift a copy stored before them, and each other, above the threshold.
+    with MemoBase(backend_url, embedder=HashEmbedder(64)) as base:
+        base.add_texts([f"{TOPICS[0]}\n\n{NOTICE}", POLICY], ids=["memo0", "policy"])
+        assert set(_shares(base).values()) == {0.0}
+        base.add_texts(
+            [f"{t}\n\n{NOTICE}" for t in TOPICS[1:4]],
+            ids=["memo1", "memo2", "memo3"],
+            vectors=[[1.0] + [0.0] * 63] * 3,
+        )
+        shares = _shares(base)
+        assert shares["policy"] == 0.0
+        assert all(shares[f"memo{i}"] >= 0.5 for i in range(4)), shares
+        rows = base.db.query("SELECT count(*) FROM chunk_shingles")
+        assert int(rows[0][0]) > 0
+        base.delete(["memo1", "memo2", "memo3"])
+        assert set(_shares(base).values()) == {0.0}
+        assert int(base.db.query("SELECT count(*) FROM chunk_shingles")[0][0]) == len(
+            shingles(f"{TOPICS[0]}\n\n{NOTICE}") | shingles(POLICY)
+        )
+
+
+def test_a_base_with_the_old_shingles_is_shingled_again(tmp_path: Path) -> None:
+    path = tmp_path / "kb.db"
+    with MemoBase(str(path), embedder=HashEmbedder(64)) as base:
+        _fill(base)
+    con = sqlite3.connect(path)
+    con.executescript(  # the table as the previous version wrote it, with stale hashes
+        """
+        DROP TABLE chunk_shingles;
+        CREATE TABLE chunk_shingles (owner TEXT NOT NULL, shingle INTEGER NOT NULL,
+            chunk_rowid INTEGER NOT NULL, doc_rowid INTEGER NOT NULL,
+            PRIMARY KEY (chunk_rowid, shingle)) WITHOUT ROWID;
+        CREATE INDEX chunk_shingles_owner ON chunk_shingles (owner, shingle, doc_rowid);
+        INSERT INTO chunk_shingles SELECT owner, 12345, rowid, doc_rowid FROM chunks;
+        UPDATE chunks SET repeated = 1.0 WHERE id = 'policy';
+        """
+    )
+    version = next(i for i, m in enumerate(kb_schema.steps, 1) if m.name == "rehash_chunk_shingles")
+    con.execute("DELETE FROM _memo_migrations WHERE schema = 'kb' AND version >= ?", [version])
+    con.commit()
+    con.close()
+    with MemoBase(str(path), embedder=HashEmbedder(64)) as reopened:
+        shares = _shares(reopened)
+        assert shares["policy"] == 0.0 and all(shares[f"memo{i}"] >= 0.5 for i in range(6))
+        stored = {int(r[0]) for r in reopened.db.query("SELECT shingle FROM chunk_shingles")}
+        assert 12345 not in stored and shingles(NOTICE) <= stored
+        assert len(reopened.db.query("SELECT rowid FROM chunks")) == 7  # every chunk kept

@@ -13,7 +13,13 @@ turns, probes with expect_recall / must_include / must_not_include / history_mus
   isolation (another user asks the same questions), credential (a key or token said in chat must
   not come back verbatim) and smalltalk (probes the gate should skip);
 - ``as_of`` on a probe (optional, ISO time): a temporal question, recalled with the versions that
-  were current then (``MemoHood.recall(as_of=...)``); without it, recall is "now" at the probe.
+  were current then (``MemoHood.recall(as_of=...)``); without it, recall is "now" at the probe;
+- ``split`` on every scenario: ``heldout`` for every user whose number is a multiple of
+  :data:`HELDOUT_EVERY` (``en-u03``, ``ru-u06``...: a third of the users, both languages, every
+  category), else ``dev``. Rules and knobs are tuned on the dev part only; ``bench/memory_eval.py``
+  reports both parts and prints the misses of the dev part alone, so nobody reads a held-out miss
+  and patches it. A whole user goes to one side, so a held-out probe never asks about something a
+  dev scenario taught.
 
 Several scenarios share one user, in order, so a probe is asked against everything that user said
 before it, and many users share one file (isolation). Before each scenario the user also says four
@@ -63,6 +69,8 @@ FILLER_PER_SCENARIO = 4  # haystack turns before each scenario: 2 keeps, 2 drops
 _ACK = {"en": "Okay.", "ru": "Хорошо."}
 OUT = HERE / "dev_scenarios.jsonl"
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+#: Users whose number is a multiple of this are held out (see ``split`` above).
+HELDOUT_EVERY = 3
 CATEGORIES = (
     "single_session",
     "multi_session",
@@ -309,6 +317,12 @@ def haystack(scenarios: list[Scenario], per_scenario: int = FILLER_PER_SCENARIO)
     return filler
 
 
+def split_of(user: str) -> str:
+    """``heldout`` or ``dev``: a user's scenarios are all on one side."""
+    number = int(re.sub(r"\D", "", user.split("-", 1)[1]) or 0)
+    return "heldout" if number % HELDOUT_EVERY == 0 else "dev"
+
+
 def build(text: str, filler_per_scenario: int = FILLER_PER_SCENARIO) -> list[dict[str, Any]]:
     scenarios = parse(text)
     if filler_per_scenario:
@@ -323,6 +337,7 @@ def build(text: str, filler_per_scenario: int = FILLER_PER_SCENARIO) -> list[dic
         if s.name:
             ids[s.name] = sid
         row: dict[str, Any] = {"id": sid, "lang": s.lang, "user": s.user, "category": s.category}
+        row["split"] = split_of(s.user)
         if s.of:
             row["isolation_of"] = s.of  # a name for now, an id below
         row["turns"] = s.turns
@@ -339,12 +354,19 @@ def dumps(rows: list[dict[str, Any]]) -> str:
 
 
 def summary(rows: list[dict[str, Any]]) -> str:
-    cats = Counter((r["category"], r["lang"]) for r in rows)
+    cats = Counter((r["category"], r["lang"], r["split"]) for r in rows)
     probes = sum(len(r["probes"]) for r in rows)
     users = len({r["user"] for r in rows})
-    lines = [f"{len(rows)} scenarios, {probes} probes, {users} users"]
+    held = [r for r in rows if r["split"] == "heldout"]
+    lines = [
+        f"{len(rows)} scenarios, {probes} probes, {users} users; held out: {len(held)} scenarios, "
+        f"{sum(len(r['probes']) for r in held)} probes, {len({r['user'] for r in held})} users",
+        "  (scenarios)        dev en / ru   held-out en / ru",
+    ]
     for c in CATEGORIES:
-        lines.append(f"  {c:17s} en {cats[(c, 'en')]:3d}  ru {cats[(c, 'ru')]:3d}")
+        dev = f"{cats[(c, 'en', 'dev')]:3d} / {cats[(c, 'ru', 'dev')]:3d}"
+        out = f"{cats[(c, 'en', 'heldout')]:3d} / {cats[(c, 'ru', 'heldout')]:3d}"
+        lines.append(f"  {c:17s} {dev}     {out}")
     return "\n".join(lines)
 
 
