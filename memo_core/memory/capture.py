@@ -376,15 +376,15 @@ class Capture(HoodPart):
                 rows[int(same[0])] = FactRow(same)
         hits = [
             r
-            for r, _ in self._store.search_fts(
-                "mem_facts_fts", "mem_facts", statement, [enc], self.config.match_pool * 3
+            for r, _ in self._store.search_keyword(
+                "facts", statement, [enc], self.config.match_pool * 3
             )
         ]
         if vector is not None:
             hits += [
                 r
-                for r, _ in self._store.search_vec(
-                    "mem_facts_vec", vector, [enc], self.config.match_pool * 3
+                for r, _ in self._store.search_vectors(
+                    "facts", vector, [enc], self.config.match_pool * 3
                 )
             ]
         for raw in self._store.facts_by_rowids(hits):
@@ -437,7 +437,7 @@ class Capture(HoodPart):
         pool = self._match_pool(enc, cand.match_text or cand.statement, key, vector)
         if by_key_only:
             pool = [r for r in pool if r.key == key]
-        stored_vectors = self._store.vectors_for("mem_facts_vec", [r.rowid for r in pool])
+        stored_vectors = self._store.vectors_for("facts", [r.rowid for r in pool])
         existing = [
             Existing(
                 id=r.id,

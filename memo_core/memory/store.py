@@ -66,8 +66,6 @@ _META_EMBEDDER = "embedder"
 MEMORY_BACKENDS: Implementations[MemoryBackendFactory] = Implementations(
     "memory", {"sqlite": SQLiteMemoryBackend, "postgres": PostgresMemoryBackend}
 )
-#: The keyword-index and vector table names callers used to pass, by kind.
-_KIND_OF = {t: kind for kind in KINDS for t in (tables(kind).fts, tables(kind).vec)}
 
 
 def _plus_minutes(iso: str, minutes: float) -> str:
@@ -419,33 +417,28 @@ class FactStore:
             )
         return sorted(r[0] for r in rows)
 
-    def search_fts(
-        self, table: str, base: str, query: str, namespaces: Sequence[str], limit: int
+    def search_keyword(
+        self, kind: Kind, query: str, namespaces: Sequence[str], limit: int
     ) -> list[tuple[int, float]]:
-        """``(rowid, bm25)`` of rows in ``namespaces`` matching ``query``, best first.
+        """``(rowid, bm25)`` of the facts or turns in ``namespaces`` matching ``query``,
+        best first: memo's BM25 as FTS5 reports it on every engine (``search/bm25.py``),
+        negative, lower is better."""
+        return self.backend.search_keyword(kind, query, namespaces, limit)
 
-        ``table`` is the keyword table of facts or turns (``base`` their rows, kept for
-        callers' readability); the score is memo's BM25 as FTS5 reports it on every
-        engine (``search/bm25.py``): negative, lower is better.
-        """
-        return self.backend.search_keyword(_KIND_OF[table], query, namespaces, limit)
-
-    def search_vec(
-        self, table: str, vector: Sequence[float], namespaces: Sequence[str], limit: int
+    def search_vectors(
+        self, kind: Kind, vector: Sequence[float], namespaces: Sequence[str], limit: int
     ) -> list[tuple[int, float]]:
-        """``(rowid, cosine similarity)`` nearest to ``vector`` in ``namespaces``."""
+        """``(rowid, cosine similarity)`` of the facts or turns nearest to ``vector``."""
         if self.vectors is None or not namespaces or limit <= 0:
             return []
         self._check_dimensions(vector)
-        return self.backend.search_vectors(
-            _KIND_OF[table], vector, namespaces, limit, self.vectors.dimensions
-        )
+        return self.backend.search_vectors(kind, vector, namespaces, limit, self.vectors.dimensions)
 
-    def vectors_for(self, table: str, rowids: Sequence[int]) -> dict[int, list[float]]:
+    def vectors_for(self, kind: Kind, rowids: Sequence[int]) -> dict[int, list[float]]:
         """Stored vectors of ``rowids`` (those that have one)."""
         if self.vectors is None or not rowids:
             return {}
-        return self.backend.read_vectors(_KIND_OF[table], rowids, self.vectors.dimensions)
+        return self.backend.read_vectors(kind, rowids, self.vectors.dimensions)
 
     def read_vectors(
         self, kind: Kind, rowids: Sequence[int], dimensions: int

@@ -209,18 +209,18 @@ def test_vectors_round_trip_as_float32_and_search_exactly_per_namespace(
     read = store.read_vectors("facts", [r for r, _ in rows], 8)
     for rowid, vector in vectors.items():
         assert read[rowid] == list(struct.unpack("8f", struct.pack("8f", *vector)))
-    hits = store.search_vec("mem_facts_vec", _unit(0), [U1], 10)
+    hits = store.search_vectors("facts", _unit(0), [U1], 10)
     assert [r for r, _ in hits] == [rows[1][0], rows[2][0], rows[0][0]]
     assert hits[0][1] == pytest.approx(1.0, abs=1e-6)
     assert hits[1][1] == pytest.approx(0.9 / (0.82**0.5), abs=1e-6)
-    assert store.search_vec("mem_facts_vec", _unit(0), [U1], 1) == hits[:1]
-    assert store.search_vec("mem_facts_vec", _unit(0), [], 10) == []
+    assert store.search_vectors("facts", _unit(0), [U1], 1) == hits[:1]
+    assert store.search_vectors("facts", _unit(0), [], 10) == []
     with pytest.raises(DimensionMismatchError):
-        store.search_vec("mem_facts_vec", [1.0, 0.0], [U1], 10)
+        store.search_vectors("facts", [1.0, 0.0], [U1], 10)
     with store.db.transaction():
         store.backend.write_vectors("facts", [(rows[1][0], U1, _unit(7))])  # replaces
         store.backend.unindex("facts", [rows[2][0]], vectors=True)
-    assert [r for r, _ in store.search_vec("mem_facts_vec", _unit(0), [U1], 10)] == [
+    assert [r for r, _ in store.search_vectors("facts", _unit(0), [U1], 10)] == [
         rows[0][0],
         rows[1][0],
     ]
@@ -295,7 +295,7 @@ def test_a_bulk_load_with_explicit_rowids_leaves_a_searchable_base(backend_url: 
             store.insert_vectors("facts", [(40, U1, _unit(1)), (41, U1, _unit(2))])
             store.end_bulk_load()
         assert sorted(r for r, _ in _search(memory, "oolong", [U1])) == [40, 41]
-        assert [r for r, _ in store.search_vec("mem_facts_vec", _unit(2), [U1], 1)] == [41]
+        assert [r for r, _ in store.search_vectors("facts", _unit(2), [U1], 1)] == [41]
         fact = memory.remember("A new fact after the copy.", namespace="u1")
         assert memory._store.fact_by_id(fact.id)[0] > 41  # the rowid counter moved on
 
