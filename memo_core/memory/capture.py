@@ -31,6 +31,7 @@ from memo_core.memory.extract import (
     Party,
     analyze_turn,
     content_stems,
+    mentioned_parties,
     speaks_of_self,
 )
 from memo_core.memory.facts import FactWriter
@@ -339,22 +340,22 @@ class Capture(HoodPart):
         return self._classifier.keeps
 
     def _known_parties(self, enc: str) -> list[Party]:
-        """The named people and pets of the user's most recent current facts ("son Eliot"),
-        so that a later sentence naming only "Eliot" is known to be about the son."""
+        """The named people and pets of the user's most recent current facts: whom a fact
+        is about ("son Eliot") and whom it names ("У нас есть собака Ириска"), so that a
+        later sentence naming only "Eliot" is known to be about the son."""
         out: list[Party] = []
-        for raw in self._store.facts_in(
-            [enc], order="valid_from DESC, rowid DESC", limit=_KNOWN_POOL
-        ):
+        rows = self._store.facts_in([enc], order="valid_from DESC, rowid DESC", limit=_KNOWN_POOL)
+        for raw in rows:
             row = FactRow(raw)
-            if row.subject_kind not in ("person", "pet") or not row.about:
-                continue
+            found: list[Party] = []
             relation, _, name = row.about.partition(" ")
-            found = lx.relation_of(relation)
-            if found is None or not name:
-                continue
-            party = Party(found[0], found[1], name)
-            if party not in out:
-                out.append(party)
+            canon = lx.relation_of(relation) if row.subject_kind in ("person", "pet") else None
+            if canon is not None and name:
+                found.append(Party(canon[0], canon[1], name))
+            found += [p for p in mentioned_parties(row.statement) if p.name]
+            for party in found:
+                if party.relation != "other" and party not in out:
+                    out.append(party)
         return out
 
     def _focus(self, enc: str, session_id: str | None, when: datetime) -> Party | None:

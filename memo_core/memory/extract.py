@@ -521,7 +521,11 @@ def analyze_turn(
         if said not in seen:  # a repeated sentence is one fact, reinforced at most once
             seen.add(said)
             unique.append(raw)
-    verdicts = dict(zip(unique, classify(unique), strict=True)) if classify and unique else {}
+    verdicts = (
+        dict(zip(unique, classify([_resolved(r, known) for r in unique]), strict=True))
+        if classify and unique
+        else {}
+    )
     for raw in unique:
         if lx.FORGET_REQUEST.search(raw):
             forget = True
@@ -590,10 +594,7 @@ def analyze_turn(
                 and kept
                 and "event" not in signals  # what happened stays borderline (fleeting)
                 and not lx.OPINION.search(sent.cleaned)
-                and (
-                    _about_users_own(raw, sent.subject, known)
-                    or (sure and _names_nobody_else(sent))
-                )
+                and _about_users_own(raw, sent.subject, known)
             ):
                 sent.score = max(sent.score, cfg.keep_threshold, round(probability, 3))
                 signals = signals | {"classifier"}
@@ -646,16 +647,6 @@ _MIXED = re.compile(
 )
 
 
-def _names_nobody_else(sent: _Sentence) -> bool:
-    """No one but the speaker in the sentence: no person, stranger or hearsay named."""
-    return (
-        sent.subject is None
-        and not mentioned_parties(sent.cleaned)
-        and not lx.STRANGER.search(sent.cleaned)
-        and not lx.HEARSAY.search(sent.text)
-    )
-
-
 _QUESTION_END = re.compile(r"\?[\W_]*$")
 
 
@@ -700,6 +691,32 @@ def _about_users_own(raw: str, subject: Party | None, known: Sequence[Party]) ->
 _OWNED_BY_ANOTHER = re.compile(
     rf"^\W*(?:{lx.REL_ALT})(?:'s)?\s+(?:{lx.REL_ALT})\b", re.IGNORECASE | re.UNICODE
 )
+
+
+_MASCULINE_IN_A = frozenset({"папа", "дядя", "дедушка", "коллега"})
+
+
+def _resolved(raw: str, known: Sequence[Party]) -> str:
+    """``raw`` as the classifier should read it: a sentence naming only someone the user's
+    facts name ("Eliot's inhaler is blue") says who they are ("... (my son)"), as the user
+    would have had to say it to a stranger."""
+    if speaks_of_self(raw):
+        return raw
+    party = _known_party(raw, known)
+    if party is None:
+        return raw
+    if re.search(r"[а-яё]", raw, re.IGNORECASE):
+        word = lx.RELATION_WORD_RU.get(party.relation, "")
+        if not word:
+            return raw
+        if word[-1] == "и":
+            mine = "мои"  # родители, дети
+        elif word[-1] in "аяь" and word not in _MASCULINE_IN_A:
+            mine = "моя"
+        else:
+            mine = "мой"
+        return f"{raw.rstrip()} ({mine} {word})"
+    return f"{raw.rstrip()} (my {party.relation})"
 
 
 def _known_party(raw: str, known: Sequence[Party]) -> Party | None:

@@ -180,6 +180,14 @@ RELATIONS: Mapping[str, tuple[str, str]] = MappingProxyType(
     }
 )
 
+#: canonical relation -> its Russian nominative ("son" -> "сын"), the first Russian form listed.
+RELATION_WORD_RU: Mapping[str, str] = MappingProxyType(
+    {
+        canon: next((f for f in forms if re.search(r"[а-яё]", f)), "")
+        for canon, forms in _RELATION_FORMS.items()
+    }
+)
+
 #: Query words that mean "my family" and so match any relative.
 FAMILY_WORDS: frozenset[str] = frozenset(
     _words(
@@ -358,8 +366,7 @@ _CORRECTION = (
     r"\bgave up\b|\bhad to (?:quit|stop|give up|drop)\b|\bswitched (?!off\b|on\b)\w+|\bmy new \w+|"
     r"\bthe new one\b|\bno more\b|больше нельзя|"
     r"продлил\w*|продлен\w*|продал\w*|брос(?:ил|ила|или|ить)\b|перешл\w* на|перешёл на|"
-    r"перешел на|подорожал\w*|подешевел\w*|подняли|поднял\w*|повысил\w*|снизил\w*|понизил\w*|"
-    r"увеличил\w*|уменьшил\w*|вырос\w* до|ушл[аи]\b|уш[её]л\b|"
+    r"перешел на|подорожал\w*|подняли|ушл[аи]\b|уш[её]л\b|"
     r"с этого момента|\bвернул\w* (?:в|на)\b|\bmoved back\b|"
     r"на самом деле|больше не\b|уже не\b|\bтеперь\b|измени\w*|поменя\w*|перенес\w*|перенёс\w*|"
     r"сдвину\w*|смени\w*|передума\w*|\bвместо\b|поправка|\bточнее\b|отмени\w*|оказалось"

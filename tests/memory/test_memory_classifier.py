@@ -141,3 +141,15 @@ def test_the_statement_before_a_question_is_kept_without_the_question(memory: Me
     )
     [fact] = memory.list_facts("u1")
     assert "Pilot" in fact.statement and "what food" not in fact.statement
+
+
+def test_a_sentence_naming_only_a_known_person_is_kept_as_theirs(memory: MemoHood) -> None:
+    memory.capture("My son Felix has eczema.", namespace="u1", at=MONDAY)
+    memory.capture("У нас есть собака Ириска.", namespace="u1", at=MONDAY)
+    kept = memory.capture("Felix's cream is the green tube.", namespace="u1", at=MONDAY)
+    assert [f.subject for f in kept.added] == ["son:felix"]
+    ru = memory.capture("Ириска боится грозы.", namespace="u1", at=MONDAY)
+    assert len(ru.added) == 1
+    # the same sentences from a user whose facts name nobody: nobody's fact
+    for text in ("Felix's cream is the green tube.", "Ириска боится грозы."):
+        assert not memory.capture(text, namespace="u2", at=MONDAY).added
