@@ -77,8 +77,8 @@ class ExtractiveConfig:
     """Scoring knobs: ``rank_decay`` discounts passage rank r by ``1/(1 + rank_decay*r)``;
     sentences longer than ``long_sentence`` tokens are divided by ``(len/long_sentence)**
     length_penalty`` in the pre-score; a sentence needs at least ``min_coverage`` of
-    the question's term weight, alone or with its context (a sentence under a
-    heading that names the subject need not repeat it), to be a candidate at all; the best ``candidates`` by pre-score are
+    the question's term weight (alone, or with its context while holding some of
+    it itself) to be a candidate at all; the best ``candidates`` by pre-score are
     scored by ``weights`` (and embedded, when a similarity is given).
     """
 
@@ -174,7 +174,7 @@ def extractive_answer(
     for order, s in enumerate(sentences):
         own = sum(idf[t] for t in qterms & s.terms) / total
         with_context = sum(idf[t] for t in qterms & (s.terms | s.context)) / total
-        if with_context < cfg.min_coverage:
+        if own <= 0 or with_context < cfg.min_coverage:
             continue
         discount = 1.0 + cfg.rank_decay * s.rank
         if s.length > cfg.long_sentence:

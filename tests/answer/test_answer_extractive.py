@@ -128,15 +128,6 @@ def test_a_heading_is_never_picked_even_when_it_holds_every_term() -> None:
     assert picks == ["Nightly backups go to the Bergen vault."]
 
 
-def test_a_heading_is_the_context_of_the_sentence_under_it() -> None:
-    # The sentence shares no term with the question; its heading names the subject.
-    text = (
-        "## Refund window\n\nClaims are accepted for 30 days after delivery.\n\nShipping is free."
-    )
-    picks = _picks("How long is the refund window?", [("h", text)])
-    assert picks == ["Claims are accepted for 30 days after delivery."]
-
-
 def test_the_similarity_reranks_the_candidates() -> None:
     class Prefers:
         """A stand-in similarity: 1.0 for one sentence, 0.0 for the others."""
