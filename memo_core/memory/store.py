@@ -6,7 +6,8 @@ sqlite-vec loaded, into plain vector tables searched exactly per namespace
 (see :func:`~memo_core.memory.schema.vec_table_ddl`). Deleting a fact
 or a turn deletes its FTS and vector rows in the same transaction. Values are
 always bound parameters; user text reaches FTS5 only through
-:func:`~memo_core.search.text.fts_match_expression`.
+:func:`~memo_core.search.text.fts_match_expression`, and every token of the FTS5
+tables carries its namespace's code (``memory/keyword_scope.py``).
 
 The SQL here is portable (SQLite and PostgreSQL) except the few methods that
 touch the FTS5 tables and search vectors; :class:`~memo_core.memory.pg_store.
@@ -31,6 +32,7 @@ from memo_core.errors import (
     InvalidInputError,
     StorageError,
 )
+from memo_core.memory.keyword_scope import INDEXED_TEXT, scoped_match, scoped_row
 from memo_core.memory.schema import (
     VECTOR_TABLES,
     memory_schema,
@@ -39,7 +41,6 @@ from memo_core.memory.schema import (
 )
 from memo_core.memory.timeutil import from_iso, to_iso
 from memo_core.search.bm25 import fts5_bm25
-from memo_core.search.text import detect_language, fts_match_expression, stem_text
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.migrations import Migrations
 
@@ -57,9 +58,8 @@ TURN_COLUMNS = "rowid, id, ns, root, session_id, role, text, at, decision, score
 MESSAGE_COLUMNS = "rowid, id, ns, session_key, seq, role, content, metadata, at, turn_id"
 _META_EMBEDDER = "embedder"
 _MAX_IN = 400  # bound parameters per IN (...) list
-#: Up to this many rows in scope, a keyword search looks each one up in the FTS index
-#: instead of matching every row of the file and keeping those in scope.
-_FEW_ROWS = 2000
+#: Namespaces per keyword query: each adds its own terms to the MATCH expression.
+_SCOPES_PER_QUERY = 16
 #: The largest LIMIT a search passes to SQL (a bigger one means "all" and is clamped).
 MAX_LIMIT = 1_000_000
 #: The most nearest neighbours one vector search returns (sqlite-vec's own ceiling for k;
@@ -283,12 +283,27 @@ class FactStore:
         return int(rows[0][0])
 
     def index_texts(self, table: str, rows: Sequence[tuple[int, str]]) -> None:
-        """Keyword-index ``(rowid, text)`` rows: the raw text and its stems (FTS5 here)."""
-        if rows:
-            self.db.executemany(
-                f"INSERT INTO {table} (rowid, raw, stemmed) VALUES (?, ?, ?)",
-                [(rowid, text, stem_text(text, detect_language(text))) for rowid, text in rows],
+        """Keyword-index ``(rowid, text)`` rows (already stored in the table ``table``
+        indexes): the raw text and its stems, scoped by the row's namespace
+        (``memory/keyword_scope.py``)."""
+        if not rows:
+            return
+        base = INDEXED_TEXT[table][0]
+        ns_of: dict[int, str] = {}
+        ids = [rowid for rowid, _ in rows]
+        for start in range(0, len(ids), _MAX_IN):
+            part = ids[start : start + _MAX_IN]
+            ns_of.update(
+                (int(r[0]), str(r[1]))
+                for r in self.db.query(
+                    f"SELECT rowid, ns FROM {base} WHERE rowid IN ({_placeholders(len(part))})",
+                    part,
+                )
             )
+        self.db.executemany(
+            f"INSERT INTO {table} (rowid, raw, stemmed) VALUES (?, ?, ?)",
+            [(rowid, *scoped_row(ns_of[rowid], text)) for rowid, text in rows],
+        )
 
     def close_version(self, fact_id: str, valid_to: str, superseded_by: str | None) -> None:
         self.db.execute(
@@ -446,51 +461,29 @@ class FactStore:
 
         FTS5's BM25 with the knowledge base's column weights (``search/bm25.py``).
         """
-        expression = fts_match_expression(query)
-        if expression is None or not namespaces or limit <= 0:
+        if not namespaces or limit <= 0:
             return []
         limit = min(limit, MAX_LIMIT)
         out: list[tuple[int, float]] = []
-        in_scope = self._rowids_if_few(base, namespaces)
-        if in_scope is not None:
-            # A few rows in scope (one user's facts): each is looked up in the index, so
-            # the cost does not grow with the matches in every other user's rows.
-            for start in range(0, len(in_scope), _MAX_IN):
-                part = in_scope[start : start + _MAX_IN]
-                out.extend(
-                    (int(r[0]), float(r[1]))
-                    for r in self.db.query(
-                        f"SELECT rowid, {fts5_bm25(table)} AS score FROM {table} "
-                        f"WHERE {table} MATCH ? AND rowid IN ({_placeholders(len(part))}) "
-                        "ORDER BY score LIMIT ?",
-                        [expression, *part, limit],
-                    )
+        # Each namespace's terms are its own (keyword_scope.py): the postings read are
+        # those of the namespaces asked for, however many other users the file has.
+        for start in range(0, len(namespaces), _SCOPES_PER_QUERY):
+            group = list(namespaces[start : start + _SCOPES_PER_QUERY])
+            expression = scoped_match(query, group)
+            if expression is None:
+                return []
+            out.extend(
+                (int(r[0]), float(r[1]))
+                for r in self.db.query(
+                    f"SELECT {table}.rowid, {fts5_bm25(table)} AS score FROM {table} "
+                    f"JOIN {base} b ON b.rowid = {table}.rowid "
+                    f"WHERE {table} MATCH ? AND b.ns IN ({_placeholders(len(group))}) "
+                    "ORDER BY score LIMIT ?",
+                    [expression, *group, limit],
                 )
-        else:
-            for start in range(0, len(namespaces), _MAX_IN):
-                chunk = list(namespaces[start : start + _MAX_IN])
-                out.extend(
-                    (int(r[0]), float(r[1]))
-                    for r in self.db.query(
-                        f"SELECT {table}.rowid, {fts5_bm25(table)} AS score FROM {table} "
-                        f"JOIN {base} b ON b.rowid = {table}.rowid "
-                        f"WHERE {table} MATCH ? AND b.ns IN ({_placeholders(len(chunk))}) "
-                        "ORDER BY score LIMIT ?",
-                        [expression, *chunk, limit],
-                    )
-                )
+            )
         out.sort(key=lambda pair: pair[1])
         return out[:limit]
-
-    def _rowids_if_few(self, base: str, namespaces: Sequence[str]) -> list[int] | None:
-        """The rowids of ``base`` in ``namespaces`` when at most ``_FEW_ROWS``; else None."""
-        if len(namespaces) > _MAX_IN:
-            return None
-        rows = self.db.query(
-            f"SELECT rowid FROM {base} WHERE ns IN ({_placeholders(len(namespaces))}) LIMIT ?",
-            [*namespaces, _FEW_ROWS + 1],
-        )
-        return None if len(rows) > _FEW_ROWS else [int(r[0]) for r in rows]
 
     def search_vec(
         self, table: str, vector: Sequence[float], namespaces: Sequence[str], limit: int
