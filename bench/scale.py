@@ -377,7 +377,7 @@ def measure(
     exprs = [fts_match_expression(q) for q in questions]
     with kb.store.reading():
         trimmed_exprs = [
-            kb.store._keyword_expression(q, trim=True, budget=BUDGET) for q in questions
+            kb.store.backend._keyword_expression(q, trim=True, budget=BUDGET) for q in questions
         ]
     trimmed = sum(a != b for a, b in zip(exprs, trimmed_exprs, strict=True))
 

@@ -225,6 +225,10 @@ class GuardedAnswerer:
     ) -> list[Hit]:
         """The hits an answer reads: the best ``k``, at most two per document."""
         want = k or self.k
+        # The gate compares the question with sentences by this same vector: embed it once.
+        query_vector = None
+        if self.similarity is not None and self.mode != SearchMode.KEYWORD and self.kb.has_vectors:
+            query_vector = self.similarity.query_vector(question)
         hits = self.kb.search(
             question,
             k=want * 2,  # a deeper pool, so diversifying by document still fills k
@@ -232,6 +236,7 @@ class GuardedAnswerer:
             collection=collection,
             filter=filter,
             owner=owner,
+            query_vector=query_vector,
         )
         return diversify(hits, want)
 

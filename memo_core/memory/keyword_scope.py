@@ -22,15 +22,14 @@ import hashlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from memo_core.memory.backend import Kind, tables
 from memo_core.search.text import detect_language, fts_match_expression, stem_token, tokenize
 
 if TYPE_CHECKING:
     from memo_core.storage.base import SQLDatabase
 
-__all__ = ["INDEXED_TEXT", "namespace_code", "scope_index", "scoped_match", "scoped_row"]
+__all__ = ["namespace_code", "scope_index", "scoped_match", "scoped_row"]
 
-#: Each keyword index, with the table and text column its rows come from.
-INDEXED_TEXT = {"mem_facts_fts": ("mem_facts", "statement"), "mem_turns_fts": ("mem_turns", "text")}
 _BATCH = 1000
 
 
@@ -55,20 +54,20 @@ def scoped_match(query: str, namespaces: Sequence[str]) -> str | None:
     return fts_match_expression(query, prefixes=[namespace_code(ns) for ns in namespaces])
 
 
-def scope_index(db: SQLDatabase, fts_table: str) -> None:
-    """Rewrite ``fts_table``'s rows with scoped tokens, the same rows as before (the
-    ``scope_keyword_index_by_namespace`` migration): only the index changes."""
-    base, column = INDEXED_TEXT[fts_table]
+def scope_index(db: SQLDatabase, kind: Kind) -> None:
+    """Rewrite the FTS5 rows of ``kind`` with scoped tokens, the same rows as before
+    (the ``scope_keyword_index_by_namespace`` migration): only the index changes."""
+    names = tables(kind)
     rows = [
         (int(r[0]), str(r[1]), str(r[2]))
         for r in db.query(
-            f"SELECT b.rowid, b.ns, b.{column} FROM {base} b"
-            f" WHERE b.rowid IN (SELECT rowid FROM {fts_table})"
+            f"SELECT b.rowid, b.ns, b.{names.text} FROM {names.base} b"
+            f" WHERE b.rowid IN (SELECT rowid FROM {names.fts})"
         )
     ]
-    db.execute(f"DELETE FROM {fts_table}")
+    db.execute(f"DELETE FROM {names.fts}")
     for start in range(0, len(rows), _BATCH):
         db.executemany(
-            f"INSERT INTO {fts_table} (rowid, raw, stemmed) VALUES (?, ?, ?)",
+            f"INSERT INTO {names.fts} (rowid, raw, stemmed) VALUES (?, ?, ?)",
             [(rowid, *scoped_row(ns, text)) for rowid, ns, text in rows[start : start + _BATCH]],
         )

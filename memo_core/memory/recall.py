@@ -154,8 +154,8 @@ class Recaller(HoodPart):
             read, as_of, "", order="rowid DESC", limit=count if small else cfg.candidate_pool * 2
         )
         pool = max(cfg.candidate_pool, count) if small else cfg.candidate_pool
-        fts = self._store.search_fts("mem_facts_fts", "mem_facts", message, read, pool)
-        vec = self._store.search_vec("mem_facts_vec", qvec, read, pool) if qvec else []
+        fts = self._store.search_keyword("facts", message, read, pool)
+        vec = self._store.search_vectors("facts", qvec, read, pool) if qvec else []
         cosines = dict(vec)
         hit_rows = {
             row.rowid: row
@@ -337,12 +337,8 @@ class Recaller(HoodPart):
         cfg = self.config
         if cfg.turns_k <= 0:
             return []
-        fts = self._store.search_fts(
-            "mem_turns_fts", "mem_turns", message, read, cfg.candidate_pool
-        )
-        vec = (
-            self._store.search_vec("mem_turns_vec", qvec, read, cfg.candidate_pool) if qvec else []
-        )
+        fts = self._store.search_keyword("turns", message, read, cfg.candidate_pool)
+        vec = self._store.search_vectors("turns", qvec, read, cfg.candidate_pool) if qvec else []
         cosines = dict(vec)
         rows = self._store.turns_by_rowids([r for r, _ in fts] + [r for r, _ in vec])
         view_iso = to_iso(view)

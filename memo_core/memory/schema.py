@@ -34,7 +34,8 @@ from __future__ import annotations
 import re
 
 from memo_core.errors import SchemaError
-from memo_core.memory.keyword_scope import INDEXED_TEXT, scope_index
+from memo_core.memory.backend import KINDS
+from memo_core.memory.keyword_scope import scope_index
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.migrations import Migrations
 
@@ -213,8 +214,8 @@ def scope_keyword_index_by_namespace(db: SQLDatabase) -> None:
     """Every token of the FTS5 tables carries its namespace's code, so a recall reads
     only the asking namespace's postings (``memory/keyword_scope.py``). The same rows
     are indexed again from the stored texts; nothing else changes."""
-    for fts_table in INDEXED_TEXT:
-        scope_index(db, fts_table)
+    for kind in KINDS:
+        scope_index(db, kind)
 
 
 def _declared_dimensions(ddl: str) -> int:

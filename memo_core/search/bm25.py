@@ -1,7 +1,7 @@
 """memo's BM25: FTS5's formula and the constants every keyword leg ranks with.
 
 SQLite's FTS5 ``bm25()`` is the reference. The in-RAM keyword index
-(``search/keyword_index.py``) and the PostgreSQL keyword index (``kb/pg_fts.py``)
+(``search/keyword_index.py``) and the PostgreSQL keyword indexes (``search/pg_bm25.py``)
 compute the same score from these constants, so they stay equal to FTS5's when one
 of them changes here::
 

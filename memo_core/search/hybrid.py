@@ -200,7 +200,8 @@ class HybridSearcher:
                 loaded: object = self._ann if kind == "vector_index" else self._keywords
                 if chosen == "memory" and kind == "vector_index":
                     loaded = self._ram
-                state = "off" if chosen == "sqlite" else "ready" if loaded else "on first query"
+                aid = chosen in ("hnsw", "memory")  # else the legs run in the database
+                state = "off" if not aid else "ready" if loaded else "on first query"
                 out[kind] = {"setting": chosen, "engine": chosen, "state": state}
         return out
 
@@ -222,11 +223,12 @@ class HybridSearcher:
         engine = self.settings.vector_index
         if engine == "auto":
             engine = "hnsw" if self._prepare_auto("vector_index") else "sqlite"
-        if engine == "hnsw" and self.store.db.dialect == "sqlite":
+        if engine == "hnsw":
             if self._ann is None:
                 self._ann = AnnVectorIndex(self.store)
             with self.store.reading():
-                self._ann.refresh()
+                if not self._ann.refresh():
+                    return None  # no vectors, or a backend whose own HNSW serves
             return self._ann.describe()
         if engine == "memory":
             if self._ram is None:
@@ -243,12 +245,13 @@ class HybridSearcher:
         engine = self.settings.keyword_index
         if engine == "auto":
             engine = "memory" if self._prepare_auto("keyword_index") else "sqlite"
-        if engine != "memory" or self.store.db.dialect != "sqlite":
+        if engine != "memory":
             return None
         if self._keywords is None:
             self._keywords = RamKeywordIndex(self.store)
         with self.store.reading():
-            self._keywords.refresh()
+            if not self._keywords.refresh():
+                return None  # a backend with no change log to follow serves from its own
         return self._keywords.describe()
 
     def keyword_leg(
@@ -350,7 +353,7 @@ class HybridSearcher:
         """The vector leg alone, on the configured index: ``[(chunk rowid, cosine)]``
         best first. For adapters that fuse legs their own way."""
         engine = self.vector_engine()
-        if engine == "hnsw" and self.store.db.dialect == "sqlite":
+        if engine == "hnsw":
             if self._ann is None:
                 self._ann = AnnVectorIndex(self.store)
             approximate = self._ann.candidates(

@@ -178,3 +178,44 @@ def test_the_word_that_names_the_answer_type_is_no_term_the_passage_must_hold(
     assert features["unseen_terms"] == 0.0
     assert features["type_match"] == 1.0
     base.close()
+
+
+class CountingEmbedder:
+    """A hash embedder that counts how often it embeds a query."""
+
+    def __init__(self) -> None:
+        self.inner = HashEmbedder(64)
+        self.queries: list[str] = []
+
+    @property
+    def dimensions(self) -> int:
+        return self.inner.dimensions
+
+    @property
+    def fingerprint(self) -> EmbedderFingerprint:
+        return self.inner.fingerprint
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        self.queries.append(text)
+        return self.inner.embed_query(text)
+
+
+def test_the_question_is_embedded_once_for_the_search_and_the_gate(tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    base = MemoBase(tmp_path / "kb.db", embedder=embedder)
+    base.add_texts(DOCS)
+    try:
+        engine = GuardedAnswerer(base)
+        question = "What did release 4.2 of the Tidewater scheduler add?"
+        result = engine.ask(question)
+        assert isinstance(result, Answer)
+        # One vector ranks the chunks and is compared with the candidate sentences.
+        assert embedder.queries == [question]
+        keyword = GuardedAnswerer(base, mode="keyword")
+        keyword.ask("What does the town library lend?")
+        assert embedder.queries[1:] == ["What does the town library lend?"]  # the gate's only
+    finally:
+        base.close()

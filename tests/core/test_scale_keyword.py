@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import memo_core.kb.store as store_module
+import memo_core.kb.sqlite_backend as store_module
 from memo_core.kb import MemoBase
 from memo_core.search import keyword
 from memo_core.search.hybrid import SearchSettings
@@ -110,13 +110,13 @@ def test_an_expensive_query_keeps_its_rare_words(
     texts.append("the zeolite sieve report")
     kb.add_texts(texts, ids=[f"d{i}" for i in range(len(texts))])
     seen: list[str] = []
-    real = kb.store._keyword_rows
+    real = kb.store.backend._keyword_rows
 
     def spy(expression: str, *args: object) -> list[tuple[int, float]]:
         seen.append(expression)
         return real(expression, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(kb.store, "_keyword_rows", spy)
+    monkeypatch.setattr(kb.store.backend, "_keyword_rows", spy)
     full = kb.search("annual company report zeolite sieve", k=5, mode="keyword")
     assert len(seen) == 1 and "annual" in seen[0]  # no budget (the default): every word
     monkeypatch.setattr(store_module, "select_words", functools.partial(select_words, min_words=2))
@@ -143,7 +143,7 @@ def test_too_few_rare_hits_widen_to_the_full_query(
     monkeypatch.setattr(store_module, "select_words", functools.partial(select_words, min_words=1))
     kb.searcher.settings = SearchSettings(keyword_postings_budget=1)
     with kb.store.reading():
-        assert kb.store._keyword_expression("annual report zeolite", trim=True, budget=1) == (
+        assert kb.store.backend._keyword_expression("annual report zeolite", trim=True, budget=1) == (
             'raw : ("zeolite") OR stemmed : ("zeolit")'
         )
     widened = kb.search("annual report zeolite", k=10, mode="keyword")

@@ -73,7 +73,7 @@ def test_recall_and_search_find_each_users_own_facts(tmp_path: Path) -> None:
         store = memory._store
         ben = encode_namespace(("ben",))
         # Stemmed words match too, inside the namespace ("watering" -> "water").
-        watering = store.search_fts("mem_facts_fts", "mem_facts", "watering", [ben], 10)
+        watering = store.search_keyword("facts", "watering", [ben], 10)
         assert [r for r, _ in watering] == sorted(
             _rowids_of(path, "ben") - _matching(path, scoped_match("locker", [ben]))
         )
@@ -81,7 +81,7 @@ def test_recall_and_search_find_each_users_own_facts(tmp_path: Path) -> None:
         many = [encode_namespace((f"user{i}",)) for i in range(40)]
         for i in range(40):
             memory.remember("The spare key hangs by the door.", namespace=f"user{i}")
-        hits = store.search_fts("mem_facts_fts", "mem_facts", "spare key", many, 100)
+        hits = store.search_keyword("facts", "spare key", many, 100)
         assert len(hits) == 40
 
 

@@ -143,7 +143,7 @@ def test_vector_search_is_exact_and_stays_in_its_namespaces(tmp_path: Path) -> N
         store: FactStore = memory._store
         query = embedder.embed_query("red boats")
         a = encode_namespace(("a",))
-        hits = store.search_vec("mem_facts_vec", query, [a], 5)
+        hits = store.search_vectors("facts", query, [a], 5)
         rows = memory.db.query("SELECT rowid, ns, statement FROM mem_facts")
     by_rowid = {int(r[0]): (r[1], r[2]) for r in rows}
     assert len(rows) == 24 and len(hits) == 5
