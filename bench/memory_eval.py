@@ -16,7 +16,10 @@ else a private one started with ``pgserver``; each base is a fresh schema, dropp
    the gate passed and small talk it skipped; probes whose ``must_include`` strings are all in
    the recalled current facts, and the share of strings; probes where a ``must_not_include``
    string (a stale value, another user's, a stranger's or a hypothetical) leaked into them
-   (target 0; for a ``credential`` probe, anywhere in the prompt block, past turns included); the share of ``history_must_include`` strings in the recalled facts' older
+   (target 0; for a ``credential`` probe, anywhere in the prompt block, past turns included);
+   "recalled facts" are all the current facts in the block: the matched ones (``facts``)
+   and those filling a small namespace's budget (``unmatched``, ``MemoryConfig.recall_fill``),
+   with the matched share and the leaks found only among the unmatched shown apart; the share of ``history_must_include`` strings in the recalled facts' older
    versions; the median gate + recall time of the probes.
 2. Fills a fresh file with synthetic facts (one user, plus noise users) and
    times gate + recall for varied messages: the median and p95 in milliseconds.
@@ -95,6 +98,8 @@ def _tally(pairs: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -
     strings = strings_found = 0
     leak_probes: list[dict[str, Any]] = []
     leaked_strings = 0
+    unmatched_leaks = 0  # probes whose leaked strings are all in the unmatched section
+    matched_all_found = 0  # probes with all must_include among the matched facts alone
     hist_strings = hist_found = 0
     misses: list[dict[str, Any]] = []
     gate_errors: list[dict[str, Any]] = []
@@ -112,11 +117,15 @@ def _tally(pairs: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -
             gate_errors.append(
                 {"id": scenario["id"], "probe": index, "text": probe["text"], "gate": row["gate"]}
             )
-        facts = " \n ".join(row["facts"]).lower()
+        matched = " \n ".join(row["facts"]).lower()
+        # Every current fact in the block counts as recalled: the matched ones and those
+        # filling a small namespace's budget under their own heading.
+        facts = matched + " \n " + " \n ".join(row.get("unmatched", [])).lower()
         history = " \n ".join(row["history"]).lower()
         include = probe.get("must_include", [])
         if include:
             probes_with_include += 1
+            matched_all_found += all(s.lower() in matched for s in include)
             found = [s for s in include if s.lower() in facts]
             strings += len(include)
             strings_found += len(found)
@@ -129,7 +138,7 @@ def _tally(pairs: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -
                         "probe": index,
                         "text": probe["text"],
                         "missing": [s for s in include if s not in found],
-                        "facts": row["facts"],
+                        "facts": row["facts"] + row.get("unmatched", []),
                     }
                 )
         # A credential must not reach the prompt at all: not as a fact, not in a past turn.
@@ -139,6 +148,7 @@ def _tally(pairs: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -
         leaked = [s for s in probe.get("must_not_include", []) if s.lower() in where]
         if leaked:
             leaked_strings += len(leaked)
+            unmatched_leaks += not any(s.lower() in matched for s in leaked)
             leak_probes.append(
                 {"id": scenario["id"], "probe": index, "leaked": leaked, "facts": row["facts"]}
             )
@@ -154,7 +164,9 @@ def _tally(pairs: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -
         "smalltalk_skipped": _share(confusion["tn"], confusion["tn"] + confusion["fp"]),
         "must_include_probe_share": _share(probes_all_found, probes_with_include),
         "must_include_string_share": _share(strings_found, strings),
+        "must_include_matched_probe_share": _share(matched_all_found, probes_with_include),
         "leak_probes": len(leak_probes),
+        "leak_probes_unmatched_only": unmatched_leaks,
         "leaked_strings": leaked_strings,
         "leaks": leak_probes,
         "history_share": _share(hist_found, hist_strings),
@@ -220,7 +232,8 @@ def category_table(result: dict[str, Any]) -> str:
         "memory questions passed",
         "small talk skipped",
         "must_include recalled (probes / strings)",
-        "probes with a stale leak",
+        "of which matched (probes)",
+        "probes with a leak (unmatched only)",
         "history share",
         "gate+recall p50 ms",
     ]
@@ -238,7 +251,8 @@ def category_table(result: dict[str, Any]) -> str:
             cell(r["memory_questions_passed"]),
             cell(r["smalltalk_skipped"]),
             include if r["must_include_probe_share"] is not None else "-",
-            r["leak_probes"],
+            cell(r["must_include_matched_probe_share"]),
+            f"{r['leak_probes']} ({r['leak_probes_unmatched_only']})",
             cell(r["history_share"]),
             cell(r["gate_recall_ms_p50"]),
         ]

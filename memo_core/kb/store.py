@@ -62,6 +62,62 @@ __all__ = [
 ]
 
 
+_DOCUMENT_COLUMNS = (
+    "id, owner, collection, source, title, kind, content_hash, text, metadata,"
+    " created_at, updated_at"
+)
+_CHUNK_COLUMNS = (
+    'id, doc_rowid, owner, collection, ord, start, "end", text, locator, metadata,'
+    " content_hash, flags"
+)
+
+
+def _marks(columns: str) -> str:
+    return ",".join("?" for _ in columns.split(","))
+
+
+def _document_values(write: DocumentWrite, created: str, updated: str) -> list[Any]:
+    """The ``documents`` row of a write, in :data:`_DOCUMENT_COLUMNS` order."""
+    return [
+        write.document_id,
+        write.owner,
+        write.collection,
+        write.source,
+        write.title,
+        write.kind,
+        write.content_hash or sha256(write.text),
+        write.text,
+        json.dumps(dict(write.metadata or {}), ensure_ascii=False, default=str),
+        created,
+        updated,
+    ]
+
+
+def _chunk_values(write: DocumentWrite, doc_rowid: int) -> Iterator[list[Any]]:
+    """The ``chunks`` rows of a write, in :data:`_CHUNK_COLUMNS` order; a chunk's
+    metadata is the document's, its locator's and its own, merged in that order."""
+    doc_meta = dict(write.metadata or {})
+    for ord_, chunk in enumerate(write.chunks):
+        chunk_hash = sha256(chunk.text)
+        merged = {**doc_meta, **dict(chunk.locator), **dict(chunk.metadata)}
+        merged.setdefault("source", write.source)
+        merged.setdefault("title", write.title)
+        yield [
+            chunk.id or chunk_id(write.document_id, ord_, chunk.start, chunk_hash),
+            doc_rowid,
+            write.owner,
+            write.collection,
+            ord_,
+            chunk.start,
+            chunk.end,
+            chunk.text,
+            json.dumps(dict(chunk.locator), ensure_ascii=False, default=str),
+            json.dumps(merged, ensure_ascii=False, default=str),
+            chunk_hash,
+            encode_flags(chunk_flags(chunk.text)),
+        ]
+
+
 #: The knowledge-base backend of each storage engine (``storage/registry.py``): the
 #: one place an engine gets its knowledge-base code.
 KB_BACKENDS: Implementations[KnowledgeBackendFactory] = Implementations(
@@ -240,14 +296,7 @@ class KnowledgeStore:
         stamp = utc_now()
         pending = IndexRows()
         with self.db.transaction():
-            if table is not None and any(w.vectors is not None for w in writes):
-                stored = self.fingerprint  # re-read under the write lock
-                if stored != (fingerprint or fp) or self.vector_table != table:
-                    raise EmbedderMismatchError(
-                        f"{self.db.path} was re-indexed with "
-                        f"{stored.describe() if stored else 'no embedder'} since these vectors "
-                        "were made; reopen it with that embedder"
-                    )
+            self._check_vectors_current(writes, table, fp, fingerprint)
             written: set[tuple[str, str]] = set()
             for write, blobs in prepared:
                 key = (write.owner, write.document_id)
@@ -256,6 +305,96 @@ class KnowledgeStore:
                 written.add(key)
                 self._write_document_rows(write, blobs, table, stamp, pending)
             self._flush_index_rows(pending, table)
+
+    def insert_documents(
+        self, writes: Sequence[DocumentWrite], *, fingerprint: EmbedderFingerprint | None = None
+    ) -> None:
+        """Bulk insert: NEW documents in ONE transaction, the rows of each table at once.
+
+        The same rows :meth:`replace_documents` writes (documents, chunks, keyword and
+        vector rows through the backend, shingles), with rowids assigned here under
+        the write lock and every table filled by one ``executemany``: the path for a
+        large load of documents the base does not hold yet. A document id the owner
+        already has, or one listed twice, is refused (InvalidInputError) before
+        anything is written; replace those with :meth:`replace_documents`.
+        """
+        table = self.vector_table if self.db.has_vec else None
+        fp = self.fingerprint
+        prepared = [(w, self._vector_blobs(w, table, fp)) for w in writes]
+        keys = [(w.owner, w.document_id) for w in writes]
+        if len(set(keys)) != len(keys):
+            raise InvalidInputError("a document id is listed twice: one write per document")
+        stamp = utc_now()
+        with self.db.transaction():
+            self._check_vectors_current(writes, table, fp, fingerprint)
+            taken = self._existing_documents(keys)
+            if taken:
+                owner, document_id = taken[0]
+                raise InvalidInputError(
+                    f"document {document_id!r} of {owner!r} exists: replace_documents replaces it"
+                )
+            doc_rowid = self._next_rowid("documents")
+            chunk_rowid = self._next_rowid("chunks")
+            documents: list[list[Any]] = []
+            chunks: list[list[Any]] = []
+            pending = IndexRows()
+            for write, blobs in prepared:
+                documents.append([doc_rowid, *_document_values(write, stamp, stamp)])
+                for values, chunk, blob in zip(
+                    _chunk_values(write, doc_rowid), write.chunks, blobs, strict=True
+                ):
+                    chunks.append([chunk_rowid, *values])
+                    pending.texts.append((chunk_rowid, chunk.text))
+                    pending.shingled.append(
+                        ShingledChunk(write.owner, doc_rowid, chunk_rowid, chunk.text)
+                    )
+                    if blob is not None and table is not None:
+                        pending.vectors.append((chunk_rowid, write.owner, write.collection, blob))
+                    chunk_rowid += 1
+                doc_rowid += 1
+            self.db.executemany(
+                f"INSERT INTO documents (rowid, {_DOCUMENT_COLUMNS})"
+                f" VALUES (?, {_marks(_DOCUMENT_COLUMNS)})",
+                documents,
+            )
+            self.db.executemany(
+                f"INSERT INTO chunks (rowid, {_CHUNK_COLUMNS}) VALUES (?, {_marks(_CHUNK_COLUMNS)})",
+                chunks,
+            )
+            self._flush_index_rows(pending, table)
+            self.backend.finish_bulk_insert(None, 0)  # rowids continue past ours
+
+    def _check_vectors_current(
+        self,
+        writes: Sequence[DocumentWrite],
+        table: str | None,
+        fp: EmbedderFingerprint | None,
+        fingerprint: EmbedderFingerprint | None,
+    ) -> None:
+        """Refuse vectors made for an embedder the base no longer uses (under the write lock)."""
+        if table is not None and any(w.vectors is not None for w in writes):
+            stored = self.fingerprint  # re-read under the write lock
+            if stored != (fingerprint or fp) or self.vector_table != table:
+                raise EmbedderMismatchError(
+                    f"{self.db.path} was re-indexed with "
+                    f"{stored.describe() if stored else 'no embedder'} since these vectors "
+                    "were made; reopen it with that embedder"
+                )
+
+    def _existing_documents(self, keys: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+        ids = sorted({document_id for _, document_id in keys})
+        wanted = set(keys)
+        found: list[tuple[str, str]] = []
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            rows = self.db.query(
+                f"SELECT owner, id FROM documents WHERE id IN ({','.join('?' for _ in part)})", part
+            )
+            found.extend(k for k in ((str(r[0]), str(r[1])) for r in rows) if k in wanted)
+        return sorted(found)
+
+    def _next_rowid(self, table: str) -> int:
+        return int(self.db.query_one(f"SELECT coalesce(max(rowid), 0) + 1 FROM {table}")[0])
 
     def _vector_blobs(
         self, write: DocumentWrite, table: str | None, fp: EmbedderFingerprint | None
@@ -286,7 +425,6 @@ class KnowledgeStore:
         """The document and chunk rows of one write (inside the caller's transaction);
         its keyword and vector rows are added to ``pending``."""
         owner, document_id = write.owner, write.document_id
-        doc_meta = dict(write.metadata or {})
         row = self.db.query_one(
             "SELECT rowid, created_at FROM documents WHERE owner = ? AND id = ?",
             [owner, document_id],
@@ -297,49 +435,19 @@ class KnowledgeStore:
             self._delete_doc_rows([int(row[0])])
         # RETURNING (not lastrowid): PostgreSQL has no lastrowid, SQLite >= 3.35 has both.
         inserted = self.db.query(
-            "INSERT INTO documents (id, owner, collection, source, title, kind, content_hash,"
-            " text, metadata, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+            f"INSERT INTO documents ({_DOCUMENT_COLUMNS}) VALUES ({_marks(_DOCUMENT_COLUMNS)})"
             " RETURNING rowid",
-            [
-                document_id,
-                owner,
-                write.collection,
-                write.source,
-                write.title,
-                write.kind,
-                write.content_hash or sha256(write.text),
-                write.text,
-                json.dumps(doc_meta, ensure_ascii=False, default=str),
-                created,
-                now,
-            ],
+            _document_values(write, created, now),
         )
         doc_rowid = int(inserted[0][0])
         indexed: list[tuple[int, str]] = []
-        for ord_, (chunk, blob) in enumerate(zip(write.chunks, blobs, strict=True)):
-            chunk_hash = sha256(chunk.text)
-            row_id = chunk.id or chunk_id(document_id, ord_, chunk.start, chunk_hash)
-            merged = {**doc_meta, **dict(chunk.locator), **dict(chunk.metadata)}
-            merged.setdefault("source", write.source)
-            merged.setdefault("title", write.title)
+        for values, chunk, blob in zip(
+            _chunk_values(write, doc_rowid), write.chunks, blobs, strict=True
+        ):
             inserted = self.db.query(
-                'INSERT INTO chunks (id, doc_rowid, owner, collection, ord, start, "end", text,'
-                " locator, metadata, content_hash, flags) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+                f"INSERT INTO chunks ({_CHUNK_COLUMNS}) VALUES ({_marks(_CHUNK_COLUMNS)})"
                 " RETURNING rowid",
-                [
-                    row_id,
-                    doc_rowid,
-                    owner,
-                    write.collection,
-                    ord_,
-                    chunk.start,
-                    chunk.end,
-                    chunk.text,
-                    json.dumps(dict(chunk.locator), ensure_ascii=False, default=str),
-                    json.dumps(merged, ensure_ascii=False, default=str),
-                    chunk_hash,
-                    encode_flags(chunk_flags(chunk.text)),
-                ],
+                values,
             )
             chunk_rowid = int(inserted[0][0])
             indexed.append((chunk_rowid, chunk.text))

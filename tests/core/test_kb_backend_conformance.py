@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from memo_core.embedders import HashEmbedder
-from memo_core.errors import NamespaceRequiredError, StorageError
+from memo_core.errors import InvalidInputError, NamespaceRequiredError, StorageError
 from memo_core.kb import MemoBase
 from memo_core.kb.pg_backend import PostgresKnowledgeBackend
 from memo_core.kb.records import ChunkInput, DocumentWrite
@@ -232,3 +232,45 @@ def test_change_log_records_written_chunks_when_kept(base: MemoBase) -> None:
     assert _rowid(base, "tide") in changes.changed(high, after)
     base.delete(["tide"])
     assert changes.range()[1] > after
+
+
+def test_insert_documents_is_the_bulk_path_of_add_texts(backend_url: str) -> None:
+    """The public bulk insert stores what add_texts stores, and refuses what it cannot."""
+    texts = {
+        "tide": "Tide tables list the high water times for each harbour.",
+        "mill": "The old mill ground flour for the whole valley.",
+    }
+    embedder = HashEmbedder(DIMS)
+    with MemoBase(backend_url, embedder=embedder) as kb:
+        kb.add_texts([TEXTS["coast1"]], ids=["coast1"])  # rowids to continue from
+        writes = [
+            DocumentWrite(
+                owner=kb.owner,
+                collection="default",
+                document_id=doc_id,
+                text=text,
+                chunks=[ChunkInput(text, 0, len(text), metadata={"kind": doc_id}, id=doc_id)],
+                vectors=embedder.embed_documents([text]),
+                source=f"{doc_id}.txt",
+            )
+            for doc_id, text in texts.items()
+        ]
+        kb.store.insert_documents(writes)
+        assert [h.document_id for h in kb.search("flour valley", k=1)] == ["mill"]
+        hit = kb.store.get_chunks(kb.owner, ["tide"])[0]
+        assert hit.metadata == {"kind": "tide", "source": "tide.txt", "title": ""}
+        assert kb.store.counts() == {
+            "documents": 3,
+            "chunks": 3,
+            "fts_rows": 3,
+            "vector_rows": 3,
+        }
+        rowids = sorted(kb.store.chunk_rowids(kb.owner, ["coast1", "tide", "mill"]).values())
+        assert len(set(rowids)) == 3
+        kb.add_texts(["A later note about the lighthouse lamp."], ids=["later"])
+        assert _rowid(kb, "later") > rowids[-1]  # the rowids continue past the inserted ones
+        with pytest.raises(InvalidInputError, match="exists"):
+            kb.store.insert_documents(writes[:1])
+        with pytest.raises(InvalidInputError, match="twice"):
+            kb.store.insert_documents([writes[0], writes[0]])
+        assert kb.store.counts()["documents"] == 4  # nothing of a refused batch was written
