@@ -8,7 +8,8 @@ place a fact in its topic, English and Russian. A message's intents bring in the
 current facts of those topics, pinned first (see :mod:`memo_core.memory.recall`).
 
 Relation groups widen who a message names: "my sibling" names a sister or a brother,
-"my kid" a son or a daughter, "родители" a mother or a father.
+"my kid" a son or a daughter, "родители" a mother or a father, "who am I dating" /
+"с кем я встречаюсь" the partner.
 """
 
 from __future__ import annotations
@@ -195,4 +196,15 @@ def widen_relations(relations: frozenset[str], text: str) -> frozenset[str]:
             out |= members
     if re.search(r"\bбрат\w* или сестр\w*|\bсиблинг\w*", lowered):
         out |= RELATION_GROUPS["sibling"]
+    if _DATING.search(lowered):
+        out |= RELATION_GROUPS["partner"]
     return frozenset(out)
+
+
+#: Asking whom the user is (or was) with names their partner: "who am I dating", "who was I
+#: going out with", "с кем я встречаюсь", "с кем я была вместе". Question-side only.
+_DATING = re.compile(
+    r"\b(?:dating|going out with|go out with|in a relationship|together with|my other half)"
+    r"\b|\bвстреча(?:юсь|лась|лся|ешься|емся|лись)\b|\bс кем (?:я )?(?:был[аи]?|живу|жила|жил) "
+    r"вместе\b|\bвторая половин\w*"
+)

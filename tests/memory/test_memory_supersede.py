@@ -192,3 +192,35 @@ def test_a_change_naming_nobody_continues_whoever_the_fact_was_about(
 def test_a_russian_move_said_as_a_noun_supersedes_the_home(keyword_memory: MemoHood) -> None:
     _say(keyword_memory, "Живу в Твери.", "Переехали в Калугу.", "Снова переезд, теперь мы в Туле.")
     assert "Туле" in _one_current_with_history(keyword_memory, "u1", 3)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "question", "old_name"),
+    [
+        (
+            "My fiance is Benedikt.",
+            "Benedikt and I broke up last month; I'm seeing Oriol now.",
+            "Who am I dating these days?",
+            "Benedikt",
+        ),
+        (
+            "Моя девушка — Злата.",
+            "Со Златой мы расстались, теперь я встречаюсь с Миленой.",
+            "С кем я сейчас встречаюсь?",
+            "Злата",
+        ),
+    ],
+)
+def test_a_breakup_naming_the_partner_supersedes_the_partners_fact(
+    keyword_memory: MemoHood, before: str, after: str, question: str, old_name: str
+) -> None:
+    keyword_memory.capture(before, namespace="u1", at=MONDAY)
+    result = keyword_memory.capture(after, namespace="u1", at=day(30))
+    assert [f.statement for f in result.superseded] == [before]
+    now = keyword_memory.recall(question, namespace="u1", use_gate=False, at=day(31))
+    assert [f.statement for f in now.facts] == [after]  # the ex is no current partner
+    assert [f.statement for f in now.history] == [before]
+    then = keyword_memory.recall(
+        question, namespace="u1", use_gate=False, at=day(31), as_of=day(10)
+    )
+    assert old_name in " ".join(f.statement for f in then.facts)
