@@ -77,7 +77,8 @@ _FAMILY = (
 _HOME = (
     r"\b(?:home|house|flat|apartment|rent\w*|landlord|lease|mortgage|address|neighbo\w*|"
     r"move|moving|moved|live|living|lives|room|kitchen|garden|furniture|street|city|town|"
-    r"internet|broadband|wi-?fi|electricity|utilit\w+|heating|council tax|water bill)\b|"
+    r"internet|broadband|wi-?fi|isp|internet provider|electricity|utilit\w+|heating|council tax|"
+    r"water bill)\b|провайдер\w*|"
     r"\bдом\w*|квартир\w*|аренд\w*|ипотек\w*|адрес\w*|сосед\w*|переезд\w*|переех\w*|жив\w*|"
     r"комнат\w*|улиц\w*|город\w*|интернет\w*|электричеств\w*|коммунал\w*|отоплени\w*"
 )

@@ -224,3 +224,32 @@ def test_a_breakup_naming_the_partner_supersedes_the_partners_fact(
         question, namespace="u1", use_gate=False, at=day(31), as_of=day(10)
     )
     assert old_name in " ".join(f.statement for f in then.facts)
+
+
+def test_a_russian_price_rise_in_other_words_supersedes(keyword_memory: MemoHood) -> None:
+    keyword_memory.capture("Бассейн обходится мне в 3 100 рублей.", namespace="u1", at=MONDAY)
+    result = keyword_memory.capture("Клуб поднял тариф до 3 400.", namespace="u1", at=day(40))
+    assert [f.statement for f in result.superseded] == ["Бассейн обходится мне в 3 100 рублей."]
+
+
+def test_a_provider_chain_ends_with_one_current_version(keyword_memory: MemoHood) -> None:
+    said = [
+        "Домашний интернет стоит 520 рублей.",
+        "Провайдер поднял до 640.",
+        "Опять подорожало, теперь 715.",
+    ]
+    for i, text in enumerate(said):
+        keyword_memory.capture(text, namespace="u1", at=day(30 * i))
+    current = [f.statement for f in keyword_memory.list_facts("u1")]
+    assert current == [said[-1]]
+    [fact] = keyword_memory.list_facts("u1")
+    history = keyword_memory.history(fact.id, namespace="u1")
+    assert [f.statement for f in history] == said  # oldest first, every version kept
+
+
+def test_russian_cost_words_name_the_price() -> None:
+    from memo_core.values import extract_values
+
+    [cost] = extract_values("Каршеринг обходится в 900 рублей в неделю.")
+    [raised] = extract_values("Поставщик поднял тариф до 1 050.", bare_numbers=True)
+    assert cost.attribute == raised.attribute == "price"
