@@ -36,6 +36,7 @@ def bm25_statement(
     index: str,
     stats: str,
     weighted: bool = True,
+    b: float = B,
 ) -> tuple[str, list[object]]:
     """A statement ranking the rows of ``index`` that match ``phrases``: ``(rowid, bm25)``.
 
@@ -43,7 +44,9 @@ def bm25_statement(
     statistics table). ``scope`` is a condition over the index row ``f`` (an owner,
     a namespace, a metadata filter as an ``EXISTS``) with ``scope_params``; a
     trailing ``LIMIT ?`` is left for the caller. ``weighted``: memo's column weights
-    (False: unit weights, FTS5's ``bm25()`` called with no weights).
+    (False: unit weights, FTS5's ``bm25()`` called with no weights). ``b``: the length
+    normalisation (FTS5's by default, as memory's facts rank on SQLite; the knowledge
+    base passes its own, ``bm25.KB_B``).
 
     N, the document counts and the average length are the whole index's, as in
     FTS5, so a row scores the same whoever else shares the base; the counts come
@@ -87,7 +90,7 @@ def bm25_statement(
             f" CROSS JOIN {index} f WHERE ({' OR '.join(match)}) AND ({scope})) y"
             f" CROSS JOIN LATERAL (VALUES {pairs}) v(i, tf) WHERE v.tf > 0"
         )
-    k1, b, floor = f"{K1!r}::float8", f"{B!r}::float8", f"{IDF_FLOOR!r}::float8"
+    k1, bl, floor = f"{K1!r}::float8", f"{float(b)!r}::float8", f"{IDF_FLOOR!r}::float8"
     sql = (
         f"WITH n (i, n) AS (VALUES {', '.join(counts)}),"
         " s AS (SELECT nrows::float8 AS nrows,"
@@ -98,7 +101,7 @@ def bm25_statement(
         f" p AS MATERIALIZED ({' UNION ALL '.join(parts)})"
         # FTS5's arithmetic, in its order: phrase by phrase, idf * (f (k1 + 1) / (f + K)).
         f" SELECT p.rowid, -sum(w.idf * (p.tf * ({k1} + 1)"
-        f" / (p.tf + {k1} * (1 - {b} + {b} * p.ntok / w.avgdl))) ORDER BY p.i) AS score"
+        f" / (p.tf + {k1} * (1 - {bl} + {bl} * p.ntok / w.avgdl))) ORDER BY p.i) AS score"
         " FROM p JOIN w ON w.i = p.i GROUP BY p.rowid ORDER BY score, p.rowid LIMIT ?"
     )
     return sql, params
