@@ -122,8 +122,15 @@ class PostgresMemoryBackend:
             return []
         names = tables(kind)
         scope = f"EXISTS (SELECT 1 FROM {names.base} b WHERE b.rowid = f.rowid AND b.ns = ANY(?))"
+        # A word's rows are counted within the row's namespace, as SQLite's scoped
+        # index counts them (memory/keyword_scope.py).
         sql, params = bm25_statement(
-            phrases, scope, [list(namespaces)], index=names.fts, stats=FTS_STATS[names.fts]
+            phrases,
+            scope,
+            [list(namespaces)],
+            index=names.fts,
+            stats=FTS_STATS[names.fts],
+            partition=f"(SELECT b.ns FROM {names.base} b WHERE b.rowid = f.rowid)",
         )
         rows = self.db.query(sql, [*params, min(limit, MAX_LIMIT)])
         return [(int(r[0]), float(r[1])) for r in rows]
