@@ -131,8 +131,9 @@ class MemoryConfig:
     use_classifier: bool = True
     #: A sentence the rules keep is dropped when the classifier's probability is lower.
     classifier_drop_below: float = 0.15
-    #: From this probability the classifier keeps the statement before a question joined
-    #: to it ("I just started at X, so what should I ...?").
+    #: From this probability the classifier alone says a sentence is the user's when it
+    #: names nobody else ("Living on the 7th floor now", "Старшего зовут Егор"), and keeps
+    #: the statement before a question ("I just started at X, so what should I ...?").
     classifier_sure_above: float = 0.5
     #: Lexical (content-stem Jaccard) similarity at which a restatement reinforces.
     duplicate_lexical: float = 0.7

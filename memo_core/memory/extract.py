@@ -594,7 +594,10 @@ def analyze_turn(
                 and kept
                 and "event" not in signals  # what happened stays borderline (fleeting)
                 and not lx.OPINION.search(sent.cleaned)
-                and _about_users_own(raw, sent.subject, known)
+                and (
+                    _about_users_own(raw, sent.subject, known)
+                    or (sure and _names_nobody_else(sent))
+                )
             ):
                 sent.score = max(sent.score, cfg.keep_threshold, round(probability, 3))
                 signals = signals | {"classifier"}
@@ -645,6 +648,17 @@ _MIXED = re.compile(
     r"(?P<ask>.+\?[\W_]*)$",
     re.IGNORECASE | re.DOTALL,
 )
+
+
+def _names_nobody_else(sent: _Sentence) -> bool:
+    """No one but the speaker in the sentence: no person, stranger or hearsay named
+    ("Домашний интернет стоит 520 рублей" is the user's bill)."""
+    return (
+        sent.subject is None
+        and not mentioned_parties(sent.cleaned)
+        and not lx.STRANGER.search(sent.cleaned)
+        and not lx.HEARSAY.search(sent.text)
+    )
 
 
 _QUESTION_END = re.compile(r"\?[\W_]*$")
