@@ -16,7 +16,10 @@ else a private one started with ``pgserver``; each base is a fresh schema, dropp
    the gate passed and small talk it skipped; probes whose ``must_include`` strings are all in
    the recalled current facts, and the share of strings; probes where a ``must_not_include``
    string (a stale value, another user's, a stranger's or a hypothetical) leaked into them
-   (target 0; for a ``credential`` probe, anywhere in the prompt block, past turns included); the share of ``history_must_include`` strings in the recalled facts' older
+   (target 0; for a ``credential`` probe, anywhere in the prompt block, past turns included);
+   "recalled facts" are all the current facts in the block: the matched ones (``facts``)
+   and those filling a small namespace's budget (``unmatched``, ``MemoryConfig.recall_fill``),
+   with the matched share and the leaks found only among the unmatched shown apart; the share of ``history_must_include`` strings in the recalled facts' older
    versions; the median gate + recall time of the probes.
 2. Fills a fresh file with synthetic facts (one user, plus noise users) and
    times gate + recall for varied messages: the median and p95 in milliseconds.
@@ -95,8 +98,11 @@ def _tally(pairs: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -
     strings = strings_found = 0
     leak_probes: list[dict[str, Any]] = []
     leaked_strings = 0
+    unmatched_leaks = 0  # probes whose leaked strings are all in the unmatched section
+    matched_all_found = 0  # probes with all must_include among the matched facts alone
     hist_strings = hist_found = 0
     misses: list[dict[str, Any]] = []
+    history_misses: list[dict[str, Any]] = []
     gate_errors: list[dict[str, Any]] = []
     timings: list[float] = []
     for scenario, probe, row in pairs:
@@ -112,11 +118,15 @@ def _tally(pairs: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -
             gate_errors.append(
                 {"id": scenario["id"], "probe": index, "text": probe["text"], "gate": row["gate"]}
             )
-        facts = " \n ".join(row["facts"]).lower()
+        matched = " \n ".join(row["facts"]).lower()
+        # Every current fact in the block counts as recalled: the matched ones and those
+        # filling a small namespace's budget under their own heading.
+        facts = matched + " \n " + " \n ".join(row.get("unmatched", [])).lower()
         history = " \n ".join(row["history"]).lower()
         include = probe.get("must_include", [])
         if include:
             probes_with_include += 1
+            matched_all_found += all(s.lower() in matched for s in include)
             found = [s for s in include if s.lower() in facts]
             strings += len(include)
             strings_found += len(found)
@@ -129,7 +139,7 @@ def _tally(pairs: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -
                         "probe": index,
                         "text": probe["text"],
                         "missing": [s for s in include if s not in found],
-                        "facts": row["facts"],
+                        "facts": row["facts"] + row.get("unmatched", []),
                     }
                 )
         # A credential must not reach the prompt at all: not as a fact, not in a past turn.
@@ -139,12 +149,18 @@ def _tally(pairs: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -
         leaked = [s for s in probe.get("must_not_include", []) if s.lower() in where]
         if leaked:
             leaked_strings += len(leaked)
+            unmatched_leaks += not any(s.lower() in matched for s in leaked)
             leak_probes.append(
                 {"id": scenario["id"], "probe": index, "leaked": leaked, "facts": row["facts"]}
             )
         hist = probe.get("history_must_include", [])
         hist_strings += len(hist)
         hist_found += sum(1 for s in hist if s.lower() in history)
+        lost = [s for s in hist if s.lower() not in history]
+        if lost:
+            history_misses.append(
+                {"id": scenario["id"], "probe": index, "missing": lost, "history": row["history"]}
+            )
     total = sum(confusion.values())
     return {
         "probes": total,
@@ -154,14 +170,23 @@ def _tally(pairs: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -
         "smalltalk_skipped": _share(confusion["tn"], confusion["tn"] + confusion["fp"]),
         "must_include_probe_share": _share(probes_all_found, probes_with_include),
         "must_include_string_share": _share(strings_found, strings),
+        "must_include_matched_probe_share": _share(matched_all_found, probes_with_include),
         "leak_probes": len(leak_probes),
+        "leak_probes_unmatched_only": unmatched_leaks,
         "leaked_strings": leaked_strings,
         "leaks": leak_probes,
         "history_share": _share(hist_found, hist_strings),
         "gate_recall_ms_p50": round(statistics.median(timings), 2) if timings else None,
         "misses": misses,
+        "history_misses": history_misses,
         "gate_errors": gate_errors,
     }
+
+
+#: What a held-out part keeps of its scores: figures only. Its misses, leaks and gate errors
+#: (the probe texts and what was recalled) are not written or printed, so no rule is tuned on
+#: them.
+_HIDDEN = ("leaks", "misses", "history_misses", "gate_errors")
 
 
 def _scored(triples: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
@@ -171,20 +196,10 @@ def _scored(triples: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]
         groups.setdefault(probe_category(triple[0], triple[1]), []).append(triple)
     order = {c: i for i, c in enumerate(CATEGORY_ORDER)}
     result["by_category"] = {
-        c: {
-            k: v
-            for k, v in _tally(groups[c]).items()
-            if k not in ("leaks", "misses", "gate_errors")
-        }
+        c: {k: v for k, v in _tally(groups[c]).items() if k not in _HIDDEN}
         for c in sorted(groups, key=lambda c: (order.get(c, len(order)), c))
     }
     return result
-
-
-#: What a held-out part keeps of its scores: figures only. Its misses, leaks and gate errors
-#: (the probe texts and what was recalled) are not written or printed, so no rule is tuned on
-#: them.
-_HIDDEN = ("leaks", "misses", "gate_errors")
 
 
 def score(scenarios: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -220,7 +235,8 @@ def category_table(result: dict[str, Any]) -> str:
         "memory questions passed",
         "small talk skipped",
         "must_include recalled (probes / strings)",
-        "probes with a stale leak",
+        "of which matched (probes)",
+        "probes with a leak (unmatched only)",
         "history share",
         "gate+recall p50 ms",
     ]
@@ -238,7 +254,8 @@ def category_table(result: dict[str, Any]) -> str:
             cell(r["memory_questions_passed"]),
             cell(r["smalltalk_skipped"]),
             include if r["must_include_probe_share"] is not None else "-",
-            r["leak_probes"],
+            cell(r["must_include_matched_probe_share"]),
+            f"{r['leak_probes']} ({r['leak_probes_unmatched_only']})",
             cell(r["history_share"]),
             cell(r["gate_recall_ms_p50"]),
         ]
@@ -463,6 +480,11 @@ def main(argv: list[str] | None = None) -> int:
         for miss in result["misses"]:
             print(
                 f"  miss {name} {miss['id']}#{miss['probe']}: {miss['missing']} <- {miss['text']}",
+                file=sys.stderr,
+            )
+        for lost in result["history_misses"]:
+            print(
+                f"  history {name} {lost['id']}#{lost['probe']}: {lost['missing']}",
                 file=sys.stderr,
             )
         for leak in result["leaks"]:

@@ -14,7 +14,9 @@ no such view and answer it like any other. The LangGraph baselines store the SAM
 memo's rule extractor finds in each turn (so only the store differs): overwritten
 per fact key (subject, attribute), or appended (every version kept); a third
 baseline appends every raw user turn, as a store without an extractor would.
-They recall the same number of items memo recalls (``recall_k``), with no gate.
+For each probe they return as many items as memo's block held for it (its matched facts
+plus those filling a small namespace's budget, at least ``recall_k``), with no gate.
+A file with a ``split`` (the dev set) is also reported per part, ``dev`` and ``heldout``.
 
 Speed: capture cost per turn (memo: score, extract, supersede, store; LangGraph:
 one ``put`` of the turn), and gate + recall latency with 1k / 10k / 100k stored
@@ -99,6 +101,7 @@ def run_scenarios(
     with MemoHood(folder / "memo.db", embedder=embedder, gate=RecallGate.default()) as memory:
         rows = list(replay(memory, scenarios))
     out["memo"] = score(scenarios, rows)
+    shown = {(r["id"], r["probe"]): len(r["facts"]) + len(r["unmatched"]) for r in rows}
 
     # Turn texts are embedded before timing, for both: the per-turn figures below
     # exclude embedding the turn (memo still embeds the facts it extracts).
@@ -125,8 +128,9 @@ def run_scenarios(
                     stores["turns"].put(ns, f"{scenario['id']}-{number}", {"text": turn["text"]})
                     put_ms.append((time.perf_counter() - t0) * 1000)
             for index, probe in enumerate(scenario["probes"]):
+                limit = max(k, shown[(scenario["id"], index)])
                 for name, store in stores.items():
-                    items = store.search(ns, query=probe["text"], limit=k)
+                    items = store.search(ns, query=probe["text"], limit=limit)
                     lg_rows[name].append(
                         {
                             "id": scenario["id"],
@@ -202,16 +206,22 @@ def latency(facts: int, embedder: CachedEmbedder, folder: Path, queries: int) ->
 _SYSTEMS = ("memo", "langgraph-overwrite", "langgraph-append", "langgraph-turns")
 
 
-def category_table(quality: dict[str, Any]) -> str:
-    """Per probe category, each system's must_include probe share and leaking probes."""
+def _part(result: dict[str, Any], split: str | None) -> dict[str, Any]:
+    return result if split is None else dict(result["splits"][split])
+
+
+def category_table(quality: dict[str, Any], split: str | None = None) -> str:
+    """Per probe category, each system's must_include probe share and leaking probes
+    (of the whole file, or of one ``split``)."""
     headers = ["category", "probes"]
     for name in _SYSTEMS:
         headers += [f"{name} must_include", f"{name} leaks"]
     rows = []
-    for category in quality["memo"]["by_category"]:
-        cells: list[Any] = [category, quality["memo"]["by_category"][category]["probes"]]
+    memo = _part(quality["memo"], split)
+    for category in memo["by_category"]:
+        cells: list[Any] = [category, memo["by_category"][category]["probes"]]
         for name in _SYSTEMS:
-            r = quality[name]["by_category"][category]
+            r = _part(quality[name], split)["by_category"][category]
             share = r["must_include_probe_share"]
             cells += ["-" if share is None else share, r["leak_probes"]]
         rows.append(cells)
@@ -247,6 +257,11 @@ def report(files: dict[str, dict[str, Any]], speed: list[dict[str, Any]], embedd
             ),
             "By category (share of probes with all must_include, probes with a leak):",
             category_table(quality),
+            *(
+                text
+                for split in quality["memo"].get("splits", {})
+                for text in (f"{split} part, by category:", category_table(quality, split))
+            ),
             (
                 f"Capture cost per turn ({cap['turns']} turns): memo capture p50 "
                 f"{cap['memo_capture_ms_median']:.1f} ms (p95 {cap['memo_capture_ms_p95']:.1f}); "

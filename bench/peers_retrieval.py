@@ -53,8 +53,8 @@ SYSTEMS: dict[str, str] = {
     "the ingest; their build counts in build s)",
     "memo-exact": "memo hybrid with the search aids opted out (vector_index='sqlite', "
     "keyword_index='sqlite'): sqlite-vec exact KNN + FTS5",
-    "memo-bulk": "memo with its default settings, the chunks stored by bench/scale.py's bulk "
-    "loader (the rows MemoBase.add_texts writes, in one transaction: `scale.py --check`), "
+    "memo-bulk": "memo with its default settings, the chunks stored by the public bulk insert "
+    "(KnowledgeStore.insert_documents: the rows MemoBase.add_texts writes, `scale.py --check`), "
     "then MemoBase.prepare_search(); for large runs on a loaded machine, where add_texts "
     "takes many minutes (its speed is issue 21.3's subject, not this table's)",
     "memo-ram": "memo vector / hybrid with SearchSettings(vector_index='memory'): "

@@ -22,6 +22,7 @@ from _common import markdown_table, median, percentile, qa_dir, read_jsonl, time
 
 from memo_core.embedders import HashEmbedder, default_local_embedder
 from memo_core.kb import MemoBase
+from memo_core.storage.registry import backend_of
 
 MODES = ("keyword", "vector", "hybrid")
 
@@ -73,8 +74,9 @@ def main() -> None:
             kb.search("warm up", k=10)
             results = {mode: evaluate(kb, questions, mode) for mode in MODES}
         finally:
-            if kb.db.dialect == "postgres":
-                kb.db.drop_schema()  # type: ignore[attr-defined]
+            drop = getattr(kb.db, "drop_schema", None)  # a PostgreSQL schema made for this run
+            if drop is not None:
+                drop()
             kb.close()
 
     rows = [
@@ -84,7 +86,7 @@ def main() -> None:
     table = markdown_table(
         ["mode", "MRR@10", "recall@1", "recall@5", "recall@10", "p50 ms", "p95 ms"], rows
     )
-    backend = kb.db.dialect
+    backend = backend_of(kb.db).name
     header = (
         f"{len(corpus)} paragraphs, {len(questions)} answerable questions, "
         f"embedder {embedder.fingerprint.describe()}, backend {backend}, ingest {ingest_s:.1f} s"

@@ -12,9 +12,10 @@ approximate (HNSW) index relies on: on random 384-d vectors HNSW finds under 40%
 of the true neighbours at any useful speed. Queries are real answerable questions:
 their text for the keyword leg, their real embedding for the vector leg.
 
-Files are written by a bulk loader that stores exactly the rows memo's own write
-path stores (one transaction, executemany); ``--check`` proves it on a small file
-by comparing every search with a file built through ``MemoBase.add_texts``.
+Files are written through memo's public bulk insert (``KnowledgeStore.insert_documents``,
+the rows ``MemoBase.add_texts`` writes, each table filled by one statement per batch);
+``--check`` proves it on a small file by comparing every search with a file built
+through ``MemoBase.add_texts``.
 
 Per size: memo hybrid, keyword-only and vector-only (``HybridSearcher.search``
 with the query vector given) with the default sqlite-vec leg, the HNSW index
@@ -51,11 +52,10 @@ from peers_retrieval import (
 
 from memo_core.embedders.base import EmbedderFingerprint
 from memo_core.kb import MemoBase
-from memo_core.kb.repeats import backfill_repeats
-from memo_core.kb.store import sha256
+from memo_core.kb.store import ChunkInput, DocumentWrite
 from memo_core.search.hybrid import SearchSettings
-from memo_core.search.keyword import POSTINGS_BUDGET
-from memo_core.search.text import detect_language, fts_match_expression, stem_text
+from memo_core.search.keyword import POSTINGS_BUDGET, select_words, word_cost
+from memo_core.search.text import fts_match_expression
 
 DIMS = 384
 #: The opt-in keyword postings budget measured beside the default (every word).
@@ -88,80 +88,24 @@ class StoredVectorsOnly:
 
 
 def bulk_load(kb: MemoBase, texts: Sequence[str], ids: Sequence[str], vectors: np.ndarray) -> None:
-    """The rows ``add_texts(texts, ids=ids, vectors=vectors)`` writes, in bulk.
-
-    One document per text with one chunk spanning it (chunk id = document id), its
-    FTS row (raw and stemmed), its vector and its shingles (``kb/repeats.py``), like ``MemoBase.add_texts`` with
-    precomputed vectors; ``--check`` compares the two on a small file.
-    """
-    store, db = kb.store, kb.db
-    table = store.vector_table
-    assert table is not None, "the base needs a vector table (sqlite-vec)"
-    now = "2026-01-01T00:00:00+00:00"
+    """What ``add_texts(texts, ids=ids, vectors=vectors)`` stores, through the public
+    bulk insert (``KnowledgeStore.insert_documents``: the same rows, each table filled
+    by one statement per batch); ``--check`` compares the two on a small file."""
     batch = 5000
-    with db.transaction():
-        first = int(db.query_one("SELECT coalesce(max(rowid), 0) FROM documents")[0]) + 1
-        first_chunk = int(db.query_one("SELECT coalesce(max(rowid), 0) FROM chunks")[0]) + 1
-        for start in range(0, len(texts), batch):
-            part = range(start, min(len(texts), start + batch))
-            docs, chunks, fts, vecs = [], [], [], []
-            for i in part:
-                text, doc_id = texts[i], ids[i]
-                digest = sha256(text)
-                doc_rowid, chunk_rowid = first + i, first_chunk + i
-                meta = json.dumps({"source": "", "title": ""})
-                docs.append(
-                    (
-                        doc_rowid,
-                        doc_id,
-                        OWNER,
-                        COLLECTION,
-                        "",
-                        "",
-                        "text",
-                        digest,
-                        text,
-                        "{}",
-                        now,
-                        now,
-                    )
+    for start in range(0, len(texts), batch):
+        kb.store.insert_documents(
+            [
+                DocumentWrite(
+                    owner=OWNER,
+                    collection=COLLECTION,
+                    document_id=ids[i],
+                    text=texts[i],
+                    chunks=[ChunkInput(texts[i], 0, len(texts[i]), id=ids[i])],
+                    vectors=[vectors[i].tobytes()],
                 )
-                chunks.append(
-                    (
-                        chunk_rowid,
-                        doc_id,
-                        doc_rowid,
-                        OWNER,
-                        COLLECTION,
-                        0,
-                        0,
-                        len(text),
-                        text,
-                        "{}",
-                        meta,
-                        digest,
-                    )
-                )
-                fts.append((chunk_rowid, text, stem_text(text, detect_language(text))))
-                vecs.append((chunk_rowid, OWNER, COLLECTION, vectors[i].tobytes()))
-            db.executemany(
-                "INSERT INTO documents (rowid, id, owner, collection, source, title, kind,"
-                " content_hash, text, metadata, created_at, updated_at)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                docs,
-            )
-            db.executemany(
-                'INSERT INTO chunks (rowid, id, doc_rowid, owner, collection, ord, start, "end",'
-                " text, locator, metadata, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                chunks,
-            )
-            db.executemany("INSERT INTO chunks_fts (rowid, raw, stemmed) VALUES (?, ?, ?)", fts)
-            db.executemany(
-                f"INSERT INTO {table} (chunk_rowid, owner, collection, embedding)"
-                " VALUES (?, ?, ?, ?)",
-                vecs,
-            )
-        backfill_repeats(db, after_rowid=first_chunk - 1)  # text repeated across documents
+                for i in range(start, min(len(texts), start + batch))
+            ]
+        )
 
 
 def corpus_texts() -> list[str]:
@@ -376,9 +320,7 @@ def measure(
     # rarest words within a postings budget (memo_core/search/keyword.py).
     exprs = [fts_match_expression(q) for q in questions]
     with kb.store.reading():
-        trimmed_exprs = [
-            kb.store._keyword_expression(q, trim=True, budget=BUDGET) for q in questions
-        ]
+        trimmed_exprs = [rarest_expression(kb, q) for q in questions]
     trimmed = sum(a != b for a, b in zip(exprs, trimmed_exprs, strict=True))
 
     def memo(base: MemoBase, mode: str) -> Callable[[int], Any]:
@@ -493,6 +435,18 @@ def measure(
     out["build_seconds"] = build_s
     kb.close()
     return out
+
+
+def rarest_expression(kb: MemoBase, query: str) -> str | None:
+    """The FTS5 expression of ``query``'s rarest words within :data:`BUDGET`, as memo's
+    keyword leg chooses them (``search/keyword.py``)."""
+
+    def rarest(words: list[list[str]], stems: list[list[str]]) -> list[int]:
+        pairs = list(zip(words, stems, strict=True))
+        counts = kb.store.document_frequencies([t for w, st in pairs for t in (*w, *st)])
+        return select_words([word_cost(w, st, counts) for w, st in pairs], budget=BUDGET)
+
+    return fts_match_expression(query, keep=rarest)
 
 
 def _add(a: list[float], b: list[float]) -> list[float]:

@@ -7,21 +7,24 @@ Logistic regression (numpy, L2, class-balanced, full-batch Newton steps) over th
 model's static embedding plus the cue features of :mod:`memo_core.memory.classifier`,
 trained on the ``train`` split; the keep threshold is the highest one that still keeps
 ``--recall`` of the train keeps (capture is tuned for recall over precision). Precision
-and recall are reported on the ``test`` split, whose templates training never saw. Two
-weight sets are written: with the embedding, and cues only (the fallback).
+and recall are reported on the ``test`` split, whose templates training never saw, for each
+weight set, and for capture as a whole (the rules alone, and the rules with the new weights,
+as :func:`~memo_core.memory.extract.analyze_turn` combines them), with the junk kinds it
+kept. Two weight sets are written: with the embedding, and cues only (the fallback).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from memo_core.memory.classifier import CUE_NAMES, cue_features
+from memo_core.memory.classifier import CUE_NAMES, CaptureClassifier, cue_features
 from memo_core.memory.config import resolve_gate_model
 from memo_core.memory.extract import analyze_turn
 from memo_core.memory.gate import RecallGate
@@ -93,10 +96,6 @@ def main() -> int:
         for lang in ("en", "ru"):
             mask = ~train & np.asarray([r["lang"] == lang for r in rows])
             results[name][f"test_{lang}"] = report(p[mask], y[mask], threshold)
-    # What the rules alone decide, for comparison (their keep is a fact extracted).
-    ref = date(2026, 3, 1)
-    rules = np.asarray([1.0 if analyze_turn(t, ref=ref).facts else 0.0 for t in texts])
-    results["rules_only"] = {"test": report(rules[~train], y[~train], 0.5)}
     payload = {
         "cues": list(CUE_NAMES),
         "embedding_model": Path(source).name,
@@ -105,12 +104,30 @@ def main() -> int:
         "results": results,
         "models": models,
     }
+    # What capture decides on the held-out turns (its keep is a fact extracted): the rules
+    # alone, and the rules with the classifier just trained, as MemoHood runs them.
+    ref = date(2026, 3, 1)
+    held_out = [i for i in range(len(rows)) if not train[i]]
+    classifier = CaptureClassifier(payload, gate.encode)
+    for name, classify in (("rules_only", None), ("capture", classifier.keeps)):
+        kept = np.zeros(len(rows))
+        for i in held_out:
+            kept[i] = 1.0 if analyze_turn(texts[i], ref=ref, classify=classify).facts else 0.0
+        results[name] = {"test": report(kept[~train], y[~train], 0.5)}
+        for lang in ("en", "ru"):
+            mask = ~train & np.asarray([r["lang"] == lang for r in rows])
+            results[name][f"test_{lang}"] = report(kept[mask], y[mask], 0.5)
+        # Junk kept, by kind: a suggestion or hypothetical stored as the user's is a defect.
+        results[name]["false_keeps"] = dict(
+            sorted(Counter(rows[i]["kind"] for i in held_out if kept[i] and not y[i]).items())
+        )
     Path(args.out).write_text(json.dumps(payload, ensure_ascii=False) + "\n", encoding="utf-8")
     for name, parts in results.items():
         print(
             name,
             "  ".join(
-                f"{k}: P={v['precision']} R={v['recall']} (n={v['n']})" for k, v in parts.items()
+                f"{k}: P={v['precision']} R={v['recall']} (n={v['n']})" if "n" in v else f"{k}: {v}"
+                for k, v in parts.items()
             ),
         )
     return 0

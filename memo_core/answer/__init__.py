@@ -7,7 +7,7 @@ values an answer produces (:class:`Answer`, :class:`Refusal`, :class:`Citation`)
 """
 
 from memo_core.answer.engine import Explanation, GuardedAnswerer
-from memo_core.answer.extractive import ExtractiveConfig, extractive_answer
+from memo_core.answer.extractive import ExtractiveConfig, PickWeights, extractive_answer
 from memo_core.answer.gate import GateCalibration, SufficiencyGate
 from memo_core.answer.normalize import NormalizedText, normalize, normalize_quote, normalize_text
 from memo_core.answer.prompting import (
@@ -57,6 +57,7 @@ __all__ = [
     "ParsedAnswer",
     "ParsedCitation",
     "ParsedClaim",
+    "PickWeights",
     "QuoteCheck",
     "Refusal",
     "RelatedPassage",

@@ -14,7 +14,7 @@ import argparse
 from contextlib import ExitStack
 from typing import Any
 
-from memo_core.cli.bases import add_engine_options, open_kb_from, open_memory_from
+from memo_core.cli.engines import add_engine_options, open_kb_from, open_memory_from
 from memo_core.errors import InvalidInputError
 
 __all__ = ["register"]

@@ -9,10 +9,8 @@ ranking in ``search/``, source extraction in ``ingest/``, guarded answers in
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -24,8 +22,9 @@ from memo_core.embedders.auto import AUTO, resolve_embedder
 from memo_core.embedders.base import Embedder
 from memo_core.errors import EmbedderMismatchError, InvalidInputError, NotFoundError
 from memo_core.kb.claims import DocumentClaims
+from memo_core.kb.embed_clock import add_embed_seconds
 from memo_core.kb.locators import locator_from_metadata
-from memo_core.kb.pg_store import PostgresKnowledgeStore
+from memo_core.kb.records import source_document_id
 from memo_core.kb.store import (
     ChunkInput,
     DocumentInfo,
@@ -39,46 +38,31 @@ from memo_core.search.hybrid import HybridSearcher, SearchSettings
 from memo_core.search.mmr import mmr_select
 from memo_core.search.text import DEFAULT_LANGUAGES
 from memo_core.storage import open_database
-from memo_core.storage.base import Dialect, SQLDatabase, Tracer
+from memo_core.storage.base import SQLDatabase, Tracer
+from memo_core.storage.registry import backend_of
 from memo_core.types import Hit, SearchMode
 
 if TYPE_CHECKING:
     from memo_core.ingest import IngestPolicy
     from memo_core.kb.ingest import IngestReport
 
-__all__ = ["DEFAULT_COLLECTION", "DEFAULT_OWNER", "STORES", "MemoBase", "open_store"]
+__all__ = ["DEFAULT_COLLECTION", "DEFAULT_OWNER", "MemoBase", "open_store"]
 
 log = logging.getLogger(__name__)
 
 DEFAULT_OWNER = "default"
 DEFAULT_COLLECTION = "default"
 
-_EMBED_CLOCK = threading.local()
 #: Documents per transaction when ``add_texts`` stores precomputed vectors: a commit
 #: per document cost more than the rows themselves; a killed process loses at most
 #: the batch it was writing (nothing committed).
 BULK_BATCH = 1000
 
 
-def embed_seconds() -> float:
-    """Seconds the calling thread has spent embedding documents (ingest reports diff it).
-
-    Per thread, so concurrent ingests through one shared MemoBase time only their own work.
-    """
-    return float(getattr(_EMBED_CLOCK, "seconds", 0.0))
-
-
-#: The knowledge store of each engine, keyed as :attr:`SQLDatabase.dialect` names it:
-#: the one place that maps an engine to its store.
-STORES: Mapping[Dialect, type[KnowledgeStore]] = {
-    "sqlite": KnowledgeStore,
-    "postgres": PostgresKnowledgeStore,
-}
-
-
 def open_store(db: SQLDatabase, *, languages: Sequence[str] = DEFAULT_LANGUAGES) -> KnowledgeStore:
-    """The knowledge-base store for ``db``'s engine (SQLite file or PostgreSQL schema)."""
-    return STORES[db.dialect](db, languages=languages)
+    """The knowledge-base store of ``db`` (its engine's backend comes from
+    :data:`~memo_core.kb.store.KB_BACKENDS`, by the database URL)."""
+    return KnowledgeStore(db, languages=languages)
 
 
 class MemoBase:
@@ -185,7 +169,7 @@ class MemoBase:
             try:
                 vectors = self.embedder.embed_documents([chunks[i].text for i in todo])
             finally:
-                _EMBED_CLOCK.seconds = embed_seconds() + time.perf_counter() - started
+                add_embed_seconds(time.perf_counter() - started)
             for i, vec in zip(todo, vectors, strict=True):
                 out[i] = vec
         return [v for v in out if v is not None]
@@ -211,7 +195,7 @@ class MemoBase:
         if document_id:
             doc_id = document_id
         elif source:
-            doc_id = _stable_document_id(collection, source)
+            doc_id = source_document_id(collection, source)
         else:
             doc_id = uuid.uuid4().hex
         return self._put_document(
@@ -640,7 +624,7 @@ class MemoBase:
             **self.store.counts(),
             "embedder": fp.describe() if fp else None,
             "vector_search": False,
-            "backend": self.db.dialect,
+            "backend": backend_of(self.db).name,
             "driver": getattr(getattr(self.db, "driver", None), "name", "psycopg"),
             # Chunks that address an AI assistant with instructions (never quoted as answers).
             "flagged_chunks": self.store.flagged_chunks(),
@@ -705,11 +689,6 @@ def _check_mode(mode: SearchMode | str) -> SearchMode:
     except ValueError:
         modes = ", ".join(m.value for m in SearchMode)
         raise InvalidInputError(f"unknown search mode {mode!r}; use one of {modes}") from None
-
-
-def _stable_document_id(collection: str, source: str) -> str:
-    """A source's id is derived from its identity, so re-ingesting it replaces it."""
-    return hashlib.sha256(f"{collection}\x00{source}".encode()).hexdigest()[:24]
 
 
 def default_chunks(text: str, *, locator: Mapping[str, Any] | None = None) -> list[ChunkInput]:

@@ -34,7 +34,8 @@ from memo_core.errors import (
     MemoError,
     StorageError,
 )
-from memo_core.kb.base import embed_seconds
+from memo_core.kb.embed_clock import embed_seconds
+from memo_core.kb.records import source_document_id
 from memo_core.kb.store import ChunkInput
 
 if TYPE_CHECKING:
@@ -186,9 +187,7 @@ def _store_chunks(
 
 
 def _doc_id(kb: MemoBase, collection: str, source: str) -> str:
-    from memo_core.kb.base import _stable_document_id
-
-    return _stable_document_id(collection, source)
+    return source_document_id(collection, source)
 
 
 def ingest_sources(

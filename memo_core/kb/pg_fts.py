@@ -2,8 +2,8 @@
 
 SQLite indexes every chunk twice with the ``unicode61 remove_diacritics 2``
 tokenizer (its raw text, and the PyStemmer stems of :func:`~memo_core.search.text.
-stem_text`) and ranks with FTS5's ``bm25()`` and memo's column weights
-(:mod:`memo_core.search.bm25`). This module gives
+stem_text`) and ranks with FTS5's BM25 formula and the knowledge base's constants
+(:mod:`memo_core.search.bm25`, ``KB_B``; ``kb/fts_rank.py`` on SQLite). This module gives
 PostgreSQL the same index and the same ranking, so a base answers alike on both:
 
 * **Tokens** are memo's own :func:`~memo_core.search.text.tokenize` output with
@@ -44,7 +44,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memo_core.search.bm25 import IDF_FLOOR, K1, B
+from memo_core.search.bm25 import KB_B
+from memo_core.search.pg_bm25 import bm25_statement
 from memo_core.search.pg_text import (
     MAX_TOKEN_CHARS,
     IndexedText,
@@ -52,7 +53,6 @@ from memo_core.search.pg_text import (
     fold,
     index_text,
     lexeme_query,
-    phrase_query,
     query_phrases,
     tsquery,
 )
@@ -71,68 +71,28 @@ __all__ = [
 
 
 def bm25_sql(
-    phrases: Sequence[Phrase], scope: str, scope_params: Sequence[object]
+    phrases: Sequence[Phrase],
+    scope: str,
+    scope_params: Sequence[object],
+    *,
+    weighted: bool = True,
 ) -> tuple[str, list[object]]:
     """A statement ranking the chunks that match ``phrases``: rows ``(rowid, bm25)``.
 
+    ``weighted``: memo's column weights (False: unit weights, FTS5's ``bm25()``
+    called with no weights).
+
     ``scope`` is a condition over the index row ``f`` (its owner and collection; a
     metadata filter as an ``EXISTS`` on ``chunks``) with ``scope_params``; a
-    trailing ``LIMIT ?`` is left for the caller.
-
-    N, the document counts and the average length are the whole index's, as in
-    FTS5, so a chunk scores the same whoever else shares the base; the counts come
-    from the GIN indexes alone (``count(*)`` reads no row the visibility map vouches
-    for). Like FTS5 reading posting lists, the rest of the work follows the matches
-    in scope, not the rows times the phrases: each stem group (a word's raw and
-    stemmed phrases) fetches the rows it matches and yields one ``(row, phrase,
-    frequency)`` tuple per phrase present, and those are summed per row.
+    trailing ``LIMIT ?`` is left for the caller. The arithmetic is
+    :func:`~memo_core.search.pg_bm25.bm25_statement`'s, which memory ranks with too.
     """
-    params: list[object] = []
-    counts = []
-    for i, phrase in enumerate(phrases):
-        counts.append(
-            f"({i}, (SELECT count(*) FROM chunks_fts WHERE {phrase.column} @@ CAST(? AS tsquery)))"
-        )
-        params.append(phrase_query(phrase.lexemes))
-    groups: dict[int, list[int]] = {}
-    for i, phrase in enumerate(phrases):
-        groups.setdefault(phrase.group, []).append(i)
-    parts: list[str] = []
-    for members in groups.values():
-        # Placeholders in text order: the phrase queries, the match, the scope.
-        params.extend(phrase_query(phrases[i].lexemes) for i in members)
-        match = []
-        for column in ("raw", "stemmed"):
-            own = [phrases[i] for i in members if phrases[i].column == column]
-            if own:
-                match.append(f"f.{column} @@ CAST(? AS tsquery)")
-                params.append(tsquery(own))
-        params.extend(scope_params)
-        queries = ", ".join(f"CAST(? AS tsquery) AS q{i}" for i in members)
-        frequencies = ", ".join(
-            f"{phrases[i].weight!r}::float8 * ts_rank_cd(q.unit, f.{phrases[i].column}, q.q{i}, 0)"
-            f" AS t{i}"
-            for i in members
-        )
-        pairs = ", ".join(f"({i}, y.t{i})" for i in members)
-        parts.append(
-            f"SELECT y.rowid, y.ntok, v.i, v.tf FROM (SELECT f.rowid, f.ntok, {frequencies}"
-            f" FROM (SELECT CAST('{{1,1,1,1}}' AS real[]) AS unit, {queries}) q"
-            f" CROSS JOIN chunks_fts f WHERE ({' OR '.join(match)}) AND ({scope})) y"
-            f" CROSS JOIN LATERAL (VALUES {pairs}) v(i, tf) WHERE v.tf > 0"
-        )
-    k1, b, floor = f"{K1!r}::float8", f"{B!r}::float8", f"{IDF_FLOOR!r}::float8"
-    sql = (
-        f"WITH n (i, n) AS (VALUES {', '.join(counts)}),"
-        " s AS (SELECT nrows::float8 AS nrows,"
-        " GREATEST(ntokens, 1)::float8 / GREATEST(nrows, 1) AS avgdl FROM chunks_fts_stats),"
-        # FTS5: idf = ln((N - n + 0.5) / (n + 0.5)), and the floor where that is not positive.
-        f" w AS (SELECT n.i, CASE WHEN n.n * 2 >= s.nrows THEN {floor}"
-        " ELSE ln((s.nrows - n.n + 0.5) / (n.n + 0.5)) END AS idf, s.avgdl FROM n CROSS JOIN s),"
-        f" p AS MATERIALIZED ({' UNION ALL '.join(parts)})"
-        # FTS5's arithmetic, in its order: phrase by phrase, idf * (f (k1 + 1) / (f + K)).
-        f" SELECT p.rowid, -sum(w.idf * (p.tf * ({k1} + 1)"
-        f" / (p.tf + {k1} * (1 - {b} + {b} * p.ntok / w.avgdl))) ORDER BY p.i) AS score"
-        " FROM p JOIN w ON w.i = p.i GROUP BY p.rowid ORDER BY score, p.rowid LIMIT ?"
+    return bm25_statement(
+        phrases,
+        scope,
+        scope_params,
+        index="chunks_fts",
+        stats="chunks_fts_stats",
+        weighted=weighted,
+        b=KB_B,
     )
-    return sql, params

@@ -1,175 +1,151 @@
-"""Knowledge-base storage: documents, chunks, their FTS rows and their vectors.
+"""The knowledge base's document repository: documents, chunks and what a read may see.
 
 Every write of a document is ONE transaction covering its document row, chunk
-rows, FTS rows and vector rows, so a reader (or a crash) sees the old version or
-the new one, never half. Every read is scoped by ``owner``; an empty owner fails
-closed. Ranking legs (:meth:`keyword_candidates`, :meth:`vector_candidates`)
-return ``(chunk rowid, raw score)`` lists; fusion lives in ``search/hybrid.py``.
+rows and, through the engine backend (``kb/backend.py``: FTS5 + sqlite-vec, or
+tsvector + pgvector), its keyword and vector rows, so a reader (or a crash) sees
+the old version or the new one, never half. Every read is scoped by ``owner``;
+an empty owner fails closed. The SQL here is portable; the search legs are the
+backend's (``store.backend``, forwarded below for the callers that rank), the
+re-indexer is ``kb/reindex.py``. Fusion lives in ``search/hybrid.py``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import threading
-from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import Any
 
-from memo_core.embedders.base import EmbedderFingerprint, checked_unit_vector
-from memo_core.errors import (
-    EmbedderMismatchError,
-    InvalidInputError,
-    NamespaceRequiredError,
-    StorageError,
-)
+from memo_core.embedders.base import EmbedderFingerprint
+from memo_core.errors import EmbedderMismatchError, InvalidInputError, StorageError
+from memo_core.kb.backend import KnowledgeBackend, KnowledgeBackendFactory
 from memo_core.kb.flags import chunk_flags, decode_flags, encode_flags
+from memo_core.kb.pg_backend import PostgresKnowledgeBackend
+from memo_core.kb.records import (
+    ChunkInput,
+    DocumentInfo,
+    DocumentWrite,
+    IndexRows,
+    SearchState,
+    VectorRow,
+    chunk_id,
+    require_owner,
+    sha256,
+    utc_now,
+    vector_blob,
+)
+from memo_core.kb.reindex import VectorReindexer
 from memo_core.kb.repeats import (
     ShingledChunk,
     add_chunk_shingles,
     remove_chunk_shingles,
     repeated_masks,
 )
-from memo_core.kb.schema import kb_schema, vec_table_ddl
-from memo_core.search.bm25 import fts5_bm25
-from memo_core.search.filter_tree import parse_filter
-from memo_core.search.filters import Renderer
-from memo_core.search.keyword import (
-    POSTINGS_BUDGET,
-    DocumentFrequencies,
-    select_words,
-    word_cost,
-)
-from memo_core.search.sqlite_filters import render_sqlite
-from memo_core.search.text import (
-    DEFAULT_LANGUAGES,
-    detect_language,
-    fts_match_expression,
-    stem_text,
-)
+from memo_core.kb.scope import chunk_scope, only_scope
+from memo_core.kb.sqlite_backend import SqliteKnowledgeBackend
+from memo_core.search.text import DEFAULT_LANGUAGES
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY
-from memo_core.storage.migrations import Migrations
+from memo_core.storage.registry import Implementations
 from memo_core.types import Hit
 
-__all__ = ["ChunkInput", "DocumentInfo", "DocumentWrite", "KnowledgeStore", "require_owner"]
-
-#: FTS5's ranking call with memo's column weights (``search/bm25.py``).
-_RANK = fts5_bm25("chunks_fts")
-
-
-def require_owner(owner: str | None) -> str:
-    """Fail closed: every knowledge-base read and write names its owner."""
-    if not isinstance(owner, str) or not owner.strip():
-        raise NamespaceRequiredError("an owner (namespace) is required for every call")
-    return owner
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+__all__ = [
+    "KB_BACKENDS",
+    "ChunkInput",
+    "DocumentInfo",
+    "DocumentWrite",
+    "KnowledgeStore",
+    "SearchState",
+    "require_owner",
+    "sha256",
+]
 
 
-def sha256(text: str) -> str:
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError as exc:  # a lone surrogate: not text SQLite could store
-        raise InvalidInputError(f"text is not valid Unicode: {exc}") from exc
-    return hashlib.sha256(data).hexdigest()
+_DOCUMENT_COLUMNS = (
+    "id, owner, collection, source, title, kind, content_hash, text, metadata,"
+    " created_at, updated_at"
+)
+_CHUNK_COLUMNS = (
+    'id, doc_rowid, owner, collection, ord, start, "end", text, locator, metadata,'
+    " content_hash, flags"
+)
 
 
-@dataclass(frozen=True)
-class ChunkInput:
-    """A chunk to store: ``text`` is ``document_text[start:end]``."""
-
-    text: str
-    start: int
-    end: int
-    locator: Mapping[str, Any] = field(default_factory=dict)
-    metadata: Mapping[str, Any] = field(default_factory=dict)
-    id: str | None = None
+def _marks(columns: str) -> str:
+    return ",".join("?" for _ in columns.split(","))
 
 
-@dataclass(frozen=True)
-class DocumentWrite:
-    """One document for :meth:`KnowledgeStore.replace_documents` (the arguments of
-    :meth:`KnowledgeStore.replace_document`)."""
-
-    owner: str
-    collection: str
-    document_id: str
-    text: str
-    chunks: Sequence[ChunkInput]
-    vectors: Sequence[Sequence[float] | bytes] | None
-    source: str = ""
-    title: str = ""
-    kind: str = "text"
-    metadata: Mapping[str, Any] | None = None
-    content_hash: str | None = None
-
-
-@dataclass
-class _IndexRows:
-    """Keyword, vector and shingle rows of a batch, written together once its chunks are in."""
-
-    texts: list[tuple[int, str]] = field(default_factory=list)
-    vectors: list[tuple[int, str, str, bytes]] = field(default_factory=list)
-    shingled: list[ShingledChunk] = field(default_factory=list)
+def _document_values(write: DocumentWrite, created: str, updated: str) -> list[Any]:
+    """The ``documents`` row of a write, in :data:`_DOCUMENT_COLUMNS` order."""
+    return [
+        write.document_id,
+        write.owner,
+        write.collection,
+        write.source,
+        write.title,
+        write.kind,
+        write.content_hash or sha256(write.text),
+        write.text,
+        json.dumps(dict(write.metadata or {}), ensure_ascii=False, default=str),
+        created,
+        updated,
+    ]
 
 
-@dataclass
-class SearchState:
-    """What the read path needs from ``kb_meta``, valid while ``key`` holds."""
+def _chunk_values(write: DocumentWrite, doc_rowid: int) -> Iterator[list[Any]]:
+    """The ``chunks`` rows of a write, in :data:`_CHUNK_COLUMNS` order; a chunk's
+    metadata is the document's, its locator's and its own, merged in that order."""
+    doc_meta = dict(write.metadata or {})
+    for ord_, chunk in enumerate(write.chunks):
+        chunk_hash = sha256(chunk.text)
+        merged = {**doc_meta, **dict(chunk.locator), **dict(chunk.metadata)}
+        merged.setdefault("source", write.source)
+        merged.setdefault("title", write.title)
+        yield [
+            chunk.id or chunk_id(write.document_id, ord_, chunk.start, chunk_hash),
+            doc_rowid,
+            write.owner,
+            write.collection,
+            ord_,
+            chunk.start,
+            chunk.end,
+            chunk.text,
+            json.dumps(dict(chunk.locator), ensure_ascii=False, default=str),
+            json.dumps(merged, ensure_ascii=False, default=str),
+            chunk_hash,
+            encode_flags(chunk_flags(chunk.text)),
+        ]
 
-    key: tuple[int, ...]
-    vector_table: str | None
-    fingerprint: EmbedderFingerprint | None
-    #: The base's random id (``storage/identity.py``); None in a file opened before
-    #: its migration could run (read-only media).
-    base_id: str | None = None
-    only_scope: dict[tuple[str, str | None], bool] = field(default_factory=dict)
 
-
-@dataclass(frozen=True)
-class DocumentInfo:
-    id: str
-    owner: str
-    collection: str
-    source: str
-    title: str
-    kind: str
-    content_hash: str
-    chunk_count: int
-    created_at: str
-    updated_at: str
-    metadata: dict[str, Any]
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+#: The knowledge-base backend of each storage engine (``storage/registry.py``): the
+#: one place an engine gets its knowledge-base code.
+KB_BACKENDS: Implementations[KnowledgeBackendFactory] = Implementations(
+    "knowledge base",
+    {"sqlite": SqliteKnowledgeBackend, "postgres": PostgresKnowledgeBackend},
+)
 
 
 class KnowledgeStore:
-    """Typed access to one knowledge-base file.
+    """Typed access to one knowledge base (a SQLite file or a PostgreSQL schema).
 
-    The SQL here is portable where it can be; what differs by engine (DDL, the
-    keyword index, vector tables) sits behind the ``_migrations`` list and the
-    ``_create_vector_table`` / ``_index_chunks`` / ``_insert_vectors`` /
-    ``_delete_chunk_index_rows`` hooks, which ``kb/pg_store.py`` overrides.
+    ``backend`` is the engine's half (``kb/backend.py``), chosen by the database's
+    URL through :data:`KB_BACKENDS`; this class holds no
+    engine-specific SQL and is the same class on every engine.
     """
-
-    #: The schema's numbered migrations (a dialect's subclass brings its own).
-    _migrations: ClassVar[Migrations] = kb_schema
-    #: How a metadata filter becomes SQL on this engine (``search/sqlite_filters.py``).
-    _render_filter: ClassVar[Renderer] = staticmethod(render_sqlite)
 
     def __init__(self, db: SQLDatabase, *, languages: Sequence[str] = DEFAULT_LANGUAGES) -> None:
         self.db = db
         self.languages = tuple(languages)
         self._search_state: SearchState | None = None
         self._pins = threading.local()  # a search pins its state per thread
-        self._migrations.apply(db)
+        make = KB_BACKENDS.for_database(db)
+        self.backend: KnowledgeBackend = make(db, languages=self.languages, state=self.search_state)
+        self.backend.migrations.apply(db)
+        self._hit_columns = (
+            'c.rowid, c.id, d.id, c.text, d.source, d.title, c.collection, c.start, c."end",'
+            f" c.locator, {self.backend.json_text('c.metadata')}, c.flags"
+        )
 
     # -- file facts ---------------------------------------------------------
 
@@ -211,7 +187,7 @@ class KnowledgeStore:
                 # Another process attached one since our read: check it like any other.
                 return self.attach_embedder(fingerprint)
             name = "vec_chunks_1"
-            self._create_vector_table(name, fingerprint.dimensions)
+            self.backend.create_vector_table(name, fingerprint.dimensions)
             self.set_meta("embedder", fingerprint.to_json())
             self.set_meta("vector_table", name)
             self.set_meta("vector_generation", "1")
@@ -253,10 +229,6 @@ class KnowledgeStore:
         )
 
     # -- writes -------------------------------------------------------------
-
-    def _vector_blob(self, vector: Sequence[float], dims: int) -> bytes:
-        return array("f", checked_unit_vector(vector, dims)).tobytes()
-
     def document_hash(self, owner: str, document_id: str) -> str | None:
         row = self.db.query_one(
             "SELECT content_hash FROM documents WHERE owner = ? AND id = ?",
@@ -266,16 +238,7 @@ class KnowledgeStore:
 
     def reusable_vectors(self, owner: str, document_id: str) -> dict[str, bytes]:
         """Stored vectors of a document's chunks by content hash (to skip re-embedding)."""
-        table = self.vector_table
-        if table is None or not self.db.has_vec:
-            return {}
-        rows = self.db.query(
-            f"SELECT c.content_hash, v.embedding FROM chunks c JOIN documents d "
-            f"ON d.rowid = c.doc_rowid JOIN {table} v ON v.chunk_rowid = c.rowid "
-            "WHERE d.owner = ? AND d.id = ?",
-            [require_owner(owner), document_id],
-        )
-        return {str(h): bytes(e) for h, e in rows}
+        return self.backend.reusable_vectors(owner, document_id)
 
     def replace_document(
         self,
@@ -330,25 +293,108 @@ class KnowledgeStore:
         table = self.vector_table if self.db.has_vec else None
         fp = self.fingerprint
         prepared = [(w, self._vector_blobs(w, table, fp)) for w in writes]
-        now = _now()
-        pending = _IndexRows()
+        stamp = utc_now()
+        pending = IndexRows()
         with self.db.transaction():
-            if table is not None and any(w.vectors is not None for w in writes):
-                stored = self.fingerprint  # re-read under the write lock
-                if stored != (fingerprint or fp) or self.vector_table != table:
-                    raise EmbedderMismatchError(
-                        f"{self.db.path} was re-indexed with "
-                        f"{stored.describe() if stored else 'no embedder'} since these vectors "
-                        "were made; reopen it with that embedder"
-                    )
+            self._check_vectors_current(writes, table, fp, fingerprint)
             written: set[tuple[str, str]] = set()
             for write, blobs in prepared:
                 key = (write.owner, write.document_id)
                 if key in written:  # replaced again in this batch: its index rows go first
                     self._flush_index_rows(pending, table)
                 written.add(key)
-                self._write_document_rows(write, blobs, table, now, pending)
+                self._write_document_rows(write, blobs, table, stamp, pending)
             self._flush_index_rows(pending, table)
+
+    def insert_documents(
+        self, writes: Sequence[DocumentWrite], *, fingerprint: EmbedderFingerprint | None = None
+    ) -> None:
+        """Bulk insert: NEW documents in ONE transaction, the rows of each table at once.
+
+        The same rows :meth:`replace_documents` writes (documents, chunks, keyword and
+        vector rows through the backend, shingles), with rowids assigned here under
+        the write lock and every table filled by one ``executemany``: the path for a
+        large load of documents the base does not hold yet. A document id the owner
+        already has, or one listed twice, is refused (InvalidInputError) before
+        anything is written; replace those with :meth:`replace_documents`.
+        """
+        table = self.vector_table if self.db.has_vec else None
+        fp = self.fingerprint
+        prepared = [(w, self._vector_blobs(w, table, fp)) for w in writes]
+        keys = [(w.owner, w.document_id) for w in writes]
+        if len(set(keys)) != len(keys):
+            raise InvalidInputError("a document id is listed twice: one write per document")
+        stamp = utc_now()
+        with self.db.transaction():
+            self._check_vectors_current(writes, table, fp, fingerprint)
+            taken = self._existing_documents(keys)
+            if taken:
+                owner, document_id = taken[0]
+                raise InvalidInputError(
+                    f"document {document_id!r} of {owner!r} exists: replace_documents replaces it"
+                )
+            doc_rowid = self._next_rowid("documents")
+            chunk_rowid = self._next_rowid("chunks")
+            documents: list[list[Any]] = []
+            chunks: list[list[Any]] = []
+            pending = IndexRows()
+            for write, blobs in prepared:
+                documents.append([doc_rowid, *_document_values(write, stamp, stamp)])
+                for values, chunk, blob in zip(
+                    _chunk_values(write, doc_rowid), write.chunks, blobs, strict=True
+                ):
+                    chunks.append([chunk_rowid, *values])
+                    pending.texts.append((chunk_rowid, chunk.text))
+                    pending.shingled.append(
+                        ShingledChunk(write.owner, doc_rowid, chunk_rowid, chunk.text)
+                    )
+                    if blob is not None and table is not None:
+                        pending.vectors.append((chunk_rowid, write.owner, write.collection, blob))
+                    chunk_rowid += 1
+                doc_rowid += 1
+            self.db.executemany(
+                f"INSERT INTO documents (rowid, {_DOCUMENT_COLUMNS})"
+                f" VALUES (?, {_marks(_DOCUMENT_COLUMNS)})",
+                documents,
+            )
+            self.db.executemany(
+                f"INSERT INTO chunks (rowid, {_CHUNK_COLUMNS}) VALUES (?, {_marks(_CHUNK_COLUMNS)})",
+                chunks,
+            )
+            self._flush_index_rows(pending, table)
+            self.backend.finish_bulk_insert(None, 0)  # rowids continue past ours
+
+    def _check_vectors_current(
+        self,
+        writes: Sequence[DocumentWrite],
+        table: str | None,
+        fp: EmbedderFingerprint | None,
+        fingerprint: EmbedderFingerprint | None,
+    ) -> None:
+        """Refuse vectors made for an embedder the base no longer uses (under the write lock)."""
+        if table is not None and any(w.vectors is not None for w in writes):
+            stored = self.fingerprint  # re-read under the write lock
+            if stored != (fingerprint or fp) or self.vector_table != table:
+                raise EmbedderMismatchError(
+                    f"{self.db.path} was re-indexed with "
+                    f"{stored.describe() if stored else 'no embedder'} since these vectors "
+                    "were made; reopen it with that embedder"
+                )
+
+    def _existing_documents(self, keys: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+        ids = sorted({document_id for _, document_id in keys})
+        wanted = set(keys)
+        found: list[tuple[str, str]] = []
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            rows = self.db.query(
+                f"SELECT owner, id FROM documents WHERE id IN ({','.join('?' for _ in part)})", part
+            )
+            found.extend(k for k in ((str(r[0]), str(r[1])) for r in rows) if k in wanted)
+        return sorted(found)
+
+    def _next_rowid(self, table: str) -> int:
+        return int(self.db.query_one(f"SELECT coalesce(max(rowid), 0) + 1 FROM {table}")[0])
 
     def _vector_blobs(
         self, write: DocumentWrite, table: str | None, fp: EmbedderFingerprint | None
@@ -365,8 +411,7 @@ class KnowledgeStore:
         if vectors is None or table is None or fp is None:
             return [None] * len(write.chunks)
         return [
-            vec if isinstance(vec, bytes) else self._vector_blob(vec, fp.dimensions)
-            for vec in vectors
+            vec if isinstance(vec, bytes) else vector_blob(vec, fp.dimensions) for vec in vectors
         ]
 
     def _write_document_rows(
@@ -375,12 +420,11 @@ class KnowledgeStore:
         blobs: Sequence[bytes | None],
         table: str | None,
         now: str,
-        pending: _IndexRows,
+        pending: IndexRows,
     ) -> None:
         """The document and chunk rows of one write (inside the caller's transaction);
         its keyword and vector rows are added to ``pending``."""
         owner, document_id = write.owner, write.document_id
-        doc_meta = dict(write.metadata or {})
         row = self.db.query_one(
             "SELECT rowid, created_at FROM documents WHERE owner = ? AND id = ?",
             [owner, document_id],
@@ -391,49 +435,19 @@ class KnowledgeStore:
             self._delete_doc_rows([int(row[0])])
         # RETURNING (not lastrowid): PostgreSQL has no lastrowid, SQLite >= 3.35 has both.
         inserted = self.db.query(
-            "INSERT INTO documents (id, owner, collection, source, title, kind, content_hash,"
-            " text, metadata, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+            f"INSERT INTO documents ({_DOCUMENT_COLUMNS}) VALUES ({_marks(_DOCUMENT_COLUMNS)})"
             " RETURNING rowid",
-            [
-                document_id,
-                owner,
-                write.collection,
-                write.source,
-                write.title,
-                write.kind,
-                write.content_hash or sha256(write.text),
-                write.text,
-                json.dumps(doc_meta, ensure_ascii=False, default=str),
-                created,
-                now,
-            ],
+            _document_values(write, created, now),
         )
         doc_rowid = int(inserted[0][0])
         indexed: list[tuple[int, str]] = []
-        for ord_, (chunk, blob) in enumerate(zip(write.chunks, blobs, strict=True)):
-            chunk_hash = sha256(chunk.text)
-            chunk_id = chunk.id or _chunk_id(document_id, ord_, chunk.start, chunk_hash)
-            merged = {**doc_meta, **dict(chunk.locator), **dict(chunk.metadata)}
-            merged.setdefault("source", write.source)
-            merged.setdefault("title", write.title)
+        for values, chunk, blob in zip(
+            _chunk_values(write, doc_rowid), write.chunks, blobs, strict=True
+        ):
             inserted = self.db.query(
-                'INSERT INTO chunks (id, doc_rowid, owner, collection, ord, start, "end", text,'
-                " locator, metadata, content_hash, flags) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+                f"INSERT INTO chunks ({_CHUNK_COLUMNS}) VALUES ({_marks(_CHUNK_COLUMNS)})"
                 " RETURNING rowid",
-                [
-                    chunk_id,
-                    doc_rowid,
-                    owner,
-                    write.collection,
-                    ord_,
-                    chunk.start,
-                    chunk.end,
-                    chunk.text,
-                    json.dumps(dict(chunk.locator), ensure_ascii=False, default=str),
-                    json.dumps(merged, ensure_ascii=False, default=str),
-                    chunk_hash,
-                    encode_flags(chunk_flags(chunk.text)),
-                ],
+                values,
             )
             chunk_rowid = int(inserted[0][0])
             indexed.append((chunk_rowid, chunk.text))
@@ -442,74 +456,44 @@ class KnowledgeStore:
         pending.shingled.extend(ShingledChunk(owner, doc_rowid, r, t) for r, t in indexed)
         pending.texts.extend(indexed)
 
-    def _flush_index_rows(self, pending: _IndexRows, table: str | None) -> None:
+    def _flush_index_rows(self, pending: IndexRows, table: str | None) -> None:
         if pending.texts:
-            self._index_chunks(pending.texts)
+            self.backend.index_chunks(pending.texts)
         if table is not None and pending.vectors:
-            self._insert_vectors(table, pending.vectors)
+            self.backend.insert_vectors(table, pending.vectors)
         add_chunk_shingles(self.db, pending.shingled)
         pending.texts.clear()
         pending.vectors.clear()
         pending.shingled.clear()
 
-    # -- bulk copy (kb/transfer.py: rows arrive with their rowids) ------------
+    # -- bulk insert (kb/transfer.py: rows arrive with their rowids) ----------
 
     def json_text(self, column: str) -> str:
         """SQL reading the JSON ``column`` of ``chunks`` as JSON text."""
-        return column
+        return self.backend.json_text(column)
 
     def create_bulk_vector_table(self, name: str, dimensions: int) -> None:
         """An empty vector table ``name``, to be filled by :meth:`index_copied_chunks`."""
-        self._create_vector_table(name, dimensions, bulk=True)
+        self.backend.create_vector_table(name, dimensions, bulk=True)
 
     def index_copied_chunks(
         self,
         rows: Sequence[tuple[int, str]],
         vector_table: str | None = None,
-        vectors: Sequence[tuple[int, str, str, bytes]] = (),
+        vectors: Sequence[VectorRow] = (),
     ) -> None:
         """Index chunks inserted with their rowids: ``(rowid, text)`` into the keyword
         index, ``(rowid, owner, collection, float32 blob)`` into ``vector_table``."""
-        self._index_chunks(rows)
+        self.backend.index_chunks(rows)
         if vector_table is not None and vectors:
-            self._insert_vectors(vector_table, vectors)
+            self.backend.insert_vectors(vector_table, vectors)
 
     def finish_bulk_copy(self, vector_table: str | None, dimensions: int) -> None:
         """After a copy: build ``vector_table``'s index, continue the rowids past the
-        copied ones (SQLite's next rowid already follows the largest)."""
-        if vector_table is not None:
-            self._finish_vector_table(vector_table, dimensions)
+        copied ones."""
+        self.backend.finish_bulk_insert(vector_table, dimensions)
 
-    # -- dialect hooks (kb/pg_store.py overrides these) ----------------------
-
-    def _create_vector_table(self, name: str, dimensions: int, *, bulk: bool = False) -> None:
-        """Create an empty vector table ``name`` (inside the caller's transaction).
-
-        ``bulk``: it is about to be filled in one go (re-index, copy), and
-        :meth:`_finish_vector_table` runs afterwards, so an engine whose index is
-        cheaper to build than to grow row by row can build it then.
-        """
-        self.db.execute(vec_table_ddl(name, dimensions))
-
-    def _finish_vector_table(self, name: str, dimensions: int) -> None:
-        """After a bulk load into ``name``: nothing to do for sqlite-vec (no index)."""
-
-    def _index_chunks(self, rows: Sequence[tuple[int, str]]) -> None:
-        """Add ``(chunk rowid, text)`` rows to the keyword index (raw and stemmed)."""
-        self.db.executemany(
-            "INSERT INTO chunks_fts (rowid, raw, stemmed) VALUES (?, ?, ?)",
-            [
-                (rowid, text, stem_text(text, detect_language(text, self.languages)))
-                for rowid, text in rows
-            ],
-        )
-
-    def _insert_vectors(self, table: str, rows: Sequence[tuple[int, str, str, bytes]]) -> None:
-        """Store ``(chunk rowid, owner, collection, float32 blob)`` rows in ``table``."""
-        self.db.executemany(
-            f"INSERT INTO {table} (chunk_rowid, owner, collection, embedding) VALUES (?, ?, ?, ?)",
-            rows,
-        )
+    # -- deletes ------------------------------------------------------------
 
     def _delete_doc_rows(self, doc_rowids: Sequence[int]) -> None:
         for doc_rowid in doc_rowids:
@@ -523,18 +507,7 @@ class KnowledgeStore:
             self.db.execute("DELETE FROM documents WHERE rowid = ?", [doc_rowid])
 
     def _delete_chunk_index_rows(self, rowids: Sequence[int]) -> None:
-        if not rowids:
-            return
-        table = self.vector_table if self.db.has_vec else None
-        for start in range(0, len(rowids), 500):
-            part = list(rowids[start : start + 500])
-            marks = ",".join("?" for _ in part)
-            self.db.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({marks})", part)
-        if table is not None:
-            # One point delete per row: vec0 answers "IN (...)" with a full-table scan.
-            self.db.executemany(
-                f"DELETE FROM {table} WHERE chunk_rowid = ?", [[int(r)] for r in rowids]
-            )
+        self.backend.delete_index_rows(rowids, self.vector_table if self.db.has_vec else None)
 
     def delete_documents(self, owner: str, document_ids: Iterable[str]) -> int:
         """Delete documents with their chunk, FTS and vector rows; returns how many."""
@@ -640,7 +613,7 @@ class KnowledgeStore:
             part = list(rowids[start : start + 500])
             marks = ",".join("?" for _ in part)
             for r in self.db.query(
-                f"SELECT {self._HIT_COLUMNS} FROM chunks c JOIN documents d ON d.rowid = c.doc_rowid"
+                f"SELECT {self._hit_columns} FROM chunks c JOIN documents d ON d.rowid = c.doc_rowid"
                 f" WHERE c.rowid IN ({marks})",
                 part,
             ):
@@ -693,7 +666,7 @@ class KnowledgeStore:
         never hand out another owner's chunk.
         """
         params: list[Any] = []
-        where = self._scope(owner, collections, filter, params)
+        where = chunk_scope(owner, collections, filter, params, self.backend.render_filter)
         out: set[int] = set()
         for start in range(0, len(rowids), 500):
             part = [int(r) for r in rowids[start : start + 500]]
@@ -754,77 +727,12 @@ class KnowledgeStore:
             finally:
                 self._pins.state = None
 
-    def _only_scope(
-        self, state: SearchState, owner: str, collections: Sequence[str] | None
-    ) -> bool:
-        """True when every chunk belongs to ``owner`` (and its one collection).
+    def only_scope(self, owner: str, collections: Sequence[str] | None) -> bool:
+        """True when every chunk belongs to ``owner`` (and its one collection): a
+        ranking leg or aid may then skip scoping its rows (``kb/scope.py``)."""
+        return only_scope(self.db, self.search_state(), owner, collections)
 
-        Then a ranking leg may skip the per-row join that scopes it: the answer is
-        the same. Two index range probes, cached with the search state.
-        """
-        if collections is not None and len(collections) != 1:
-            return False
-        cache_key = (owner, collections[0] if collections else None)
-        if cache_key not in state.only_scope:
-            params: list[Any] = [owner, owner]
-            sql = "SELECT EXISTS (SELECT 1 FROM chunks WHERE owner < ? OR owner > ?)"
-            if collections:
-                sql += (
-                    " OR EXISTS (SELECT 1 FROM chunks WHERE owner = ?"
-                    " AND (collection < ? OR collection > ?))"
-                )
-                params += [owner, collections[0], collections[0]]
-            state.only_scope[cache_key] = not int(self.db.query_one(sql, params)[0])
-        return state.only_scope[cache_key]
-
-    def similarities(self, rowids: Sequence[int], vector: Sequence[float]) -> dict[int, float]:
-        """Cosine similarity of ``vector`` to each stored chunk vector, computed in SQL."""
-        state = self.search_state()
-        if state.vector_table is None or state.fingerprint is None or not rowids:
-            return {}
-        blob = self._vector_blob(vector, state.fingerprint.dimensions)
-        # One point query per rowid: vec0 answers "chunk_rowid IN (...)" with a full
-        # scan (150 ms at 100k chunks), "chunk_rowid = ?" with one look-up.
-        sql = (
-            f"SELECT vec_distance_cosine(embedding, ?) FROM {state.vector_table}"
-            " WHERE chunk_rowid = ?"
-        )
-        out: dict[int, float] = {}
-        for rowid in dict.fromkeys(rowids):
-            row = self.db.query_one(sql, [blob, int(rowid)])
-            if row is not None:
-                out[int(rowid)] = 1.0 - float(row[0])
-        return out
-
-    def vectors_by_rowid(self, rowids: Sequence[int]) -> dict[int, list[float]]:
-        table = self.vector_table if self.db.has_vec else None
-        if table is None or not rowids:
-            return {}
-        out: dict[int, list[float]] = {}
-        sql = f"SELECT embedding FROM {table} WHERE chunk_rowid = ?"  # point look-ups, no scan
-        for rowid in dict.fromkeys(rowids):
-            row = self.db.query_one(sql, [int(rowid)])
-            if row is not None:
-                out[int(rowid)] = array("f", bytes(row[0])).tolist()
-        return out
-
-    def _scope(
-        self,
-        owner: str,
-        collections: Sequence[str] | None,
-        filter: Mapping[str, Any] | None,
-        params: list[Any],
-    ) -> str:
-        where = "c.owner = ?"
-        params.append(require_owner(owner))
-        if collections:
-            where += f" AND c.collection IN ({','.join('?' for _ in collections)})"
-            params.extend(collections)
-        if filter:
-            where += " AND " + self._render_filter(
-                parse_filter(filter), params, column="c.metadata"
-            )
-        return where
+    # -- the search legs (the backend's; see kb/backend.py) -----------------------
 
     def keyword_candidates(
         self,
@@ -836,101 +744,16 @@ class KnowledgeStore:
         filter: Mapping[str, Any] | None = None,
         max_postings: int | None = None,
     ) -> list[tuple[int, float]]:
-        """``[(chunk rowid, bm25)]`` best first (BM25: lower is better, as FTS5 reports it).
+        """``[(chunk rowid, bm25)]`` best first (FTS5's sign: lower is better).
 
         ``max_postings``: when the query would read more postings than this (the sum
         of its words' document frequencies), only its rarest words are queried
         (``search/keyword.py``); if they find fewer than ``limit`` chunks, the full
         query runs after all. None (the default) queries every word.
         """
-        if max_postings is None:
-            expression = self._keyword_expression(query, trim=False)
-            if expression is None:
-                return []
-            return self._keyword_rows(expression, owner, limit, collections, filter)
-        trimmed = self._keyword_expression(query, trim=True, budget=max_postings)
-        if trimmed is None:
-            return []
-        rows = self._keyword_rows(trimmed, owner, limit, collections, filter)
-        if len(rows) < limit:
-            full = self._keyword_expression(query, trim=False)
-            if full is not None and full != trimmed:
-                rows = self._keyword_rows(full, owner, limit, collections, filter)
-        return rows
-
-    def _keyword_expression(
-        self, query: str, *, trim: bool, budget: int = POSTINGS_BUDGET
-    ) -> str | None:
-        if not trim:
-            return fts_match_expression(query, languages=self.languages)
-        frequencies: DocumentFrequencies | None = getattr(self, "_frequencies", None)
-        if frequencies is None:
-            frequencies = self._frequencies = DocumentFrequencies(
-                self._token_document_counts, self._size_hint
-            )
-        known = frequencies
-
-        def rarest(words: list[list[str]], stems: list[list[str]]) -> list[int]:
-            counts = known.get([t for w, st in zip(words, stems, strict=True) for t in (*w, *st)])
-            return select_words(
-                [word_cost(w, st, counts) for w, st in zip(words, stems, strict=True)],
-                budget=budget,
-            )
-
-        return fts_match_expression(query, languages=self.languages, keep=rarest)
-
-    def document_frequencies(self, terms: Sequence[str]) -> dict[str, int]:
-        """Chunks whose keyword index holds each term, raw or stemmed (0 when none does).
-
-        Terms are looked up as given (stems, not folded), over every owner: the
-        document frequency of an IDF. Every backend counts alike (FTS5's
-        ``fts5vocab`` here, the ``tsvector`` columns on PostgreSQL).
-        """
-        counts = self._token_document_counts(terms)
-        return {t: counts.get(t, 0) for t in terms}
-
-    def chunk_total(self) -> int:
-        """How many chunks the base holds, over every owner: the N of an IDF."""
-        return int(self.db.query_one("SELECT count(*) FROM chunks")[0])
-
-    def _token_document_counts(self, tokens: Sequence[str]) -> dict[str, int]:
-        # Point look-ups: fts5vocab answers "term IN (...)" by scanning the vocabulary.
-        out: dict[str, int] = {}
-        for token in tokens:
-            row = self.db.query_one("SELECT doc FROM chunks_fts_vocab WHERE term = ?", [token])
-            if row is not None:
-                out[token] = int(row[0])
-        return out
-
-    def _size_hint(self) -> int:
-        return int(self.db.query_one("SELECT coalesce(max(rowid), 0) FROM chunks")[0])
-
-    def _keyword_rows(
-        self,
-        expression: str,
-        owner: str,
-        limit: int,
-        collections: Sequence[str] | None,
-        filter: Mapping[str, Any] | None,
-    ) -> list[tuple[int, float]]:
-        if not filter and self._only_scope(self.search_state(), require_owner(owner), collections):
-            # Nothing to scope out: rank inside FTS5 alone, no join per matching row.
-            rows = self.db.query(
-                f"SELECT rowid, {_RANK} AS s FROM chunks_fts"
-                " WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?",
-                [expression, int(limit)],
-            )
-            return [(int(r[0]), float(r[1])) for r in rows]
-        params: list[Any] = [expression]
-        where = self._scope(owner, collections, filter, params)
-        params.append(int(limit))
-        rows = self.db.query(
-            f"SELECT f.rowid, {_RANK} AS s FROM chunks_fts f"
-            " JOIN chunks c ON c.rowid = f.rowid"
-            f" WHERE chunks_fts MATCH ? AND {where} ORDER BY s LIMIT ?",
-            params,
+        return self.backend.keyword_candidates(
+            owner, query, limit, collections=collections, filter=filter, max_postings=max_postings
         )
-        return [(int(r[0]), float(r[1])) for r in rows]
 
     def vector_candidates(
         self,
@@ -941,40 +764,30 @@ class KnowledgeStore:
         collections: Sequence[str] | None = None,
         filter: Mapping[str, Any] | None = None,
     ) -> list[tuple[int, float]]:
-        """``[(chunk rowid, cosine similarity)]`` best first.
+        """``[(chunk rowid, cosine similarity)]`` best first, the ``limit`` nearest of
+        the scope (or all of it), never a short list."""
+        return self.backend.vector_candidates(
+            owner, vector, limit, collections=collections, filter=filter
+        )
 
-        Owner and a single collection filter inside the KNN index (partition key and
-        metadata column); a metadata filter or several collections switch to an
-        exact scan restricted in SQL, never to post-filtering a short list.
+    def similarities(self, rowids: Sequence[int], vector: Sequence[float]) -> dict[int, float]:
+        """Cosine similarity of ``vector`` to each stored chunk vector, computed in SQL."""
+        return self.backend.similarities(rowids, vector)
+
+    def vectors_by_rowid(self, rowids: Sequence[int]) -> dict[int, list[float]]:
+        return self.backend.vectors_by_rowid(rowids)
+
+    def document_frequencies(self, terms: Sequence[str]) -> dict[str, int]:
+        """Chunks whose keyword index holds each term, raw or stemmed (0 when none does).
+
+        Terms are looked up as given (stems, not folded), over every owner: the
+        document frequency of an IDF. Every backend counts alike.
         """
-        state = self.search_state()
-        table, fp = state.vector_table, state.fingerprint
-        if table is None or fp is None:
-            return []
-        blob = self._vector_blob(vector, fp.dimensions)
-        require_owner(owner)
-        if not filter and (not collections or len(collections) == 1):
-            params: list[Any] = [blob, int(limit), owner]
-            extra = ""
-            if collections:
-                extra = " AND collection = ?"
-                params.append(collections[0])
-            rows = self.db.query(
-                f"SELECT chunk_rowid, distance FROM {table}"
-                f" WHERE embedding MATCH ? AND k = ? AND owner = ?{extra} ORDER BY distance",
-                params,
-            )
-        else:
-            params = [blob]
-            where = self._scope(owner, collections, filter, params)
-            params.append(int(limit))
-            rows = self.db.query(
-                f"SELECT v.chunk_rowid, vec_distance_cosine(v.embedding, ?) AS distance"
-                f" FROM {table} v JOIN chunks c ON c.rowid = v.chunk_rowid"
-                f" WHERE {where} ORDER BY distance LIMIT ?",
-                params,
-            )
-        return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
+        return self.backend.document_frequencies(terms)
+
+    def chunk_total(self) -> int:
+        """How many chunks the base holds, over every owner: the N of an IDF."""
+        return int(self.db.query_one("SELECT count(*) FROM chunks")[0])
 
     def filtered_rowids(
         self,
@@ -985,7 +798,7 @@ class KnowledgeStore:
         limit: int = 1000,
     ) -> list[int]:
         params: list[Any] = []
-        where = self._scope(owner, collections, filter, params)
+        where = chunk_scope(owner, collections, filter, params, self.backend.render_filter)
         params.append(int(limit))
         return [
             int(r[0])
@@ -1067,163 +880,8 @@ class KnowledgeStore:
         batch_size: int = 64,
         progress: Any = None,
     ) -> int:
-        """Re-index: embed every chunk into a NEW vector table, then swap in one transaction.
-
-        Until the swap, searches keep using the old vectors. A re-index that was
-        interrupted (killed, or stopped by an embedder error) resumes: the vectors it
-        already built for the same embedder are kept and only the rest are embedded
-        (a paid re-index does not pay twice). Chunks written meanwhile are found in
-        the change log (``kb_chunk_changes``) and embedded again. Returns how many
-        chunks were embedded by this call.
-        """
-        if not self.db.has_vec:
-            raise StorageError("vector search is unavailable on this SQLite driver")
-        name, seen = self._start_rebuild(fingerprint)
-        total = int(self.db.query_one("SELECT count(*) FROM chunks")[0])
-        done = 0
-        for _ in range(_REBUILD_ROUNDS):
-            seen = self._forget_changed(name, seen)
-            done += self._embed_missing(name, fingerprint, embed, batch_size, progress, total)
-            if self._swap_rebuilt(name, fingerprint, seen):
-                return done
-        raise StorageError("chunks kept changing during the re-index; run it again")
-
-    def _start_rebuild(self, fingerprint: EmbedderFingerprint) -> tuple[str, int | None]:
-        """The table to build into and the change-log position it is known good at:
-        the half-built table of an interrupted re-index with the same embedder, or a
-        new one (None: no change log here, so nothing can be resumed)."""
-        building = self.meta(_REBUILD_TABLE)
-        seen = self._log_position()
-        if (
-            building is not None
-            and seen is not None
-            and self.meta(_REBUILD_EMBEDDER) == fingerprint.to_json()
-            and building != self.vector_table
-        ):
-            at = int(self.meta(_REBUILD_SEQ) or "-1")
-            low = self._log_low()
-            if 0 <= at <= seen and (low is None or low <= at + 1 or at == seen):
-                return building, at  # resume: vectors made for this embedder are kept
-        generation = int(self.meta("vector_generation") or "0") + 1
-        name = f"vec_chunks_{generation}"
-        with self.db.transaction():
-            if building is not None and building != self.vector_table:
-                self.db.execute(f"DROP TABLE IF EXISTS {building}")
-            self.db.execute(f"DROP TABLE IF EXISTS {name}")
-            self._create_vector_table(name, fingerprint.dimensions, bulk=True)
-            seen = self._log_position()
-            if seen is not None:  # recorded with the table: a kill leaves both or neither
-                self.set_meta(_REBUILD_TABLE, name)
-                self.set_meta(_REBUILD_EMBEDDER, fingerprint.to_json())
-                self.set_meta(_REBUILD_SEQ, str(seen))
-        return name, seen
-
-    def _forget_changed(self, name: str, seen: int | None) -> int | None:
-        """Drop the vectors of chunks written since ``seen`` (they are embedded again);
-        returns the new position."""
-        if seen is None:
-            return None
-        with self.db.transaction():
-            now = int(self._log_position() or 0)
-            rows = self.db.query(
-                "SELECT DISTINCT chunk_rowid FROM kb_chunk_changes WHERE seq > ? AND seq <= ?",
-                [seen, now],
-            )
-            self.db.executemany(
-                f"DELETE FROM {name} WHERE chunk_rowid = ?", [[int(r[0])] for r in rows]
-            )
-            self.set_meta(_REBUILD_SEQ, str(now))
-        return now
-
-    def _embed_missing(
-        self,
-        name: str,
-        fingerprint: EmbedderFingerprint,
-        embed: Any,
-        batch_size: int,
-        progress: Any,
-        total: int,
-    ) -> int:
-        """Embed the chunks with no vector in ``name`` yet, a batch per transaction."""
-        have = int(self.db.query_one(f"SELECT count(*) FROM {name}")[0])
-        done, last = 0, 0
-        while True:
-            rows = self.db.query(
-                "SELECT c.rowid, c.owner, c.collection, c.text FROM chunks c WHERE c.rowid > ?"
-                f" AND NOT EXISTS (SELECT 1 FROM {name} v WHERE v.chunk_rowid = c.rowid)"
-                " ORDER BY c.rowid LIMIT ?",
-                [last, batch_size],
-            )
-            if not rows:
-                return done
-            vectors = embed([str(r[3]) for r in rows])
-            with self.db.transaction():
-                dims = fingerprint.dimensions
-                self._insert_vectors(
-                    name,
-                    [
-                        (int(r[0]), str(r[1]), str(r[2]), self._vector_blob(v, dims))
-                        for r, v in zip(rows, vectors, strict=True)
-                    ],
-                )
-            last = int(rows[-1][0])
-            done += len(rows)
-            if progress is not None:
-                progress(min(have + done, total), total)
-
-    def _swap_rebuilt(self, name: str, fingerprint: EmbedderFingerprint, seen: int | None) -> bool:
-        """Make ``name`` the active table, unless chunks were written since ``seen``
-        (False: another round embeds them)."""
-        with self.db.transaction():
-            self._finish_vector_table(name, fingerprint.dimensions)
-        with self.db.transaction():
-            if seen is not None and self._log_position() != seen:
-                return False
-            # Chunks written while we were embedding have no vector yet: refuse to swap
-            # a table that would silently miss them.
-            missing = self.db.query_one(
-                f"SELECT count(*) FROM chunks c WHERE NOT EXISTS "
-                f"(SELECT 1 FROM {name} v WHERE v.chunk_rowid = c.rowid)"
-            )[0]
-            if int(missing):
-                if seen is not None:
-                    return False
-                raise StorageError(f"{missing} chunks changed during re-index; run it again")
-            self.db.execute(
-                f"DELETE FROM {name} WHERE chunk_rowid NOT IN (SELECT rowid FROM chunks)"
-            )
-            old = self.vector_table
-            self.set_meta("embedder", fingerprint.to_json())
-            self.set_meta("vector_table", name)
-            self.set_meta("vector_generation", name.rsplit("_", 1)[1])
-            self.db.execute(
-                "DELETE FROM kb_meta WHERE key IN (?, ?, ?)",
-                [_REBUILD_TABLE, _REBUILD_EMBEDDER, _REBUILD_SEQ],
-            )
-            if old and old != name:
-                self.db.execute(f"DROP TABLE IF EXISTS {old}")
-        return True
-
-    def _log_position(self) -> int | None:
-        """The last entry of the change log (None where there is none: PostgreSQL)."""
-        return int(self.db.query_one("SELECT coalesce(max(seq), 0) FROM kb_chunk_changes")[0])
-
-    def _log_low(self) -> int | None:
-        """The first entry still held in the change log (older ones were pruned)."""
-        row = self.db.query_one("SELECT min(seq) FROM kb_chunk_changes")
-        return None if row[0] is None else int(row[0])
-
-
-#: ``kb_meta`` keys of a re-index under way: the table it builds, for which
-#: embedder, and the change-log position up to which that table is in step.
-_REBUILD_TABLE, _REBUILD_EMBEDDER, _REBUILD_SEQ = "reindex_table", "reindex_embedder", "reindex_seq"
-#: A re-index embeds what was written meanwhile this many times before giving up.
-_REBUILD_ROUNDS = 5
-
-
-def _chunk_id(document_id: str, ord_: int, start: int, chunk_hash: str) -> str:
-    """Stable id: the same document content always yields the same chunk ids."""
-    digest = hashlib.sha256(
-        f"{document_id}\x00{ord_}\x00{start}\x00{chunk_hash}".encode()
-    ).hexdigest()
-    return digest[:24]
+        """Re-index into a new vector table, swapped in by one transaction
+        (``kb/reindex.py``); returns how many chunks were embedded by this call."""
+        return VectorReindexer(self).rebuild(
+            fingerprint, embed, batch_size=batch_size, progress=progress
+        )

@@ -55,6 +55,10 @@ __all__ = ["ROLES", "Capture", "bounded_turn", "screen_secrets"]
 
 ROLES = frozenset({"user", "assistant", "system"})
 
+#: How many of the most recent current facts name the user's people for a new turn: a
+#: namespace's facts are few, and the people talked about lately are the ones named again.
+_KNOWN_POOL = 200
+
 
 @dataclass(frozen=True)
 class _Outcome:
@@ -204,7 +208,12 @@ class Capture(HoodPart):
             return CaptureResult(turn_id, "drop", 0.0, reason="; ".join([why, *notes]))
         focus = self._focus(enc, session_id, when)
         analysis = analyze_turn(
-            text, ref=when.date(), focus=focus, config=self.config, classify=self._classify()
+            text,
+            ref=when.date(),
+            focus=focus,
+            config=self.config,
+            classify=self._classify(),
+            known=self._known_parties(enc),
         )
         candidates = list(analysis.facts)[: self.config.max_facts_per_turn]
         decision: Decision = analysis.decision
@@ -329,6 +338,25 @@ class Capture(HoodPart):
             self._classifier = load_capture_classifier(encoder)
         return self._classifier.keeps
 
+    def _known_parties(self, enc: str) -> list[Party]:
+        """The named people and pets of the user's most recent current facts ("son Eliot"),
+        so that a later sentence naming only "Eliot" is known to be about the son."""
+        out: list[Party] = []
+        for raw in self._store.facts_in(
+            [enc], order="valid_from DESC, rowid DESC", limit=_KNOWN_POOL
+        ):
+            row = FactRow(raw)
+            if row.subject_kind not in ("person", "pet") or not row.about:
+                continue
+            relation, _, name = row.about.partition(" ")
+            found = lx.relation_of(relation)
+            if found is None or not name:
+                continue
+            party = Party(found[0], found[1], name)
+            if party not in out:
+                out.append(party)
+        return out
+
     def _focus(self, enc: str, session_id: str | None, when: datetime) -> Party | None:
         row = self._store.last_turn(enc, session_id, to_iso(when))
         if row is None or not row[10]:
@@ -348,15 +376,15 @@ class Capture(HoodPart):
                 rows[int(same[0])] = FactRow(same)
         hits = [
             r
-            for r, _ in self._store.search_fts(
-                "mem_facts_fts", "mem_facts", statement, [enc], self.config.match_pool * 3
+            for r, _ in self._store.search_keyword(
+                "facts", statement, [enc], self.config.match_pool * 3
             )
         ]
         if vector is not None:
             hits += [
                 r
-                for r, _ in self._store.search_vec(
-                    "mem_facts_vec", vector, [enc], self.config.match_pool * 3
+                for r, _ in self._store.search_vectors(
+                    "facts", vector, [enc], self.config.match_pool * 3
                 )
             ]
         for raw in self._store.facts_by_rowids(hits):
@@ -409,7 +437,7 @@ class Capture(HoodPart):
         pool = self._match_pool(enc, cand.match_text or cand.statement, key, vector)
         if by_key_only:
             pool = [r for r in pool if r.key == key]
-        stored_vectors = self._store.vectors_for("mem_facts_vec", [r.rowid for r in pool])
+        stored_vectors = self._store.vectors_for("facts", [r.rowid for r in pool])
         existing = [
             Existing(
                 id=r.id,

@@ -8,7 +8,8 @@ it"). A small logistic regression decides instead, over two kinds of features:
 * the sentence's static embedding from the recall gate's Model2Vec model (the same
   model, loaded once; no PyTorch), L2-normalised;
 * cue features, English and Russian: each capture signal of the lexicon, a first
-  person or possessive, a value (date, time, amount, name, place), a polarity, a
+  person or possessive, a Russian verb in the first person (the pronoun dropped:
+  "Пью варфарин"), a relative or pet leading the sentence, a value (date, time, amount, name, place), a polarity, a
   question, a request, a hypothetical, a quote of the assistant, length.
 
 The weights ship with the package (``data/capture_classifier.json``), trained by
@@ -30,25 +31,15 @@ from typing import Any
 
 from memo_core.errors import InvalidInputError
 from memo_core.memory import lexicon as lx
+from memo_core.memory.extract import clean_sentence, detect_subject, speaks_of_self
+from memo_core.memory.morph import first_person_verb
 from memo_core.search.text import tokenize
 from memo_core.values import extract_values, polarity
 
 __all__ = ["CUE_NAMES", "CaptureClassifier", "cue_features", "load_capture_classifier"]
 
-_SELF = re.compile(
-    r"\b(?:i|i'm|im|i've|ive|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us)\b|"
-    r"(?<!\w)(?:я|мне|меня|мной|мой|моя|моё|мое|мои|моего|моей|моему|моих|мою|мы|нас|нам|"
-    r"наш|наша|наше|наши|нашего|нашей|нашу)(?!\w)",
-    re.IGNORECASE,
-)
 _HYPOTHETICAL = lx.HYPOTHETICAL
-_REQUEST = re.compile(
-    r"^(?:\W*(?:please|pls|hey|ok|okay|so|also|and|random but|fyi|btw|кстати|а|и|слушай)\W+)*"
-    r"(?:tell|give|list|plan|pln|pan|write|explain|show|find|make|suggest|recommend|translate|"
-    r"summari[sz]e|compare|help|describe|calculate|дай|расскажи|составь|напиши|объясни|покажи|"
-    r"найди|посоветуй|переведи|сравни|посчитай|придумай|помоги|подскажи)\b",
-    re.IGNORECASE,
-)
+_REQUEST = lx.REQUEST
 _ASSISTANT_QUOTE = re.compile(
     r"\b(?:as you (?:said|mentioned|suggested)|you (?:said|told me|suggested|mentioned)|"
     r"according to you|your (?:suggestion|advice))\b|"
@@ -64,10 +55,22 @@ _OTHERS = re.compile(
     re.IGNORECASE,
 )
 
+#: Relations a bare mention of means the user's own ("Мама живёт в Сочи", "Dad drives").
+_KIN_OR_PET = lx.FAMILY_RELATIONS | {"dog", "cat", "pet"}
+
+
+def _lead_relation(text: str) -> str:
+    """The relation the sentence leads with ("mother" for "Мама, ...", "" for none)."""
+    subject, _ = detect_subject(clean_sentence(text), None)
+    return subject.relation if subject is not None else ""
+
+
 #: Names of the cue features, in order (the weights file records them too).
 CUE_NAMES: tuple[str, ...] = (
     *(f"signal:{s.name}" for s in lx.SIGNALS),
     "self",
+    "self_verb",
+    "kin",
     "value",
     "value:date",
     "value:number",
@@ -92,7 +95,9 @@ def cue_features(text: str) -> list[float]:
     kinds = {v.kind for v in values}
     out = [1.0 if s.pattern.search(lowered) else 0.0 for s in lx.SIGNALS]
     out += [
-        1.0 if _SELF.search(text) else 0.0,
+        1.0 if speaks_of_self(text) else 0.0,
+        1.0 if first_person_verb(text) else 0.0,
+        1.0 if _lead_relation(text) in _KIN_OR_PET else 0.0,
         1.0 if values else 0.0,
         1.0 if kinds & {"date", "time"} else 0.0,
         1.0 if "number" in kinds else 0.0,

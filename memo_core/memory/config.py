@@ -131,6 +131,10 @@ class MemoryConfig:
     use_classifier: bool = True
     #: A sentence the rules keep is dropped when the classifier's probability is lower.
     classifier_drop_below: float = 0.15
+    #: From this probability the classifier alone says a sentence is the user's when it
+    #: names nobody else ("Living on the 7th floor now", "Старшего зовут Егор"), and keeps
+    #: the statement before a question ("I just started at X, so what should I ...?").
+    classifier_sure_above: float = 0.5
     #: Lexical (content-stem Jaccard) similarity at which a restatement reinforces.
     duplicate_lexical: float = 0.7
     #: Embedding cosine at which a restatement reinforces (when an embedder is set).
@@ -234,6 +238,13 @@ class MemoryConfig:
     #: similarity floor); a larger one is searched, with ``vector_floor`` and
     #: ``relative_floor``. Intent routing reads this many of the newest facts.
     recall_scan_limit: int = 400
+    #: In a namespace of at most ``recall_scan_limit`` current facts, the facts no source
+    #: offers fill what the token budget leaves after the ranked facts, their history and
+    #: the turns, best score first (then pinned, then newest): a pool this small needs no
+    #: similarity floor, and a paraphrase sharing no word still reaches the model. Fill
+    #: facts are shown, not used (their decay clock keeps running). Off with an explicit
+    #: ``recall(k=...)``, which caps the facts at k plus the sources.
+    recall_fill: bool = True
     #: Facts each intent of a message (health, food, family, ...) brings in.
     intent_k: int = 6
     #: Whether assistant turns may appear among recalled turns (they never become facts).

@@ -21,6 +21,7 @@ from datetime import date
 from memo_core.answer.sentences import split_chat_sentences
 from memo_core.memory import lexicon as lx
 from memo_core.memory.config import PINNED_BY_DEFAULT, MemoryConfig
+from memo_core.memory.morph import first_person_verb
 from memo_core.memory.types import Decision
 from memo_core.search.text import STOPWORDS, detect_language, stem_token, tokenize
 from memo_core.values import CLOCK, DateRange, clock_parts, find_date_range, has_time_value
@@ -458,7 +459,7 @@ def _analyse_sentence(raw: str, focus: Party | None, ref: date) -> _Sentence:
     signals = _signals(raw) | _signals(cleaned)
     subject, pronoun_led = detect_subject(cleaned, focus)
     event = find_date_range(cleaned, ref)
-    question = cleaned.rstrip().endswith("?")
+    question = asks(cleaned)
     if (event is not None or _CLOCK.search(cleaned)) and not question:
         signals.add("dated")  # a calendar date or a clock time is worth remembering
     elif not question and (
@@ -489,6 +490,7 @@ def analyze_turn(
     focus: Party | None = None,
     config: MemoryConfig | None = None,
     classify: Classify | None = None,
+    known: Sequence[Party] = (),
 ) -> TurnAnalysis:
     """Score a user turn and extract candidate facts.
 
@@ -500,7 +502,8 @@ def analyze_turn(
     kept when the classifier keeps it, and one the rules keep is dropped when its
     probability is under ``classifier_drop_below`` ("let me sleep on it"). The
     rules still name the category, subject and dates, and still refuse questions and
-    "don't remember this".
+    "don't remember this". ``known`` are the people and pets the user's stored facts
+    name: a sentence naming one of them ("Eliot's inhaler is blue") is about them.
     """
     cfg = config or MemoryConfig()
     facts: list[CandidateFact] = []
@@ -525,17 +528,27 @@ def analyze_turn(
             previous_kept = False
             continue
         sent = _analyse_sentence(raw, focus, ref)
+        verdict = verdicts.get(raw)
+        sure = verdict is not None and verdict[0] >= cfg.classifier_sure_above
+        if sure and asks(sent.cleaned):
+            # "I just moved to Tomsk, so how do I ...?": the statement before the question
+            told = _MIXED.match(raw)
+            if told is not None and not asks(told.group("told")):
+                sent = _analyse_sentence(told.group("told"), focus, ref)
         content = _content_tokens(sent.cleaned)
         if not content:  # "Опять перенесли!", "Remember this!": the signal applies onward
             carried |= sent.signals & {"explicit", "correction", "decision"}
             continue
-        if sent.cleaned.rstrip().endswith("?") and "explicit" not in sent.signals:
+        if asks(sent.cleaned) and "explicit" not in sent.signals:
             previous_kept = False
             continue
         if "explicit" not in sent.signals and (
-            lx.HYPOTHETICAL.search(raw) or lx.NONCOMMITTAL.search(raw) or lx.REPORTED.search(raw)
+            lx.HYPOTHETICAL.search(raw)
+            or lx.NONCOMMITTAL.search(raw)
+            or lx.REPORTED.search(raw)
+            or _hearsay(raw)
         ):
-            previous_kept = False  # a supposition or a non-answer is nobody's fact
+            previous_kept = False  # a supposition, a non-answer or hearsay is nobody's fact
             continue
         signals = sent.signals | carried
         carried = set()
@@ -555,14 +568,20 @@ def analyze_turn(
         if sent.pronoun_led and previous_kept and facts:
             facts[-1] = _merge(facts[-1], sent, signals)
             continue
-        verdict = verdicts.get(raw)
+        if sent.subject is None and not speaks_of_self(raw):
+            sent.subject = _known_party(raw, known)
         if verdict is not None:
             probability, kept = verdict
             weak = not signals & _RULES_DECIDE
-            if (
-                weak
-                and sent.score >= cfg.keep_threshold
-                and probability < cfg.classifier_drop_below
+            if sent.score >= cfg.keep_threshold and (
+                (weak and probability < cfg.classifier_drop_below)
+                # a question or a task without "?" ("is pollen allergy common in kids",
+                # "write a message for someone turning 40"): the classifier's drop wins
+                or (
+                    probability < cfg.classifier_sure_above
+                    and "instruction" not in signals
+                    and _asks_or_tasks(sent.cleaned)
+                )
             ):
                 previous_kept = False  # looks like a fact to the rules, is not one
                 continue
@@ -571,7 +590,10 @@ def analyze_turn(
                 and kept
                 and "event" not in signals  # what happened stays borderline (fleeting)
                 and not lx.OPINION.search(sent.cleaned)
-                and _ABOUT_SELF.search(raw)
+                and (
+                    _about_users_own(raw, sent.subject, known)
+                    or (sure and _names_nobody_else(sent))
+                )
             ):
                 sent.score = max(sent.score, cfg.keep_threshold, round(probability, 3))
                 signals = signals | {"classifier"}
@@ -605,18 +627,90 @@ _RULES_DECIDE = frozenset(
     {"explicit", "instruction", "health", "identity", "correction", "decision"}
 )
 
-#: The user, or the user's own people, pets and things, in the sentence.
+#: The user, or the user's own people, pets and things, in the sentence: every case of
+#: the Russian first-person pronouns and possessives ("Нашему псу четыре", "живёт с нами").
 _ABOUT_SELF = re.compile(
     r"\b(?:i|i'm|im|i've|ive|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us)\b|"
-    r"(?<!\w)(?:я|мне|меня|мной|мой|моя|моё|мое|мои|моего|моей|моему|моих|мою|мы|нас|нам|"
-    r"наш|наша|наше|наши|нашего|нашей|нашу|у меня|у нас)(?!\w)",
+    r"(?<!\w)(?:я|мне|меня|мной|мною|мы|нас|нам|нами|"
+    r"мой|моя|моё|мое|мои|моего|моей|моему|моих|мою|моим|моими|моём|моем|"
+    r"наш|наша|наше|наши|нашего|нашей|нашему|наших|нашу|нашим|нашими|нашем)(?!\w)",
     re.IGNORECASE,
 )
 
 
+#: A statement, then a question or a task joined on ("..., so what ...?", "..., поэтому объясни").
+_MIXED = re.compile(
+    r"^(?P<told>.+?)(?:[,;(]\s*|\s+)(?:and so|so|and|but|поэтому|так что|и вот ещё:?|а)\s+"
+    r"(?P<ask>.+\?[\W_]*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def _names_nobody_else(sent: _Sentence) -> bool:
+    """No one but the speaker in the sentence: no person, stranger or hearsay named."""
+    return (
+        sent.subject is None
+        and not mentioned_parties(sent.cleaned)
+        and not lx.STRANGER.search(sent.cleaned)
+        and not lx.HEARSAY.search(sent.text)
+    )
+
+
+_QUESTION_END = re.compile(r"\?[\W_]*$")
+
+
+def asks(sentence: str) -> bool:
+    """Whether ``sentence`` ends in a question mark (emoticons after it included: "?)))")."""
+    return bool(_QUESTION_END.search(sentence))
+
+
+def _asks_or_tasks(sentence: str) -> bool:
+    return bool(lx.QUESTION_LEAD.search(sentence) or lx.REQUEST.search(sentence))
+
+
+def _hearsay(raw: str) -> bool:
+    """Hearsay about nobody of the user's ("Говорят, один певец переехал в Самару")."""
+    m = lx.HEARSAY.search(raw)
+    return m is not None and not speaks_of_self(raw[m.end() :])
+
+
 def speaks_of_self(text: str) -> bool:
-    """Whether ``text`` names the user or the user's own ("I", "my", "у меня", "наш")."""
-    return bool(_ABOUT_SELF.search(text))
+    """Whether ``text`` names the user or the user's own ("I", "my", "наш"), or has a
+    Russian verb in the first person, whose ending names the user ("Пью варфарин")."""
+    return bool(_ABOUT_SELF.search(text)) or first_person_verb(text)
+
+
+def _about_users_own(raw: str, subject: Party | None, known: Sequence[Party]) -> bool:
+    """Whether a sentence is about the user or the user's people and pets: it speaks of
+    the user, leads with a relative or pet ("Мама живёт в Сочи", "Дедушке 94"), or
+    names someone the user's facts already name ("Eliot's inhaler is blue")."""
+    if speaks_of_self(raw):
+        return True
+    if (
+        subject is not None
+        and subject.relation in lx.FAMILY_RELATIONS | {"dog", "cat", "pet"}
+        and not _OWNED_BY_ANOTHER.match(clean_sentence(raw))
+    ):
+        return True
+    return _known_party(raw, known) is not None
+
+
+#: A relative or pet of someone else's ("Попугай подруги", "Сын соседки", "Dad's friend"):
+#: the relation word is followed by another person's.
+_OWNED_BY_ANOTHER = re.compile(
+    rf"^\W*(?:{lx.REL_ALT})(?:'s)?\s+(?:{lx.REL_ALT})\b", re.IGNORECASE | re.UNICODE
+)
+
+
+def _known_party(raw: str, known: Sequence[Party]) -> Party | None:
+    """The first of the user's named people or pets that ``raw`` names, by name stem."""
+    if not known:
+        return None
+    stems = {_stem(t) for t in tokenize(raw)}
+    for party in known:
+        if party.name and _stem(party.name.lower()) in stems:
+            return party
+    return None
 
 
 def _mentions(text: str) -> tuple[str, ...]:

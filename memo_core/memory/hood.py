@@ -97,9 +97,8 @@ class MemoHood:
 
     ``path`` is a SQLite file (or ``sqlite:///file.db``), or ``postgresql://...?schema=name``
     for a memory many processes and machines share. Both store, version, scope and
-    find the same facts; keyword *ranking* differs: SQLite ranks with FTS5's BM25,
-    PostgreSQL with ``ts_rank`` under the same column weights but without IDF (see
-    :mod:`memo_core.memory.pg_store`), which can reorder keyword ties in recall.
+    find the same facts, and rank keywords with the same BM25 (IDF, k1, b and column
+    weights of :mod:`memo_core.search.bm25`; :mod:`memo_core.memory.pg_backend`).
 
     ``embedder`` enables vector recall, as for :class:`~memo_core.kb.base.MemoBase`:
     ``"auto"`` (the default) is the offline MiniLM model of ``memo[local]``, or

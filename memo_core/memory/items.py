@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memo_core.errors import InvalidInputError
+from memo_core.memory.backend import MAX_LIMIT
 from memo_core.memory.base import HoodPart
 from memo_core.memory.config import CATEGORIES, MemoryConfig
 from memo_core.memory.facts import FactWriter
@@ -27,7 +28,7 @@ from memo_core.memory.namespace import (
     encode_namespace,
 )
 from memo_core.memory.records import FactRow
-from memo_core.memory.store import MAX_LIMIT, FactStore
+from memo_core.memory.store import FactStore
 from memo_core.memory.timeutil import as_utc, from_iso, to_iso
 from memo_core.memory.types import Fact
 from memo_core.search.rrf import rrf
@@ -299,15 +300,13 @@ class Items(HoodPart):
         namespaces = sorted({r.ns for r in indexed})
         keyword = [
             rowid
-            for rowid, _ in self._store.search_fts(
-                "mem_facts_fts", "mem_facts", query, namespaces, MAX_LIMIT
-            )
+            for rowid, _ in self._store.search_keyword("facts", query, namespaces, MAX_LIMIT)
             if rowid in by_rowid
         ]
         similarity: dict[int, float] = {}
         qvec = self._store.embed_query(query) if indexed and self._store.vectors else None
         if qvec is not None:
-            stored = self._store.vectors_for("mem_facts_vec", list(by_rowid))
+            stored = self._store.vectors_for("facts", list(by_rowid))
             similarity = {rowid: _cosine(qvec, vec) for rowid, vec in stored.items()}
         # Ranked by the raw cosine (the reported score is clamped at 0); ties keep the
         # rows' own order, which a copy to another backend does not change.

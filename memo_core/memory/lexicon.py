@@ -278,16 +278,44 @@ _EXPLICIT = (
 #: A supposition, not a fact: "if I won the lottery", "допустим, я перееду".
 HYPOTHETICAL = _p(
     r"\b(?:if i (?:were|was|had|got|won|lost|quit|moved|ever)|if we (?:were|had|won|moved)|"
-    r"what if|suppose|supposing|say i|imagine|hypothetically|would i|in theory|let'?s say)\b|"
+    r"what if|suppose|supposing|say i|imagine|hypothetically|would i|in theory|let'?s say|"
+    r"let'?s pretend|were i to)\b|"
+    # "If I lived in Crete I'd eat ...": a condition that a would-clause follows
+    r"\bif (?:i|we)\b[^.!?]{0,80}?\b(?:i|we)(?:'d| would)\b|"  # bounded: no backtracking run
     r"гипотетическ\w*|если бы|допустим|представ\w+,? что|предположим|а что если"
 )
 #: A reply that commits to nothing: "let me sleep on it", "I'll mull it over", "подумаю".
 NONCOMMITTAL = _p(
     r"\b(?:let me (?:think|sleep on|see|mull)|i'?ll (?:think|mull|sleep on|see)|think it over|"
     r"mull (?:it|this|that) over|not sure|maybe later|we'?ll see|no idea|i don'?t know|dunno|"
-    r"get back to you|maybe not|or maybe not|may or may not|might or might not)\b|"
+    r"get back to you|maybe not|or maybe not|may or may not|might or might not|"
+    r"i might,? i might not|(?:not|haven'?t|have not) decided|undecided|give me a (?:day|minute)|"
+    r"i'?ll (?:look into|have a look|consider|check with)|look into it)\b|"
     r"подумаю|посмотрим|не знаю|пока не решил\w*|вернусь к этому|а может и нет|может,? и нет|"
-    r"может быть,? нет"
+    r"может быть,? нет|(?:ещё|еще|пока) не решил\w*|не решил\w*,? может|надо подумать|"
+    r"нужно подумать|дай подумать|обдумаю|посоветуюсь|гляну позже|не уверен\w*"
+)
+#: Hearsay: what someone else says or the news says ("apparently", "говорят", "I read that").
+#: Without the user or the user's people in the rest, the fact is nobody's the user has.
+HEARSAY = _p(
+    r"^(?:\W*(?:and|but|so|oh|а|и|но|кстати)\W+)?(?:apparently|they say|people say|rumou?r has it|"
+    r"i (?:read|heard|saw) (?:that|on the news)|on the news|говорят|слышал\w*,? что|"
+    r"читал\w*,? что|по новостям|в новостях (?:писали|сказали|говорят))\b"
+)
+#: A question put without a question mark ("is pollen allergy common in kids", "сколько
+#: варить гречку"): what follows asks, it tells nothing.
+QUESTION_LEAD = _p(
+    r"^(?:\W*(?:and|but|so|ok|okay|also|hey|а|и|но|ну|слушай)\W+)*(?:is|are|does|do|did|can|"
+    r"could|should|how|what|why|which|where|when|who|whats|what's|как|что|почему|зачем|сколько|"
+    r"где|когда|какой|какая|какие|какое|можно ли|стоит ли|нужно ли|правда ли|чем)\b"
+)
+#: A request to the assistant ("write", "plan", "дай", "посоветуй"): a task, not a fact.
+REQUEST = _p(
+    r"^(?:\W*(?:please|pls|hey|ok|okay|so|also|and|random but|fyi|btw|кстати|а|и|слушай)\W+)*"
+    r"(?:tell|give|list|plan|pln|pan|write|rewrite|explain|show|find|make|suggest|recommend|"
+    r"translate|summari[sz]e|compare|help|describe|calculate|draft|дай|расскажи|составь|напиши|"
+    r"объясни|покажи|найди|посоветуй|переведи|сравни|посчитай|придумай|помоги|подскажи|"
+    r"подбери|проверь)\b"
 )
 #: A passing opinion ("I think the budget is too tight", "мне кажется"): only the rules
 #: may make it a fact (a preference, a decision), the classifier does not.
@@ -329,8 +357,12 @@ _CORRECTION = (
     r"\bextended\b|\b(?:sold|quit|ditched|swapped|traded in) (?:the|my|our|his|her|it|[A-Z]\w*)|"
     r"\bgave up\b|\bhad to (?:quit|stop|give up|drop)\b|\bswitched (?!off\b|on\b)\w+|\bmy new \w+|"
     r"\bthe new one\b|\bno more\b|больше нельзя|"
+    # a relationship that ended ends the fact that named the partner
+    r"\b(?:broke|broken|split|splitting|breaking) up\b|\bdivorced\b|\bseparated\b|"
+    r"расстал(?:ись|ась|ся)\b|развел(?:ись|ась|ся)\b|развёл(?:ся)?\b|"
     r"продлил\w*|продлен\w*|продал\w*|брос(?:ил|ила|или|ить)\b|перешл\w* на|перешёл на|"
-    r"перешел на|подорожал\w*|подняли|ушл[аи]\b|уш[её]л\b|"
+    r"перешел на|подорожал\w*|подешевел\w*|подняли|поднял\w*|повысил\w*|снизил\w*|понизил\w*|"
+    r"увеличил\w*|уменьшил\w*|вырос\w* до|ушл[аи]\b|уш[её]л\b|"
     r"с этого момента|\bвернул\w* (?:в|на)\b|\bmoved back\b|"
     r"на самом деле|больше не\b|уже не\b|\bтеперь\b|измени\w*|поменя\w*|перенес\w*|перенёс\w*|"
     r"сдвину\w*|смени\w*|передума\w*|\bвместо\b|поправка|\bточнее\b|отмени\w*|оказалось"

@@ -103,9 +103,8 @@ class Lifecycle(HoodPart):
             chain_ids.add(row.chain_id)
         if query and query.strip():
             info = analyse_query(query, self.config)
-            fact_hits = self._store.search_fts(
-                "mem_facts_fts",
-                "mem_facts",
+            fact_hits = self._store.search_keyword(
+                "facts",
                 query,
                 self._namespaces_under("mem_facts", enc),
                 100_000,
@@ -114,9 +113,8 @@ class Lifecycle(HoodPart):
                 row = FactRow(raw)
                 if coverage(info, row.stems)[0] >= self.config.forget_min_coverage:
                     chain_ids.add(row.chain_id)
-            turn_hits = self._store.search_fts(
-                "mem_turns_fts",
-                "mem_turns",
+            turn_hits = self._store.search_keyword(
+                "turns",
                 query,
                 self._namespaces_under("mem_turns", enc),
                 100_000,

@@ -11,8 +11,9 @@ rows into an empty destination base in one transaction:
   written to the other), never recomputed, and the embedder fingerprint comes
   along in ``mem_meta``, so the destination refuses a different embedder too;
 * the keyword index is rebuilt in the destination's own form (FTS5 rows, or
-  tsvectors) from the copied texts; on PostgreSQL the GIN and HNSW indexes are
-  dropped for the copy and built once at the end (far faster than row by row).
+  tsvectors with their BM25 counts) from the copied texts, by the destination's
+  memory backend, whose bulk-copy hooks may drop search indexes for the copy and
+  build them once at the end (PostgreSQL's GIN and HNSW: far faster than row by row).
 
 Copying into a base that already holds memory rows is refused: two histories
 would mix. The result counts each table written, and each count is checked
@@ -25,6 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memo_core.errors import ConfigError, SchemaError, StorageError
+from memo_core.memory.backend import Kind, tables
 from memo_core.memory.store import (
     FACT_COLUMNS,
     MESSAGE_COLUMNS,
@@ -40,18 +42,13 @@ __all__ = ["MEMORY_TABLES", "copy_memory"]
 #: Plain tables copied row by row (the index tables are derived from them).
 MEMORY_TABLES = ("mem_facts", "mem_turns", "mem_messages")
 _COLUMNS = {"mem_facts": FACT_COLUMNS, "mem_turns": TURN_COLUMNS, "mem_messages": MESSAGE_COLUMNS}
-_TEXT_INDEX = {"mem_facts": ("mem_facts_fts", "statement"), "mem_turns": ("mem_turns_fts", "text")}
-_VECTORS = {"mem_facts": "mem_facts_vec", "mem_turns": "mem_turns_vec"}
+#: The tables whose rows are keyword-indexed and embedded, by kind.
+_KINDS: dict[str, Kind] = {"mem_facts": "facts", "mem_turns": "turns"}
 
 
 def _reader(src: SQLDatabase) -> FactStore:
     """A store over the source that writes nothing (no migration, no embedder)."""
-    store_class: type[FactStore] = FactStore
-    if src.dialect == "postgres":
-        from memo_core.memory.pg_store import PostgresFactStore
-
-        store_class = PostgresFactStore
-    store = store_class(src, apply_schema=False)
+    store = open_fact_store(src, apply_schema=False)
     try:
         applied = store.schema.applied(src)
     except SchemaError:
@@ -105,8 +102,7 @@ def copy_memory(src: SQLDatabase, dst: SQLDatabase, *, batch: int = 500) -> dict
         counts["mem_meta"] = len(meta)
         if dims is not None:
             writer.create_vector_tables(dims)
-            writer.vector_tables = True
-        writer.begin_bulk_load()  # PostgreSQL: indexes are built once, after the rows
+        writer.begin_bulk_load()  # the engine may defer its search indexes to the end
         for table in MEMORY_TABLES:
             counts.update(_copy_table(reader, writer, table, dims, batch))
         writer.end_bulk_load()
@@ -120,12 +116,12 @@ def _copy_table(
     columns = columns_of(_COLUMNS[table])
     insert = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
     counts = {table: 0}
-    index = _TEXT_INDEX.get(table)
-    vectors = _VECTORS.get(table) if dims is not None else None
-    if index is not None:
-        counts[index[0]] = 0
-    if vectors is not None:
-        counts[vectors] = 0
+    kind = _KINDS.get(table)
+    names = tables(kind) if kind is not None else None
+    if names is not None:
+        counts[names.fts] = 0
+        if dims is not None:
+            counts[names.vec] = 0
     last = None
     while True:
         rows: Sequence[Any] = reader.db.query(
@@ -139,23 +135,24 @@ def _copy_table(
         last = int(rows[-1][0])
         writer.db.executemany(insert, [tuple(r) for r in rows])
         counts[table] += len(rows)
-        if index is not None:
-            text_at = columns.index(index[1])
-            indexed = [
-                (int(r[0]), str(r[text_at]))
-                for r in rows
-                if table != "mem_facts" or r[columns.index("indexed")]
-            ]
-            writer.index_texts(index[0], indexed)
-            counts[index[0]] += len(indexed)
-        if vectors is not None and dims is not None:
+        if kind is None or names is None:
+            continue
+        text_at = columns.index(names.text)
+        indexed = [
+            (int(r[0]), str(r[text_at]))
+            for r in rows
+            if kind != "facts" or r[columns.index("indexed")]
+        ]
+        writer.index_texts(kind, indexed)
+        counts[names.fts] += len(indexed)
+        if dims is not None:
             ns_at = columns.index("ns")
             namespaces = {int(r[0]): str(r[ns_at]) for r in rows}
-            found = reader.read_vectors(vectors, list(namespaces), dims)
+            found = reader.read_vectors(kind, list(namespaces), dims)
             writer.insert_vectors(
-                vectors, [(rowid, namespaces[rowid], v) for rowid, v in found.items()], dims
+                kind, [(rowid, namespaces[rowid], v) for rowid, v in found.items()], dims
             )
-            counts[vectors] += len(found)
+            counts[names.vec] += len(found)
 
 
 def _verify(src: SQLDatabase, dst: SQLDatabase, counts: dict[str, int]) -> None:

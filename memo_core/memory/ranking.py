@@ -28,7 +28,7 @@ generic query words (``generic_weight``) in
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from memo_core.memory import lexicon as lx
@@ -50,6 +50,8 @@ BLOCK_PREAMBLE = (
     "dates are when the user said them."
 )
 
+#: The heading of the facts that fill a small namespace's budget (no source offered them).
+FILL_HEADING = "Other current facts (not matched to this message):"
 
 _ADVICE = re.compile(
     r"\b(?:suggest|recommend\w*|advice|advise|ideas?|what should i|should i|what (?:can|could) i|"
@@ -206,53 +208,62 @@ def render_block(
     history: dict[str, list[Fact]],
     turns: Sequence[Turn],
     token_budget: int,
+    fill: Sequence[Fact] = (),
 ) -> tuple[str, list[Fact], list[Fact], list[Turn]]:
     """The fenced block and what fitted: (block, facts, history, turns), in priority order.
 
     Facts come first (each followed by nothing; its history goes in its own section),
-    then the history of the facts that fitted, then turns, until the budget is spent.
+    then the history of the facts that fitted, then turns, then the ``fill`` facts (the
+    rest of a small namespace, see :class:`~memo_core.memory.config.MemoryConfig`'s
+    ``recall_fill``) and their history, until the budget is spent. Fill facts have a
+    section of their own, after the ranked ones, that says they were not matched.
     """
     head = [BLOCK_OPEN, BLOCK_PREAMBLE]
     used = sum(estimate_tokens(line) for line in head) + estimate_tokens(BLOCK_CLOSE) + 8
-    fact_lines: list[str] = []
-    kept_facts: list[Fact] = []
-    for fact in facts:
-        line = _fact_line(fact)
-        cost = estimate_tokens(line)
-        if used + cost > token_budget and kept_facts:
-            break
-        used += cost
-        fact_lines.append(line)
-        kept_facts.append(fact)
-    history_lines: list[str] = []
-    kept_history: list[Fact] = []
-    for fact in kept_facts:
-        for old in history.get(fact.chain_id, []):
-            line = _history_line(old)
+
+    def take(lines: list[str], *, always_one: bool = False) -> int:
+        """How many of ``lines`` fit in what is left of the budget (in order)."""
+        nonlocal used
+        count = 0
+        for line in lines:
             cost = estimate_tokens(line)
-            if used + cost > token_budget:
+            if used + cost > token_budget and not (always_one and count == 0):
                 break
             used += cost
-            history_lines.append(line)
-            kept_history.append(old)
-    turn_lines: list[str] = []
-    kept_turns: list[Turn] = []
-    for turn in turns:
-        line = _turn_line(turn)
-        cost = estimate_tokens(line)
-        if used + cost > token_budget:
-            break
-        used += cost
-        turn_lines.append(line)
-        kept_turns.append(turn)
-    if not (fact_lines or turn_lines):
+            count += 1
+        return count
+
+    kept_facts = list(facts[: take([_fact_line(f) for f in facts], always_one=True)])
+    kept_history = _fitting_history(kept_facts, history, take)
+    kept_turns = list(turns[: take([_turn_line(t) for t in turns])])
+    heading = estimate_tokens(FILL_HEADING)
+    used += heading
+    kept_fill = list(fill[: take([_fact_line(f) for f in fill])])
+    if not kept_fill:
+        used -= heading
+    kept_history += _fitting_history(kept_fill, history, take)
+    shown = kept_facts + kept_fill
+    if not (shown or kept_turns):
         return "", [], [], []
     lines = list(head)
-    if fact_lines:
-        lines += ["Current facts:", *fact_lines]
-    if history_lines:
-        lines += ["Earlier versions (no longer current):", *history_lines]
-    if turn_lines:
-        lines += ["Related past messages:", *turn_lines]
+    if kept_facts:
+        lines += ["Current facts:", *map(_fact_line, kept_facts)]
+    if kept_fill:
+        lines += [FILL_HEADING, *map(_fact_line, kept_fill)]
+    if kept_history:
+        lines += ["Earlier versions (no longer current):", *map(_history_line, kept_history)]
+    if kept_turns:
+        lines += ["Related past messages:", *map(_turn_line, kept_turns)]
     lines.append(BLOCK_CLOSE)
-    return "\n".join(lines), kept_facts, kept_history, kept_turns
+    return "\n".join(lines), shown, kept_history, kept_turns
+
+
+def _fitting_history(
+    facts: Sequence[Fact], history: dict[str, list[Fact]], take: Callable[[list[str]], int]
+) -> list[Fact]:
+    """The older versions of ``facts`` that fit, each chain's until one does not."""
+    out: list[Fact] = []
+    for fact in facts:
+        older = history.get(fact.chain_id, [])
+        out += older[: take([_history_line(old) for old in older])]
+    return out

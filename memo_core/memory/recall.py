@@ -42,9 +42,12 @@ def _slot_of(key: str) -> str | None:
     return slot if dot and owner else None
 
 
-def _drop_confusable(picked: dict[str, Candidate], query: QueryInfo) -> None:
+def _drop_confusable(
+    picked: dict[str, Candidate], query: QueryInfo, *more: dict[str, Candidate]
+) -> None:
     """When the message is about someone named (their birthday), drop the user's own
-    value of the same attribute, unless the message also says "my <attribute>"."""
+    value of the same attribute (from ``picked`` and ``more``), unless the message also
+    says "my <attribute>"."""
     if query.self_reference:
         return
     named_slots = {
@@ -53,10 +56,11 @@ def _drop_confusable(picked: dict[str, Candidate], query: QueryInfo) -> None:
         if "people" in c.sources and c.fact.subject_kind == "person"
     }
     named_slots.discard(None)
-    for chain_id, cand in list(picked.items()):
-        key = cand.fact.key
-        if key.startswith("self.") and _slot_of(key) in named_slots:
-            del picked[chain_id]
+    for pool in (picked, *more):
+        for chain_id, cand in list(pool.items()):
+            key = cand.fact.key
+            if key.startswith("self.") and _slot_of(key) in named_slots:
+                del pool[chain_id]
 
 
 class Recaller(HoodPart):
@@ -101,23 +105,27 @@ class Recaller(HoodPart):
 
         # One consistent view for every read (and one connection on PostgreSQL).
         with self.db.snapshot():
-            chosen = self._select_facts(message, query, read, qvec, view, when, limit)
-            chain_rows = self._store.chains([c.fact.chain_id for c in chosen])
+            chosen, rest = self._select_facts(
+                message, query, read, qvec, view, when, limit, fill=k is None and cfg.recall_fill
+            )
+            by_chain = {c.fact.chain_id: c.fact for c in (*chosen, *rest)}
             history: dict[str, list[Fact]] = {}
-            for raw in chain_rows:
+            for raw in self._store.chains(list(by_chain)):
                 row = FactRow(raw)
-                shown = next(c.fact for c in chosen if c.fact.chain_id == row.chain_id)
-                if row.version < shown.version:
+                if row.version < by_chain[row.chain_id].version:
                     history.setdefault(row.chain_id, []).append(self._fact(row, view))
             turns = self._select_turns(message, query, read, qvec, view)
         block, facts, old, kept_turns = render_block(
-            [c.fact for c in chosen], history, turns, budget
+            [c.fact for c in chosen], history, turns, budget, [c.fact for c in rest]
         )
-        if when is None and facts:
-            self._touch(facts, now)
+        ranked = {c.fact.chain_id for c in chosen}
+        used = [f for f in facts if f.chain_id in ranked]
+        if when is None and used:
+            self._touch(used, now)  # a fill fact is shown, not used: it keeps decaying
         return Recall(
             gate=gate,
-            facts=tuple(facts),
+            facts=tuple(used),
+            unmatched=tuple(f for f in facts if f.chain_id not in ranked),
             turns=tuple(kept_turns),
             history=tuple(old),
             block=block,
@@ -141,7 +149,10 @@ class Recaller(HoodPart):
         view: datetime,
         as_of: datetime | None,
         limit: int,
-    ) -> list[Candidate]:
+        *,
+        fill: bool = False,
+    ) -> tuple[list[Candidate], list[Candidate]]:
+        """(the ranked facts, the rest of a small namespace for ``fill``, best first)."""
         cfg = self.config
         # A namespace's facts are few: rank all of its current facts (no similarity
         # floor) when they fit in recall_scan_limit; a larger pool is searched.
@@ -154,8 +165,8 @@ class Recaller(HoodPart):
             read, as_of, "", order="rowid DESC", limit=count if small else cfg.candidate_pool * 2
         )
         pool = max(cfg.candidate_pool, count) if small else cfg.candidate_pool
-        fts = self._store.search_fts("mem_facts_fts", "mem_facts", message, read, pool)
-        vec = self._store.search_vec("mem_facts_vec", qvec, read, pool) if qvec else []
+        fts = self._store.search_keyword("facts", message, read, pool)
+        vec = self._store.search_vectors("facts", qvec, read, pool) if qvec else []
         cosines = dict(vec)
         hit_rows = {
             row.rowid: row
@@ -169,6 +180,7 @@ class Recaller(HoodPart):
         rrf = dict(fuse([[r for r, _ in fts], [r for r, _ in vec]]))
         chains: dict[str, Candidate] = {}
         by_chain_rows = self._versions_at([row.chain_id for row in hit_rows.values()], view, as_of)
+        unnamed: set[str] = set()  # someone else's facts the message does not name
         for rowid, row in hit_rows.items():
             shown = by_chain_rows.get(row.chain_id)
             if shown is None:
@@ -183,6 +195,7 @@ class Recaller(HoodPart):
             cand.cosine = max(cand.cosine, cosines.get(rowid, 0.0))
             cand.rrf = max(cand.rrf, rrf.get(rowid, 0.0))
             if shown.subject_kind == "person" and not names_party(query, shown.terms):
+                unnamed.add(row.chain_id)
                 continue
             if (
                 (small and (cand.matched_weight > 0 or cand.cosine > 0))
@@ -228,8 +241,22 @@ class Recaller(HoodPart):
             add(self._upcoming_rows(read, view, as_of), "upcoming", cfg.upcoming_k)
         for found in intents_of(message):
             add(self._intent_rows(found, query, every), "intent", cfg.intent_k, ranked=False)
-        _drop_confusable(picked, query)
-        return sorted(picked.values(), key=lambda c: -c.score(cfg))
+        rest: dict[str, Candidate] = {}
+        if small and fill:
+            # A small namespace's other current facts, after everything the sources offer:
+            # someone else's only when the message names them, as for search.
+            rest = {
+                chain_id: c
+                for chain_id, c in chains.items()
+                if chain_id not in picked and chain_id not in unnamed
+            }
+        _drop_confusable(picked, query, rest)
+        order = sorted(picked.values(), key=lambda c: -c.score(cfg))
+        others = sorted(
+            rest.values(),
+            key=lambda c: (-c.score(cfg), not c.fact.pinned, -c.fact.valid_from.timestamp()),
+        )
+        return order, others
 
     def _versions_at(
         self, chain_ids: list[str], view: datetime, as_of: datetime | None
@@ -337,12 +364,8 @@ class Recaller(HoodPart):
         cfg = self.config
         if cfg.turns_k <= 0:
             return []
-        fts = self._store.search_fts(
-            "mem_turns_fts", "mem_turns", message, read, cfg.candidate_pool
-        )
-        vec = (
-            self._store.search_vec("mem_turns_vec", qvec, read, cfg.candidate_pool) if qvec else []
-        )
+        fts = self._store.search_keyword("turns", message, read, cfg.candidate_pool)
+        vec = self._store.search_vectors("turns", qvec, read, cfg.candidate_pool) if qvec else []
         cosines = dict(vec)
         rows = self._store.turns_by_rowids([r for r, _ in fts] + [r for r, _ in vec])
         view_iso = to_iso(view)

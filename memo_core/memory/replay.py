@@ -49,7 +49,7 @@ def replay(
 
     A probe is answered as of its own ``as_of`` when it has one; ``as_of`` here
     answers every probe as of that moment instead. Yields one row a probe: ``id``,
-    ``probe`` (its index), ``gate``, ``facts`` and ``history`` (statements), the
+    ``probe`` (its index), ``gate``, ``facts``, ``unmatched`` and ``history`` (statements), the
     ``block``, ``as_of`` (ISO 8601 or None) and ``ms``, the gate + recall time.
     """
     for scenario in scenarios:
@@ -75,6 +75,7 @@ def replay(
                 "probe": index,
                 "gate": result.gate.action,
                 "facts": [f.statement for f in result.facts],
+                "unmatched": [f.statement for f in result.unmatched],
                 "history": [f.statement for f in result.history],
                 "block": result.block,
                 "as_of": result.as_of.isoformat() if result.as_of else None,

@@ -1,49 +1,55 @@
-"""FactStore: every SQL statement MemoHood runs, and nothing else.
+"""FactStore: every SQL statement MemoHood runs, on any engine.
 
-Rows in, rows out. Facts, turns and messages live in plain tables; their text is
-mirrored into FTS5 (raw + stemmed) and, when an embedder is attached and
-sqlite-vec loaded, into plain vector tables searched exactly per namespace
-(see :func:`~memo_core.memory.schema.vec_table_ddl`). Deleting a fact
-or a turn deletes its FTS and vector rows in the same transaction. Values are
-always bound parameters; user text reaches FTS5 only through
-:func:`~memo_core.search.text.fts_match_expression`.
-
-The SQL here is portable (SQLite and PostgreSQL) except the few methods that
-touch the FTS5 tables and search vectors; :class:`~memo_core.memory.pg_store.
-PostgresFactStore` overrides exactly those. :func:`open_fact_store` picks the
-class by ``db.dialect``.
+Rows in, rows out. Facts, turns and messages live in plain tables written here in
+portable SQL (``?`` placeholders, ``RETURNING``, ``ON CONFLICT``) that every engine
+runs unchanged. A fact's or a turn's text is also keyword-indexed and, when an
+embedder is attached and vector search is available, embedded: those index rows
+are the engine's own (FTS5 and sqlite-vec, or tsvector and pgvector), written and
+searched by the store's :class:`~memo_core.memory.backend.MemoryBackend`, which
+:data:`MEMORY_BACKENDS` picks for the database's engine. A row and its index rows
+are written, and deleted, in one transaction. Values are always bound parameters.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import struct
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, ClassVar
+from typing import Any
 
 from memo_core.embedders.base import Embedder, EmbedderFingerprint
 from memo_core.errors import (
     DimensionMismatchError,
     EmbedderMismatchError,
     InvalidInputError,
-    StorageError,
 )
-from memo_core.memory.schema import (
-    VECTOR_TABLES,
-    memory_schema,
-    vec_table_ddl,
-    vectors_in_plain_tables,
+from memo_core.memory.backend import (
+    KINDS,
+    MAX_IN,
+    Kind,
+    MemoryBackend,
+    MemoryBackendFactory,
+    placeholders,
+    tables,
 )
+from memo_core.memory.pg_backend import PostgresMemoryBackend
+from memo_core.memory.sqlite_backend import SQLiteMemoryBackend
 from memo_core.memory.timeutil import from_iso, to_iso
-from memo_core.search.bm25 import fts5_bm25
-from memo_core.search.text import detect_language, fts_match_expression, stem_text
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.migrations import Migrations
+from memo_core.storage.registry import Implementations
 
-__all__ = ["FACT_COLUMNS", "FactStore", "VectorIndex", "open_fact_store"]
+__all__ = [
+    "FACT_COLUMNS",
+    "MEMORY_BACKENDS",
+    "MESSAGE_COLUMNS",
+    "TURN_COLUMNS",
+    "FactStore",
+    "VectorIndex",
+    "open_fact_store",
+]
 
 log = logging.getLogger(__name__)
 
@@ -56,27 +62,14 @@ FACT_COLUMNS = (
 TURN_COLUMNS = "rowid, id, ns, root, session_id, role, text, at, decision, score, focus, created_at"
 MESSAGE_COLUMNS = "rowid, id, ns, session_key, seq, role, content, metadata, at, turn_id"
 _META_EMBEDDER = "embedder"
-_MAX_IN = 400  # bound parameters per IN (...) list
-#: Up to this many rows in scope, a keyword search looks each one up in the FTS index
-#: instead of matching every row of the file and keeping those in scope.
-_FEW_ROWS = 2000
-#: The largest LIMIT a search passes to SQL (a bigger one means "all" and is clamped).
-MAX_LIMIT = 1_000_000
-#: The most nearest neighbours one vector search returns (sqlite-vec's own ceiling for k;
-#: PostgreSQL applies the same one so both backends answer alike).
-MAX_K = 4096
-
-
-def _pack(vector: Sequence[float]) -> bytes:
-    return struct.pack(f"{len(vector)}f", *vector)
+#: The memory backend of each engine: the one place that maps an engine to it.
+MEMORY_BACKENDS: Implementations[MemoryBackendFactory] = Implementations(
+    "memory", {"sqlite": SQLiteMemoryBackend, "postgres": PostgresMemoryBackend}
+)
 
 
 def _plus_minutes(iso: str, minutes: float) -> str:
     return to_iso(from_iso(iso) + timedelta(minutes=minutes))
-
-
-def _placeholders(n: int) -> str:
-    return ", ".join("?" * n)
 
 
 def columns_of(spec: str) -> list[str]:
@@ -103,43 +96,45 @@ class VectorIndex:
     dimensions: int
 
 
-def open_fact_store(db: SQLDatabase, embedder: Embedder | None = None) -> FactStore:
-    """The store for ``db``'s dialect (SQLite FTS5 + sqlite-vec, or PostgreSQL + pgvector)."""
-    if db.dialect == "postgres":
-        from memo_core.memory.pg_store import PostgresFactStore
+def open_fact_store(
+    db: SQLDatabase, embedder: Embedder | None = None, *, apply_schema: bool = True
+) -> FactStore:
+    """The memory store over ``db``, with the backend of ``db``'s engine.
 
-        return PostgresFactStore(db, embedder)
-    return FactStore(db, embedder)
+    ``apply_schema=False`` opens a base to read only (``copy_memory``'s source): no
+    migration runs and no embedder is attached.
+    """
+    return FactStore(db, MEMORY_BACKENDS.for_database(db)(db), embedder, apply_schema=apply_schema)
 
 
 class FactStore:
-    """SQL access for one memory file (see :mod:`memo_core.memory.schema`).
+    """SQL access for one memory base; its engine's index work goes to ``backend``.
 
-    ``apply_schema=False`` opens a base read-only (``copy_memory``'s source): no
-    migration runs and no embedder is attached.
+    Made by :func:`open_fact_store`, which picks the backend for the database.
     """
 
-    schema: ClassVar[Migrations] = memory_schema
-
     def __init__(
-        self, db: SQLDatabase, embedder: Embedder | None = None, *, apply_schema: bool = True
+        self,
+        db: SQLDatabase,
+        backend: MemoryBackend,
+        embedder: Embedder | None = None,
+        *,
+        apply_schema: bool = True,
     ) -> None:
         self.db = db
+        self.backend = backend
         self.vectors: VectorIndex | None = None
         #: Whether the vector tables exist and can be written (deletes must reach them
         #: even when this handle was opened without an embedder).
         self.vector_tables = False
         if apply_schema:
-            if vectors_in_plain_tables.__name__ in self.schema.apply(db):
-                self._reclaim_space()
+            backend.after_upgrade(self.schema.apply(db))
             self._attach_embedder(embedder)
 
-    def _reclaim_space(self) -> None:
-        """Hand the pages an upgrade freed back to the file system (VACUUM, outside it)."""
-        try:
-            self.db.execute("VACUUM")
-        except StorageError as exc:  # busy readers: the free pages are reused by later writes
-            log.warning("%s: VACUUM after the upgrade failed (%s)", self.db.path, exc)
+    @property
+    def schema(self) -> Migrations:
+        """The numbered migrations of this base's engine."""
+        return self.backend.schema
 
     # -- embedder ---------------------------------------------------------------------
 
@@ -189,31 +184,28 @@ class FactStore:
         )
 
     def create_vector_tables(self, dimensions: int) -> None:
-        """The two vector tables for ``dimensions`` (dialect-specific DDL)."""
-        for table in VECTOR_TABLES:
-            for statement in vec_table_ddl(table, dimensions):
-                self.db.execute(statement)
+        """The vector tables for ``dimensions`` (the engine's DDL)."""
+        self.backend.create_vector_tables(dimensions)
+        self.vector_tables = True
 
     def _embed_missing(self) -> None:
         """Vectors for rows written while the file was opened without an embedder."""
         if self.vectors is None:  # opened without an embedder: nothing to embed with
             return
-        for table, vec, column in (
-            ("mem_facts", "mem_facts_vec", "statement"),
-            ("mem_turns", "mem_turns_vec", "text"),
-        ):
-            extra = " AND indexed = 1" if table == "mem_facts" else ""
+        for kind in KINDS:
+            names = tables(kind)
+            extra = " AND indexed = 1" if kind == "facts" else ""
             rows = self.db.query(
-                f"SELECT rowid, ns, {column} FROM {table} WHERE rowid NOT IN "
-                f"(SELECT row_id FROM {vec}){extra} ORDER BY rowid"
+                f"SELECT rowid, ns, {names.text} FROM {names.base} WHERE rowid NOT IN "
+                f"(SELECT row_id FROM {names.vec}){extra} ORDER BY rowid"
             )
             if not rows:
                 continue
-            log.info("embedding %d %s rows written without an embedder", len(rows), table)
+            log.info("embedding %d %s written without an embedder", len(rows), kind)
             vectors = self.vectors.embedder.embed_documents([r[2] for r in rows])
             with self.db.transaction():
                 self.insert_vectors(
-                    vec,
+                    kind,
                     [(int(rowid), ns, v) for (rowid, ns, _), v in zip(rows, vectors, strict=True)],
                 )
 
@@ -238,25 +230,15 @@ class FactStore:
 
     def insert_vectors(
         self,
-        table: str,
+        kind: Kind,
         rows: Sequence[tuple[int, str, Sequence[float]]],
         dimensions: int | None = None,
     ) -> None:
-        """Write ``(rowid, ns, vector)`` rows into a vector table (replacing any there)."""
+        """Write ``(rowid, ns, vector)`` rows of ``kind`` (replacing any there)."""
         for _, _, vector in rows:
             self._check_dimensions(vector, dimensions)
         if rows:
-            self._write_vectors(table, rows)
-
-    def _write_vectors(self, table: str, rows: Sequence[tuple[int, str, Sequence[float]]]) -> None:
-        # INSERT OR REPLACE: SQLite's upsert of a rowid table (PostgreSQL overrides this).
-        self.db.executemany(
-            f"INSERT OR REPLACE INTO {table} (row_id, ns, embedding) VALUES (?, ?, ?)",
-            [(rowid, ns, _pack(vector)) for rowid, ns, vector in rows],
-        )
-
-    def _insert_vector(self, table: str, rowid: int, ns: str, vector: Sequence[float]) -> None:
-        self.insert_vectors(table, [(rowid, ns, vector)])
+            self.backend.write_vectors(kind, rows)
 
     # -- facts ------------------------------------------------------------------------
 
@@ -267,28 +249,24 @@ class FactStore:
         with self.db.transaction():
             rowid = self._insert_returning_rowid("mem_facts", cols, values)
             if values.get("indexed", 1):
-                self.index_texts("mem_facts_fts", [(rowid, values["statement"])])
+                self.backend.index_texts("facts", [(rowid, values["statement"])])
                 if vector is not None and self.vectors is not None:
-                    self._insert_vector("mem_facts_vec", rowid, values["ns"], vector)
+                    self.insert_vectors("facts", [(rowid, values["ns"], vector)])
         return rowid
 
     def _insert_returning_rowid(
         self, table: str, cols: Sequence[str], values: Mapping[str, Any]
     ) -> int:
         rows = self.db.query(
-            f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({_placeholders(len(cols))}) "
+            f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({placeholders(len(cols))}) "
             "RETURNING rowid",
             [values.get(c) for c in cols],
         )
         return int(rows[0][0])
 
-    def index_texts(self, table: str, rows: Sequence[tuple[int, str]]) -> None:
-        """Keyword-index ``(rowid, text)`` rows: the raw text and its stems (FTS5 here)."""
-        if rows:
-            self.db.executemany(
-                f"INSERT INTO {table} (rowid, raw, stemmed) VALUES (?, ?, ?)",
-                [(rowid, text, stem_text(text, detect_language(text))) for rowid, text in rows],
-            )
+    def index_texts(self, kind: Kind, rows: Sequence[tuple[int, str]]) -> None:
+        """Keyword-index ``(rowid, text)`` rows of ``kind`` (a bulk copy's rows)."""
+        self.backend.index_texts(kind, rows)
 
     def close_version(self, fact_id: str, valid_to: str, superseded_by: str | None) -> None:
         self.db.execute(
@@ -316,11 +294,11 @@ class FactStore:
         )
 
     def archive(self, fact_ids: Sequence[str], when: str) -> None:
-        for start in range(0, len(fact_ids), _MAX_IN):
-            chunk = list(fact_ids[start : start + _MAX_IN])
+        for start in range(0, len(fact_ids), MAX_IN):
+            chunk = list(fact_ids[start : start + MAX_IN])
             self.db.execute(
                 f"UPDATE mem_facts SET archived = 1, archived_at = ? WHERE id IN "
-                f"({_placeholders(len(chunk))})",
+                f"({placeholders(len(chunk))})",
                 [when, *chunk],
             )
 
@@ -331,11 +309,11 @@ class FactStore:
         """Rows of ``table`` by rowid, in batches that stay under SQLite's variable limit."""
         ids = list(dict.fromkeys(rowids))
         out: list[Any] = []
-        for start in range(0, len(ids), _MAX_IN):
-            chunk = ids[start : start + _MAX_IN]
+        for start in range(0, len(ids), MAX_IN):
+            chunk = ids[start : start + MAX_IN]
             out.extend(
                 self.db.query(
-                    f"SELECT {columns} FROM {table} WHERE rowid IN ({_placeholders(len(chunk))})",
+                    f"SELECT {columns} FROM {table} WHERE rowid IN ({placeholders(len(chunk))})",
                     chunk,
                 )
             )
@@ -353,12 +331,12 @@ class FactStore:
     def chains(self, chain_ids: Sequence[str]) -> list[Any]:
         out: list[Any] = []
         ids = list(dict.fromkeys(chain_ids))
-        for start in range(0, len(ids), _MAX_IN):
-            chunk = ids[start : start + _MAX_IN]
+        for start in range(0, len(ids), MAX_IN):
+            chunk = ids[start : start + MAX_IN]
             out.extend(
                 self.db.query(
                     f"SELECT {FACT_COLUMNS} FROM mem_facts WHERE chain_id IN "
-                    f"({_placeholders(len(chunk))}) ORDER BY chain_id, version",
+                    f"({placeholders(len(chunk))}) ORDER BY chain_id, version",
                     chunk,
                 )
             )
@@ -393,7 +371,7 @@ class FactStore:
         elif not namespaces:
             return []
         else:
-            clauses.append(f"ns IN ({_placeholders(len(namespaces))})")
+            clauses.append(f"ns IN ({placeholders(len(namespaces))})")
             args.extend(namespaces)
         if as_of is not None:
             clauses.append("valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)")
@@ -416,7 +394,7 @@ class FactStore:
         or valid at ``as_of``), counting no further than ``cap``."""
         if not namespaces:
             return 0
-        where = f"ns IN ({_placeholders(len(namespaces))})"
+        where = f"ns IN ({placeholders(len(namespaces))})"
         args: list[Any] = list(namespaces)
         if as_of is not None:
             where += " AND valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)"
@@ -439,117 +417,43 @@ class FactStore:
             )
         return sorted(r[0] for r in rows)
 
-    def search_fts(
-        self, table: str, base: str, query: str, namespaces: Sequence[str], limit: int
+    def search_keyword(
+        self, kind: Kind, query: str, namespaces: Sequence[str], limit: int
     ) -> list[tuple[int, float]]:
-        """``(rowid, bm25)`` of rows in ``namespaces`` matching ``query`` (best first).
+        """``(rowid, bm25)`` of the facts or turns in ``namespaces`` matching ``query``,
+        best first: memo's BM25 as FTS5 reports it on every engine (``search/bm25.py``),
+        negative, lower is better."""
+        return self.backend.search_keyword(kind, query, namespaces, limit)
 
-        FTS5's BM25 with the knowledge base's column weights (``search/bm25.py``).
-        """
-        expression = fts_match_expression(query)
-        if expression is None or not namespaces or limit <= 0:
-            return []
-        limit = min(limit, MAX_LIMIT)
-        out: list[tuple[int, float]] = []
-        in_scope = self._rowids_if_few(base, namespaces)
-        if in_scope is not None:
-            # A few rows in scope (one user's facts): each is looked up in the index, so
-            # the cost does not grow with the matches in every other user's rows.
-            for start in range(0, len(in_scope), _MAX_IN):
-                part = in_scope[start : start + _MAX_IN]
-                out.extend(
-                    (int(r[0]), float(r[1]))
-                    for r in self.db.query(
-                        f"SELECT rowid, {fts5_bm25(table)} AS score FROM {table} "
-                        f"WHERE {table} MATCH ? AND rowid IN ({_placeholders(len(part))}) "
-                        "ORDER BY score LIMIT ?",
-                        [expression, *part, limit],
-                    )
-                )
-        else:
-            for start in range(0, len(namespaces), _MAX_IN):
-                chunk = list(namespaces[start : start + _MAX_IN])
-                out.extend(
-                    (int(r[0]), float(r[1]))
-                    for r in self.db.query(
-                        f"SELECT {table}.rowid, {fts5_bm25(table)} AS score FROM {table} "
-                        f"JOIN {base} b ON b.rowid = {table}.rowid "
-                        f"WHERE {table} MATCH ? AND b.ns IN ({_placeholders(len(chunk))}) "
-                        "ORDER BY score LIMIT ?",
-                        [expression, *chunk, limit],
-                    )
-                )
-        out.sort(key=lambda pair: pair[1])
-        return out[:limit]
-
-    def _rowids_if_few(self, base: str, namespaces: Sequence[str]) -> list[int] | None:
-        """The rowids of ``base`` in ``namespaces`` when at most ``_FEW_ROWS``; else None."""
-        if len(namespaces) > _MAX_IN:
-            return None
-        rows = self.db.query(
-            f"SELECT rowid FROM {base} WHERE ns IN ({_placeholders(len(namespaces))}) LIMIT ?",
-            [*namespaces, _FEW_ROWS + 1],
-        )
-        return None if len(rows) > _FEW_ROWS else [int(r[0]) for r in rows]
-
-    def search_vec(
-        self, table: str, vector: Sequence[float], namespaces: Sequence[str], limit: int
+    def search_vectors(
+        self, kind: Kind, vector: Sequence[float], namespaces: Sequence[str], limit: int
     ) -> list[tuple[int, float]]:
-        """``(rowid, cosine similarity)`` nearest to ``vector`` in ``namespaces``."""
+        """``(rowid, cosine similarity)`` of the facts or turns nearest to ``vector``."""
         if self.vectors is None or not namespaces or limit <= 0:
             return []
         self._check_dimensions(vector)
-        limit = min(limit, MAX_K)
-        query = _pack(vector)
-        out: list[tuple[int, float]] = []
-        # An exact scan of the namespaces' rows, found through the ns index: it costs what
-        # those rows cost (a namespace holds few), however many other users the file has.
-        for start in range(0, len(namespaces), _MAX_IN):
-            chunk = list(namespaces[start : start + _MAX_IN])
-            out.extend(
-                (int(r[0]), 1.0 - float(r[1]))
-                for r in self.db.query(
-                    f"SELECT row_id, vec_distance_cosine(embedding, ?) AS distance FROM {table} "
-                    f"WHERE ns IN ({_placeholders(len(chunk))}) ORDER BY distance, row_id LIMIT ?",
-                    [query, *chunk, limit],
-                )
-            )
-        out.sort(key=lambda pair: (-pair[1], pair[0]))
-        return out[:limit]
+        return self.backend.search_vectors(kind, vector, namespaces, limit, self.vectors.dimensions)
 
-    def vectors_for(self, table: str, rowids: Sequence[int]) -> dict[int, list[float]]:
+    def vectors_for(self, kind: Kind, rowids: Sequence[int]) -> dict[int, list[float]]:
         """Stored vectors of ``rowids`` (those that have one)."""
         if self.vectors is None or not rowids:
             return {}
-        return self.read_vectors(table, rowids, self.vectors.dimensions)
+        return self.backend.read_vectors(kind, rowids, self.vectors.dimensions)
 
     def read_vectors(
-        self, table: str, rowids: Sequence[int], dimensions: int
+        self, kind: Kind, rowids: Sequence[int], dimensions: int
     ) -> dict[int, list[float]]:
-        """Stored vectors of ``rowids`` from ``table`` (no embedder needed: copies use it)."""
-        out: dict[int, list[float]] = {}
-        dims = int(dimensions)
-        ids = [int(r) for r in dict.fromkeys(rowids)]
-        for start in range(0, len(ids), _MAX_IN):
-            chunk = ids[start : start + _MAX_IN]
-            for rowid, blob in self.db.query(
-                f"SELECT row_id, embedding FROM {table} "
-                f"WHERE row_id IN ({_placeholders(len(chunk))})",
-                chunk,
-            ):
-                out[int(rowid)] = list(struct.unpack(f"{dims}f", blob))
-        return out
+        """Stored vectors of ``rowids`` of ``kind`` (no embedder needed: copies use it)."""
+        return self.backend.read_vectors(kind, rowids, dimensions)
 
     def delete_facts(self, rowids: Sequence[int]) -> int:
         """Delete fact versions with their FTS and vector rows."""
         deleted = 0
         with self.db.transaction():
-            for start in range(0, len(rowids), _MAX_IN):
-                chunk = list(rowids[start : start + _MAX_IN])
-                marks = _placeholders(len(chunk))
-                self.db.execute(f"DELETE FROM mem_facts_fts WHERE rowid IN ({marks})", chunk)
-                if self.vector_tables:
-                    self.db.execute(f"DELETE FROM mem_facts_vec WHERE row_id IN ({marks})", chunk)
+            for start in range(0, len(rowids), MAX_IN):
+                chunk = list(rowids[start : start + MAX_IN])
+                marks = placeholders(len(chunk))
+                self.backend.unindex("facts", chunk, vectors=self.vector_tables)
                 cursor = self.db.execute(f"DELETE FROM mem_facts WHERE rowid IN ({marks})", chunk)
                 deleted += int(cursor.rowcount)
         return deleted
@@ -598,9 +502,9 @@ class FactStore:
         cols = columns_of(TURN_COLUMNS)[1:]
         with self.db.transaction():
             rowid = self._insert_returning_rowid("mem_turns", cols, values)
-            self.index_texts("mem_turns_fts", [(rowid, values["text"])])
+            self.backend.index_texts("turns", [(rowid, values["text"])])
             if vector is not None and self.vectors is not None:
-                self._insert_vector("mem_turns_vec", rowid, values["ns"], vector)
+                self.insert_vectors("turns", [(rowid, values["ns"], vector)])
         return rowid
 
     def update_turn(self, turn_id: str, decision: str, score: float, focus: str | None) -> None:
@@ -629,7 +533,7 @@ class FactStore:
         if not namespaces:
             return []
         return self.db.query(
-            f"SELECT {TURN_COLUMNS} FROM mem_turns WHERE ns IN ({_placeholders(len(namespaces))})"
+            f"SELECT {TURN_COLUMNS} FROM mem_turns WHERE ns IN ({placeholders(len(namespaces))})"
             " ORDER BY at, rowid",
             list(namespaces),
         )
@@ -637,13 +541,13 @@ class FactStore:
     def turn_ids_with_facts(self, turn_ids: Sequence[str]) -> set[str]:
         out: set[str] = set()
         ids = list(turn_ids)
-        for start in range(0, len(ids), _MAX_IN):
-            chunk = ids[start : start + _MAX_IN]
+        for start in range(0, len(ids), MAX_IN):
+            chunk = ids[start : start + MAX_IN]
             out.update(
                 r[0]
                 for r in self.db.query(
                     "SELECT DISTINCT source_turn FROM mem_facts WHERE source_turn IN "
-                    f"({_placeholders(len(chunk))})",
+                    f"({placeholders(len(chunk))})",
                     chunk,
                 )
             )
@@ -654,21 +558,19 @@ class FactStore:
             return 0
         deleted = 0
         with self.db.transaction():
-            for start in range(0, len(turn_ids), _MAX_IN):
-                chunk = list(turn_ids[start : start + _MAX_IN])
+            for start in range(0, len(turn_ids), MAX_IN):
+                chunk = list(turn_ids[start : start + MAX_IN])
                 rows = self.db.query(
-                    f"SELECT rowid FROM mem_turns WHERE id IN ({_placeholders(len(chunk))})", chunk
+                    f"SELECT rowid FROM mem_turns WHERE id IN ({placeholders(len(chunk))})", chunk
                 )
                 rowids = [int(r[0]) for r in rows]
                 if not rowids:
                     continue
-                marks = _placeholders(len(rowids))
-                self.db.execute(f"DELETE FROM mem_turns_fts WHERE rowid IN ({marks})", rowids)
-                if self.vector_tables:
-                    self.db.execute(f"DELETE FROM mem_turns_vec WHERE row_id IN ({marks})", rowids)
+                marks = placeholders(len(rowids))
+                self.backend.unindex("turns", rowids, vectors=self.vector_tables)
                 self.db.execute(
                     "UPDATE mem_messages SET turn_id = NULL WHERE turn_id IN "
-                    f"({_placeholders(len(chunk))})",
+                    f"({placeholders(len(chunk))})",
                     chunk,
                 )
                 cursor = self.db.execute(f"DELETE FROM mem_turns WHERE rowid IN ({marks})", rowids)
@@ -689,7 +591,7 @@ class FactStore:
                 )
                 values = {**values, "seq": int(row[0])}
             self.db.execute(
-                f"INSERT INTO mem_messages ({', '.join(cols)}) VALUES ({_placeholders(len(cols))})",
+                f"INSERT INTO mem_messages ({', '.join(cols)}) VALUES ({placeholders(len(cols))})",
                 [values.get(c) for c in cols],
             )
 
@@ -705,7 +607,7 @@ class FactStore:
             return []
         return self.db.query(
             f"SELECT {MESSAGE_COLUMNS} FROM mem_messages WHERE ns IN "
-            f"({_placeholders(len(namespaces))}) ORDER BY ns, session_key, seq",
+            f"({placeholders(len(namespaces))}) ORDER BY ns, session_key, seq",
             list(namespaces),
         )
 
@@ -721,7 +623,7 @@ class FactStore:
             return 0
         cursor = self.db.execute(
             f"DELETE FROM mem_messages WHERE ns = ? AND session_key = ? AND rowid IN "
-            f"({_placeholders(len(rowids))})",
+            f"({placeholders(len(rowids))})",
             [ns, session_key, *rowids],
         )
         return int(cursor.rowcount)
@@ -741,10 +643,14 @@ class FactStore:
         return EmbedderFingerprint.from_json(row[0]) if row else None
 
     def begin_bulk_load(self) -> None:
-        """Before a bulk copy: nothing to prepare on SQLite (FTS5 and vectors index as they go)."""
+        """Before a bulk copy with explicit rowids into this (empty) base."""
+        self.backend.begin_bulk_load()
 
     def end_bulk_load(self) -> None:
-        """After a bulk copy with explicit rowids: nothing to do on SQLite."""
+        """After the copy: the engine rebuilds its indexes and moves its rowid counters."""
+        fingerprint = self.stored_fingerprint()
+        dims = fingerprint.dimensions if fingerprint is not None and self.vector_tables else None
+        self.backend.end_bulk_load(dims)
 
 
 def dumps(value: Any) -> str:

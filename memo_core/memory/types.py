@@ -166,9 +166,12 @@ class GateDecision(_Serialisable):
 class Recall(_Serialisable):
     """What :meth:`MemoHood.recall` found for a message.
 
-    ``facts`` are current versions (or the versions current at ``as_of``),
-    ``history`` their older versions, ``turns`` relevant raw turns, and ``block``
-    the fenced text to put in a prompt (empty when the gate skipped).
+    ``facts`` are current versions (or the versions current at ``as_of``) that the
+    message matched, best first; ``unmatched`` the other current facts of a small
+    namespace that fill what the token budget leaves (``MemoryConfig.recall_fill``),
+    shown in the block under their own heading; ``history`` the older versions of
+    both, ``turns`` relevant raw turns, and ``block`` the fenced text to put in a
+    prompt (empty when the gate skipped).
     """
 
     gate: GateDecision
@@ -177,6 +180,7 @@ class Recall(_Serialisable):
     history: tuple[Fact, ...] = ()
     block: str = ""
     as_of: datetime | None = None
+    unmatched: tuple[Fact, ...] = ()
 
 
 @dataclass(frozen=True)

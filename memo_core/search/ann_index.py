@@ -41,8 +41,6 @@ from typing import TYPE_CHECKING, Any
 
 from memo_core.errors import MissingDependencyError
 from memo_core.search.sidecar import (
-    changed_rowids,
-    log_range,
     read_header,
     save_with_header,
     snapshot_usable,
@@ -100,10 +98,9 @@ class AnnVectorIndex:
         self._index_cls: Any = Index
         self.store = store
         self.parameters = parameters or AnnParameters()
-        db_path = str(store.db.path)
-        persistent = store.db.dialect == "sqlite" and db_path not in ("", ":memory:")
+        local = store.db.local_file  # None on a server or in RAM: nothing to save beside
         self.path: Path | None = (
-            Path(path) if path is not None else Path(db_path + ".hnsw") if persistent else None
+            Path(path) if path is not None else Path(local + ".hnsw") if local else None
         )
         self._lock = threading.RLock()
         self._index: Any = None
@@ -137,7 +134,11 @@ class AnnVectorIndex:
         }
 
     def refresh(self) -> bool:
-        """Bring the index in step with the file; False when there are no vectors."""
+        """Bring the index in step with the file; False when there are no vectors, or
+        the backend keeps no change log to follow (PostgreSQL: its own HNSW serves)."""
+        changes = self.store.backend.changes
+        if changes is None:
+            return False
         with self._lock:
             state = self.store.search_state()
             if self._index is not None and self._key == state.key:
@@ -145,7 +146,7 @@ class AnnVectorIndex:
             want = self._want_header()
             if want is None:
                 return False
-            low, high = log_range(self.store.db)
+            low, high = changes.range()
             if self._index is None or self._header != want:
                 self._index = None
                 if not self._load(want, low, high):
@@ -154,7 +155,7 @@ class AnnVectorIndex:
                 if low > self._seq + 1:  # the log was pruned past our snapshot
                     self._build(want, high)
                 else:
-                    self._replay(want, high)
+                    self._replay(changes.changed(self._seq, high), high)
             elif self._seq > high:  # the file went back in time (restored): rebuild
                 self._build(want, high)
             self._key = state.key
@@ -223,29 +224,27 @@ class AnnVectorIndex:
         np = self._np
         dims = int(want["dimensions"])
         index = self._new_index(dims)
-        # One pass over the table (vec0 answers "chunk_rowid > ?" by scanning from the
-        # start, so batches by rowid range would read it quadratically).
-        cursor = self.store.db.execute(f"SELECT chunk_rowid, embedding FROM {want['vector_table']}")
-        while rows := cursor.fetchmany(self.parameters.build_batch):
-            keys = np.fromiter((int(r[0]) for r in rows), dtype=np.uint64, count=len(rows))
-            matrix = np.frombuffer(b"".join(bytes(r[1]) for r in rows), dtype=np.float32)
+        batches = self.store.backend.vector_rows(
+            want["vector_table"], batch=self.parameters.build_batch
+        )
+        for rows in batches:
+            keys = np.fromiter((r[0] for r in rows), dtype=np.uint64, count=len(rows))
+            matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32)
             index.add(keys, matrix.reshape(len(rows), dims))
         self._index, self._header, self._seq = index, want, high
         self._distrusted = False
         self.builds += 1
         self._save()
 
-    def _replay(self, want: dict[str, Any], high: int) -> None:
+    def _replay(self, rowids: list[int], high: int) -> None:
         np = self._np
-        rowids = changed_rowids(self.store.db, self._seq, high)
-        sql = f"SELECT embedding FROM {want['vector_table']} WHERE chunk_rowid = ?"
         index = self._index
+        stored = self.store.backend.vectors_by_rowid(rowids)
         for rowid in rowids:
             if index.contains(rowid):
                 index.remove(rowid)
-            row = self.store.db.query_one(sql, [rowid])
-            if row is not None:
-                index.add(rowid, np.frombuffer(bytes(row[0]), dtype=np.float32))
+            if rowid in stored:
+                index.add(rowid, np.asarray(stored[rowid], dtype=np.float32))
         self._seq = high
         self._unsaved += len(rowids)
         self.replayed += len(rowids)
@@ -303,8 +302,7 @@ class AnnVectorIndex:
             total = len(self._index)
             if total == 0:
                 return []
-            state = self.store.search_state()
-            if not filter and self.store._only_scope(state, owner, collections):
+            if not filter and self.store.only_scope(owner, collections):
                 return self._search(query, limit)
             rows = self._scope_rows(owner, collections)
             share = rows / total

@@ -98,7 +98,9 @@ class AutoAids:
         self._failed: dict[str, str] = {}
         self._count_key: object = None
         self._count = 0
-        self.kinds = tuple(k for k in kinds if store.db.dialect == "sqlite")
+        # An aid replays the backend's chunk change log to stay in step; a backend
+        # with none (PostgreSQL) serves from its own indexes.
+        self.kinds = kinds if store.backend.changes is not None else ()
         self._unavailable = {k: dep for k in self.kinds if (dep := _missing_dependency(k))}
         #: Background builds started (for tests and benchmarks).
         self.started = 0
@@ -109,7 +111,7 @@ class AutoAids:
         """The base's chunk count, re-counted only after a write."""
         key = self.store.search_state().key
         if key != self._count_key:
-            self._count = int(self.store.db.query_one("SELECT count(*) FROM chunks")[0])
+            self._count = self.store.chunk_total()
             self._count_key = key
         return self._count
 
@@ -205,7 +207,11 @@ class AutoAids:
         chunks = self.chunks()
         out: dict[str, Any] = {"engine": ENGINES[kind], "from_chunks": self.threshold}
         if kind not in self.kinds:
-            return {**out, "state": "off", "reason": "a PostgreSQL base uses its own indexes"}
+            return {
+                **out,
+                "state": "off",
+                "reason": "the backend keeps no change log to follow; its own indexes serve",
+            }
         if kind in self._unavailable:
             return {
                 **out,
@@ -220,7 +226,8 @@ class AutoAids:
             return {**out, "state": "ready"}
         if self.building:
             return {**out, "state": "building"}
-        saved = self.store.db.path + _SUFFIX[kind]
-        if Path(saved).is_file():
+        local = self.store.db.local_file
+        saved = (local or "") + _SUFFIX[kind]
+        if local and Path(saved).is_file():
             return {**out, "state": "saved", "path": saved}
         return {**out, "state": "not built yet (on the first query, or `memo kb prepare`)"}

@@ -63,8 +63,8 @@ class SearchSettings:
     kept in step with writes incrementally; see ``search/ann_index.py``).
     ``keyword_index``: ``"auto"`` (default) ranks keyword matches in SQL below
     ``aids_from_chunks`` chunks and with the in-RAM index from there on, as
-    ``vector_index="auto"``; ``"sqlite"`` always ranks them in SQL (FTS5's
-    ``bm25()``, or its PostgreSQL equivalent; the opt-out); ``"memory"`` ranks them with the
+    ``vector_index="auto"``; ``"sqlite"`` always ranks them in SQL (FTS5
+    finds them, memo's BM25 of ``search/bm25.py`` ranks them, as on PostgreSQL; the opt-out); ``"memory"`` ranks them with the
     same BM25 from an in-RAM copy of the index (NumPy, saved beside a SQLite file
     as ``<db>.kwidx``, kept in step with writes): same chunks, same scores, and
     several times faster from ~10k chunks, where FTS5 spends its time scoring every
@@ -200,7 +200,8 @@ class HybridSearcher:
                 loaded: object = self._ann if kind == "vector_index" else self._keywords
                 if chosen == "memory" and kind == "vector_index":
                     loaded = self._ram
-                state = "off" if chosen == "sqlite" else "ready" if loaded else "on first query"
+                aid = chosen in ("hnsw", "memory")  # else the legs run in the database
+                state = "off" if not aid else "ready" if loaded else "on first query"
                 out[kind] = {"setting": chosen, "engine": chosen, "state": state}
         return out
 
@@ -222,11 +223,12 @@ class HybridSearcher:
         engine = self.settings.vector_index
         if engine == "auto":
             engine = "hnsw" if self._prepare_auto("vector_index") else "sqlite"
-        if engine == "hnsw" and self.store.db.dialect == "sqlite":
+        if engine == "hnsw":
             if self._ann is None:
                 self._ann = AnnVectorIndex(self.store)
             with self.store.reading():
-                self._ann.refresh()
+                if not self._ann.refresh():
+                    return None  # no vectors, or a backend whose own HNSW serves
             return self._ann.describe()
         if engine == "memory":
             if self._ram is None:
@@ -243,12 +245,13 @@ class HybridSearcher:
         engine = self.settings.keyword_index
         if engine == "auto":
             engine = "memory" if self._prepare_auto("keyword_index") else "sqlite"
-        if engine != "memory" or self.store.db.dialect != "sqlite":
+        if engine != "memory":
             return None
         if self._keywords is None:
             self._keywords = RamKeywordIndex(self.store)
         with self.store.reading():
-            self._keywords.refresh()
+            if not self._keywords.refresh():
+                return None  # a backend with no change log to follow serves from its own
         return self._keywords.describe()
 
     def keyword_leg(
@@ -350,7 +353,7 @@ class HybridSearcher:
         """The vector leg alone, on the configured index: ``[(chunk rowid, cosine)]``
         best first. For adapters that fuse legs their own way."""
         engine = self.vector_engine()
-        if engine == "hnsw" and self.store.db.dialect == "sqlite":
+        if engine == "hnsw":
             if self._ann is None:
                 self._ann = AnnVectorIndex(self.store)
             approximate = self._ann.candidates(

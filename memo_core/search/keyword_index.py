@@ -1,4 +1,4 @@
-"""An opt-in in-RAM copy of the keyword index that ranks exactly as FTS5's ``bm25()``.
+"""An in-RAM copy of the keyword index that ranks exactly as the SQL keyword leg does.
 
 Why: FTS5 finds the chunks matching a query quickly, but an ``OR`` query ranked
 by ``bm25()`` calls the ranking function on every one of them and sorts them
@@ -7,12 +7,12 @@ all. At 100k chunks a typical question matches 16,000 chunks: finding them takes
 Here each query word's postings are slices of NumPy arrays, and BM25 for every
 matched chunk is a handful of vector operations.
 
-Same answer as the FTS5 leg. The index holds, per column (raw and stemmed), each
+Same answer as the SQL leg (``kb/fts_rank.py``). The index holds, per column (raw and stemmed), each
 token's chunks and in-chunk frequency, and per chunk its token count; tokens are
 memo's tokenizer output folded as ``unicode61 remove_diacritics 2`` folds them
 (:func:`~memo_core.search.pg_text.fold`, the folding that makes PostgreSQL's
-scores equal FTS5's). The score is FTS5's BM25 with memo's constants
-(:mod:`memo_core.search.bm25`; N and the mean length taken over the whole table),
+scores equal FTS5's). The score is FTS5's BM25 formula with the knowledge base's
+constants (:mod:`memo_core.search.bm25`; N and the mean length taken over the whole table),
 over the same phrases :func:`~memo_core.search.text.fts_match_expression`
 sends, with FTS5's sign (negative, lower is better). A test compares scores and
 order with FTS5's on real text.
@@ -46,11 +46,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memo_core.errors import MissingDependencyError
-from memo_core.search.bm25 import COLUMN_WEIGHTS, COLUMNS, K1, B, idf
+from memo_core.search.bm25 import COLUMN_WEIGHTS, COLUMNS, K1, KB_B, idf, length_norm
 from memo_core.search.pg_text import fold
 from memo_core.search.sidecar import (
-    changed_rowids,
-    log_range,
     read_header,
     save_with_header,
     snapshot_usable,
@@ -66,10 +64,6 @@ log = logging.getLogger(__name__)
 
 _FORMAT = 1
 _WEIGHTS = tuple(COLUMN_WEIGHTS[c] for c in COLUMNS)
-_ROWS_SQL = (
-    "SELECT f.rowid, f.raw, f.stemmed, c.owner, c.collection"
-    " FROM chunks_fts f LEFT JOIN chunks c ON c.rowid = f.rowid"
-)
 
 
 # tokenize()'s pattern, applied to a whole lower-cased ASCII text at once.
@@ -116,10 +110,9 @@ class RamKeywordIndex:
             raise MissingDependencyError("numpy", "local", "the in-RAM keyword index") from exc
         self._np: Any = numpy
         self.store = store
-        db_path = str(store.db.path)
-        persistent = store.db.dialect == "sqlite" and db_path not in ("", ":memory:")
+        local = store.db.local_file  # None on a server or in RAM: nothing to save beside
         self.path: Path | None = (
-            Path(path) if path is not None else Path(db_path + ".kwidx") if persistent else None
+            Path(path) if path is not None else Path(local + ".kwidx") if local else None
         )
         self.compact_share = compact_share
         self.compact_min = compact_min
@@ -141,20 +134,22 @@ class RamKeywordIndex:
     # -- keeping the index in step with the file --------------------------------
 
     def refresh(self) -> bool:
-        """Bring the index in step with the file; False where it cannot serve (PostgreSQL)."""
-        if self.store.db.dialect != "sqlite":
+        """Bring the index in step with the file; False where it cannot serve: the
+        backend keeps no change log to follow (PostgreSQL: its own indexes serve)."""
+        changes = self.store.backend.changes
+        if changes is None:
             return False
         with self._lock:
             state = self.store.search_state()
             if self._ready and self._key == state.key:
                 return True
-            low, high = log_range(self.store.db)
+            low, high = changes.range()
             if not self._ready and (self._distrusted or not self._load(low, high)):
                 self._build(high)
             if not snapshot_usable(self._seq, low, high):
                 self._build(high)
             elif self._seq < high:
-                self._replay(high)
+                self._replay(changes.changed(self._seq, high), high)
             self._key = state.key
             return True
 
@@ -185,13 +180,12 @@ class RamKeywordIndex:
         terms = (array("q"), array("q"))
         docs = (array("i"), array("i"))
         rowids, lengths, owners, collections = array("q"), array("q"), array("i"), array("i")
-        cursor = self.store.db.execute(_ROWS_SQL + " ORDER BY f.rowid")
         position = 0
-        while rows := cursor.fetchmany(5_000):
+        for rows in self.store.backend.keyword_rows():
             for rowid, raw, stemmed, owner, collection in rows:
                 length = 0
                 for col, text in enumerate((raw, stemmed)):
-                    tokens = index_tokens(text or "")
+                    tokens = index_tokens(text)
                     length += len(tokens)
                     ids = vocab[col]
                     terms[col].extend([ids.setdefault(t, len(ids)) for t in tokens])
@@ -239,9 +233,9 @@ class RamKeywordIndex:
             return at
         return None
 
-    def _replay(self, high: int) -> None:
+    def _replay(self, rowids: list[int], high: int) -> None:
         np = self._np
-        rowids = changed_rowids(self.store.db, self._seq, high)
+        current = {r[0]: r for rows in self.store.backend.keyword_rows(rowids) for r in rows}
         added: list[tuple[int, str, str, int, int]] = []
         for rowid in rowids:
             at = self._position(rowid)
@@ -249,11 +243,11 @@ class RamKeywordIndex:
                 self._alive[at] = False
                 self._dead += 1
                 self._total -= int(self._lengths[at])
-            row = self.store.db.query_one(_ROWS_SQL + " WHERE f.rowid = ?", [rowid])
+            row = current.get(rowid)
             if row is not None:
                 owner = self._code(self._owner_codes, row[3])
                 collection = self._code(self._collection_codes, row[4])
-                added.append((rowid, row[1] or "", row[2] or "", owner, collection))
+                added.append((rowid, row[1], row[2], owner, collection))
         start = len(self._rowids)
         lengths: list[int] = []
         for i, (rowid, raw, stemmed, _, _) in enumerate(added):
@@ -329,7 +323,7 @@ class RamKeywordIndex:
         base = self.store.search_state().base_id
         if base is None:
             return None
-        return {"format": _FORMAT, "base": base, "k1": K1, "b": B, "weights": list(_WEIGHTS)}
+        return {"format": _FORMAT, "base": base, "k1": K1, "b": KB_B, "weights": list(_WEIGHTS)}
 
     def _save(self) -> None:
         want = self._want_header()
@@ -436,7 +430,7 @@ class RamKeywordIndex:
         return (rowids, lengths, owners, collections, ptr, docs, freqs, (vocab[0], vocab[1]))
 
     def _fts_rows(self) -> int:
-        return int(self.store.db.query_one("SELECT count(*) FROM chunks_fts")[0])
+        return self.store.backend.keyword_row_count()
 
     # -- searching ----------------------------------------------------------------
 
@@ -472,18 +466,14 @@ class RamKeywordIndex:
     def _phrase_postings(self, col: int, tokens: Sequence[str]) -> tuple[Any, Any] | None:
         """Positions and frequencies of the chunks holding a multi-token phrase in ``col``.
 
-        This index keeps no positions, so FTS5 finds the chunks, and its ``bm25()`` of
-        the phrase alone (unit weights) gives back each chunk's phrase count ``f``:
+        This index keeps no positions, so the backend finds the chunks, and the BM25 of
+        the phrase alone (unit weights, ``KnowledgeBackend.phrase_bm25``) gives back each chunk's phrase count ``f``:
         the score is ``-idf * f (k1 + 1) / (f + norm)`` with ``idf`` and ``norm`` known
         here, so ``f = s norm / (k1 + 1 - s)`` with ``s = -score / idf``. None (run
         the whole query in FTS5) if a chunk is unknown here or a count is not whole.
         """
         np = self._np
-        phrase = " ".join(t.replace('"', '""') for t in tokens)
-        rows = self.store.db.query(
-            "SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ?",
-            [f'{COLUMNS[col]} : "{phrase}"'],
-        )
+        rows = self.store.backend.phrase_bm25(COLUMNS[col], tokens)
         if not rows:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
         positions = [self._position(int(r[0])) for r in rows]
@@ -522,7 +512,7 @@ class RamKeywordIndex:
                 return []
             if self._norm_at != self._key:
                 mean_length = self._total / rows
-                self._norm = K1 * (1.0 - B + B * self._lengths / mean_length)
+                self._norm = length_norm(self._lengths, mean_length)
                 self._norm_at = self._key
             scores = np.zeros(len(self._rowids))
             matched = np.zeros(len(self._rowids), dtype=bool)

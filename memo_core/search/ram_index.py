@@ -61,18 +61,9 @@ class RamVectorIndex:
             return True
         np = self._np
         dims = state.fingerprint.dimensions
-        if self.store.db.dialect == "postgres":  # pgvector reads back as a real[] list
-            rows = self.store.db.query(
-                "SELECT chunk_rowid, owner, collection, embedding::real[]"
-                f" FROM {state.vector_table}"
-            )
-            matrix = np.asarray([r[3] for r in rows], dtype=np.float32).reshape(len(rows), dims)
-        else:
-            rows = self.store.db.query(
-                f"SELECT chunk_rowid, owner, collection, embedding FROM {state.vector_table}"
-            )
-            matrix = np.frombuffer(b"".join(bytes(r[3]) for r in rows), dtype=np.float32)
-            matrix = matrix.reshape(len(rows), dims).copy()
+        rows = [r for part in self.store.backend.vector_rows(state.vector_table) for r in part]
+        matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32)
+        matrix = matrix.reshape(len(rows), dims).copy()
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         matrix /= np.where(norms > 0, norms, 1.0)
         self._owner_codes = {}

@@ -2,8 +2,8 @@
 
 An index kept beside ``<db>`` (HNSW vectors in ``ann_index.py``, keyword postings
 in ``keyword_index.py``) is a snapshot of one base (named by its random id,
-``storage/identity.py``) as of one entry of its change log (``kb_chunk_changes``,
-filled by triggers on ``chunks``). It catches up by replaying the chunks changed
+``storage/identity.py``) as of one entry of its backend's chunk change log (``KnowledgeBackend.changes``:
+``kb_chunk_changes`` on SQLite). It catches up by replaying the chunks changed
 after that entry, and it is saved as a data file plus a JSON header written after
 it, each replaced atomically, so a reader only ever trusts a header beside the
 very data file it describes: size, mtime and a CRC-32 of its bytes match (bit rot
@@ -24,36 +24,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from memo_core.storage.base import SQLDatabase
-
 __all__ = [
-    "changed_rowids",
     "file_checksum",
-    "log_range",
     "read_header",
     "save_with_header",
     "snapshot_usable",
 ]
 
 log = logging.getLogger(__name__)
-
-
-def log_range(db: SQLDatabase) -> tuple[int, int]:
-    """The first and last sequence numbers held in the change log (0, 0 when empty)."""
-    # Two statements: SQLite answers a lone min() or max() from the index edge,
-    # but "min(seq), max(seq)" together with a full scan.
-    low = db.query_one("SELECT min(seq) FROM kb_chunk_changes")[0]
-    high = db.query_one("SELECT max(seq) FROM kb_chunk_changes")[0]
-    return (int(low or 0), int(high or 0))
-
-
-def changed_rowids(db: SQLDatabase, after: int, upto: int) -> list[int]:
-    """Chunks inserted or deleted by the log entries in ``(after, upto]``."""
-    rows = db.query(
-        "SELECT DISTINCT chunk_rowid FROM kb_chunk_changes WHERE seq > ? AND seq <= ?",
-        [after, upto],
-    )
-    return [int(r[0]) for r in rows]
 
 
 def snapshot_usable(seq: int, low: int, high: int) -> bool:

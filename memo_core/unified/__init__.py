@@ -13,7 +13,8 @@ same thing. ``UnifiedRecall.render()`` is the fenced block for a prompt;
 from memo_core.prompt import estimate_tokens
 from memo_core.unified.conflicts import detect_conflicts
 from memo_core.unified.recall import DEFAULT_WEIGHTS, fit_budget, fuse_sources, recall_all
-from memo_core.unified.types import Conflict, UnifiedItem, UnifiedRecall
+from memo_core.unified.result import UnifiedRecall
+from memo_core.unified.types import Conflict, UnifiedItem
 from memo_core.unified.values import Value, extract_values
 
 __all__ = [

@@ -20,7 +20,8 @@ from memo_core.search.rrf import DEFAULT_RRF_K, rrf
 from memo_core.types import Hit
 from memo_core.unified.conflicts import detect_conflicts
 from memo_core.unified.render import document_label, memory_label, render_context, turn_label
-from memo_core.unified.types import Conflict, UnifiedItem, UnifiedRecall
+from memo_core.unified.result import UnifiedRecall
+from memo_core.unified.types import Conflict, UnifiedItem
 
 if TYPE_CHECKING:
     from memo_core.kb.base import MemoBase

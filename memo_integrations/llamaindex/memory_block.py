@@ -120,7 +120,9 @@ class MemoHoodMemoryBlock(BaseMemoryBlock[str]):
         history: dict[str, list[Fact]] = {}
         for old in recall.history:
             history.setdefault(old.chain_id, []).append(old)
-        block, facts, _, turns = render_block(recall.facts, history, recall.turns, budget)
+        block, facts, _, turns = render_block(
+            recall.facts, history, recall.turns, budget, recall.unmatched
+        )
         if not block or estimate_tokens(block) > budget:
             return None  # even the best fact alone is over the budget
         return _unfenced(block) if (facts or turns) else None

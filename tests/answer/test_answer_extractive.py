@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memo_core.answer.extractive import extractive_answer
+from memo_core.answer.extractive import ExtractiveConfig, PickWeights, extractive_answer
 from memo_core.answer.verify import verify_quote
 
 PASSAGES = [
@@ -72,3 +72,74 @@ def test_spans_are_always_inside_their_passage(question: str, texts: list[str], 
     for cid, a, b in picks:
         text = dict(passages)[cid]
         assert 0 <= a < b <= len(text)
+
+
+def _picks(question: str, passages: list[tuple[str, str]], **weights: float) -> list[str]:
+    config = ExtractiveConfig(weights=PickWeights(**weights))
+    picked = extractive_answer(question, passages, max_sentences=2, config=config)
+    return [dict(passages)[cid][a:b] for cid, a, b in picked]
+
+
+def test_a_sentence_is_read_with_the_one_before_it() -> None:
+    # "The tool is called Warden." holds too little of the question alone; the
+    # sentence before it names what is asked about, so together they qualify.
+    q = "Which tool of the build farm rotates the signing keys every night?"
+    lead = "The build farm runs a keeper daemon that rotates signing keys every night."
+    answer = "The tool is called Warden."
+    assert answer in _picks(q, [("x", f"{lead} {answer} Logs go to the archive.")])
+    # The same sentence after an unrelated one is not a candidate.
+    assert answer not in _picks(q, [("x", f"{lead} Logs go to the archive. {answer}")])
+
+
+def test_the_sentence_holding_the_asked_for_kind_of_thing_wins() -> None:
+    text = (
+        "The ferry to the island was opened by the harbour board. The island ferry opened in 1931."
+    )
+    q = "When was the ferry to the island opened?"
+    assert _picks(q, [("f", text)])[0] == "The island ferry opened in 1931."
+    assert _picks(q, [("f", text)], answer_type=0.0)[0] != "The island ferry opened in 1931."
+
+
+def test_prose_beats_a_signature_that_shares_the_same_terms() -> None:
+    text = "scheduler.take(lock=RLock(), *, wait=True) -> None; scheduler.lock. The scheduler takes the global lock."
+    q = "Which lock does the scheduler take?"
+    assert _picks(q, [("s", text)])[0] == "The scheduler takes the global lock."
+    assert _picks(q, [("s", text)], letters=0.0)[0] != "The scheduler takes the global lock."
+
+
+def test_the_sentence_right_under_a_heading_does_not_win_a_tie() -> None:
+    # Two sentences alike in every other feature: the first one under the heading
+    # mostly introduces its section, so the other is preferred.
+    text = (
+        "## Nightly backups\n\nNightly backups are stored in the Oslo vault. "
+        "Nightly backups are stored in the Bonn vault."
+    )
+    q = "Where are nightly backups stored?"
+    assert _picks(q, [("h", text)])[0] == "Nightly backups are stored in the Bonn vault."
+    # Without the weight the tie goes to the earlier sentence.
+    assert _picks(q, [("h", text)], after_heading=0.0)[0] == (
+        "Nightly backups are stored in the Oslo vault."
+    )
+
+
+def test_a_heading_is_never_picked_even_when_it_holds_every_term() -> None:
+    text = "## Where nightly backups are stored\n\nNightly backups go to the Bergen vault."
+    picks = _picks("Where are nightly backups stored?", [("h", text)])
+    assert picks == ["Nightly backups go to the Bergen vault."]
+
+
+def test_the_similarity_reranks_the_candidates() -> None:
+    class Prefers:
+        """A stand-in similarity: 1.0 for one sentence, 0.0 for the others."""
+
+        def __init__(self, sentence: str) -> None:
+            self.sentence = sentence
+
+        def similarities(self, question: str, sentences: list[str]) -> list[float]:
+            return [1.0 if s == self.sentence else 0.0 for s in sentences]
+
+    text = "The pump starts at dawn. The pump starts when the tank is full."
+    q = "When does the pump start?"
+    for wanted in ("The pump starts at dawn.", "The pump starts when the tank is full."):
+        picked = extractive_answer(q, [("p", text)], max_sentences=1, similarity=Prefers(wanted))  # type: ignore[arg-type]
+        assert [text[a:b] for _, a, b in picked] == [wanted]

@@ -137,7 +137,7 @@ class _Recorder:
         facts = [SimpleNamespace(statement="the fact mentions Wilhelmina")]
         gate = SimpleNamespace(action="recall")
         return SimpleNamespace(
-            gate=gate, facts=facts, history=[], block="", as_of=kwargs.get("as_of")
+            gate=gate, facts=facts, unmatched=[], history=[], block="", as_of=kwargs.get("as_of")
         )
 
 

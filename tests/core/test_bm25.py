@@ -30,7 +30,7 @@ def test_memory_ranks_with_the_knowledge_bases_weights_on_sqlite(tmp_path: Path)
         memory.remember("He runs a small bakery near the station.", namespace="u")
         store, db = memory._store, memory.db
         stored = [str(r[0]) for r in db.query("SELECT DISTINCT ns FROM mem_facts")]
-        got = dict(store.search_fts("mem_facts_fts", "mem_facts", "running", stored, 10))
+        got = dict(store.search_keyword("facts", "running", stored, 10))
         assert len(got) == 2  # "runs" matches through its stem only
 
         def scores(call: str) -> dict[int, float]:

@@ -29,7 +29,7 @@ from memo_core.embedders import HashEmbedder
 from memo_core.errors import NamespaceRequiredError
 from memo_core.kb import ChunkInput, MemoBase
 from memo_core.kb.pg_fts import index_text
-from memo_core.kb.pg_store import EF_SEARCH_MIN, PostgresKnowledgeStore
+from memo_core.kb.pg_backend import EF_SEARCH_MIN, PostgresKnowledgeBackend
 from memo_core.search.hybrid import SearchSettings
 from memo_core.storage.local_server import LocalPostgres
 from memo_core.storage.postgres import PostgresDatabase
@@ -133,7 +133,7 @@ def _stats(base: MemoBase) -> tuple[tuple[int, int], tuple[int, int]]:
 
 
 def test_store_is_the_postgres_one(pg: MemoBase) -> None:
-    assert isinstance(pg.store, PostgresKnowledgeStore)
+    assert isinstance(pg.store.backend, PostgresKnowledgeBackend)
     assert pg.status()["backend"] == "postgres"
 
 
@@ -189,7 +189,7 @@ def test_document_frequencies_match_the_fts5_vocabulary(pair: tuple[MemoBase, Me
     for term in terms:
         row = lite.db.query_one("SELECT doc FROM temp.v WHERE term = ?", [term])
         expected[term] = int(row[0]) if row else 0
-    assert isinstance(pg.store, PostgresKnowledgeStore)
+    assert isinstance(pg.store.backend, PostgresKnowledgeBackend)
     assert pg.store.document_frequencies(terms) == expected
     assert expected["the"] > 0 and expected["café"] == 0  # stored folded, looked up as given
 

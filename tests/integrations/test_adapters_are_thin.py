@@ -22,9 +22,13 @@ INTERNAL_ATTRIBUTES = {"store", "db", "searcher", "conn"}
 INTERNAL_MODULES = (
     "memo_core.storage",
     "memo_core.kb.store",
-    "memo_core.kb.pg_store",
+    "memo_core.kb.backend",
+    "memo_core.kb.pg_backend",
+    "memo_core.kb.sqlite_backend",
     "memo_core.memory.store",
-    "memo_core.memory.pg_store",
+    "memo_core.memory.backend",
+    "memo_core.memory.sqlite_backend",
+    "memo_core.memory.pg_backend",
     "memo_core.search.hybrid",
     "memo_core.search.keyword",
 )

@@ -81,3 +81,63 @@ def test_the_classifier_scores_a_batch_in_one_call() -> None:
     assert probabilities == load_capture_classifier().probabilities(
         MISSED_BY_RULES + NEVER_THE_USERS
     )
+
+
+#: Durable statements that name the user by no pronoun (sentences of this suite's own).
+SAID_WITHOUT_I = [
+    "Принимаю эналаприл по вечерам.",  # the verb's ending is the speaker
+    "Бабушка живёт в Вологде.",  # a relative with no "my"
+    "Нашему хомяку Пуху два года.",  # the dative of "our"
+]
+#: Junk that looks like a fact to the rules (sentences of this suite's own).
+LOOKS_LIKE_A_FACT = [
+    "Apparently a famous chef opened a bakery in Leeds.",
+    "Говорят, один футболист купил яхту в Монако.",
+    "Not decided yet, maybe Thursday.",
+    "If we lived by the sea we'd swim every morning.",
+    "is lactose intolerance common in adults",
+    "Write a toast for someone turning 50.",
+]
+
+
+def test_statements_without_a_pronoun_are_kept(memory: MemoHood) -> None:
+    for i, text in enumerate(SAID_WITHOUT_I):
+        memory.capture(text, namespace=f"u{i}", at=MONDAY)
+        assert memory.list_facts(f"u{i}"), text
+
+
+def test_a_first_person_verb_is_what_keeps_a_dropped_pronoun(
+    memory: MemoHood, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memo_core.memory import classifier, extract
+
+    text = "Откладываю по десять тысяч на ремонт."
+    memory.capture(text, namespace="u1", at=MONDAY)
+    assert memory.list_facts("u1")
+    for module in (classifier, extract):
+        monkeypatch.setattr(module, "first_person_verb", lambda text: False)
+    memory.capture(text, namespace="u2", at=MONDAY)
+    assert memory.list_facts("u2") == []
+
+
+def test_junk_that_looks_like_a_fact_is_not_stored(memory: MemoHood) -> None:
+    for text in LOOKS_LIKE_A_FACT:
+        result = memory.capture(text, namespace="u1", at=MONDAY)
+        assert not result.added, text
+    assert memory.list_facts("u1") == []
+
+
+def test_a_person_named_before_is_the_subject_of_a_later_turn(memory: MemoHood) -> None:
+    memory.capture("My daughter Imogen plays the cello.", namespace="u1", at=MONDAY)
+    result = memory.capture("Imogen is allergic to wasps.", namespace="u1", at=MONDAY)
+    assert [f.subject for f in result.added] == ["daughter:imogen"]  # not the user's allergy
+
+
+def test_the_statement_before_a_question_is_kept_without_the_question(memory: MemoHood) -> None:
+    memory.capture(
+        "I just adopted a greyhound called Pilot, so what food should I buy?",
+        namespace="u1",
+        at=MONDAY,
+    )
+    [fact] = memory.list_facts("u1")
+    assert "Pilot" in fact.statement and "what food" not in fact.statement

@@ -98,9 +98,9 @@ def _vectors(url: str) -> dict[str, dict[int, list[float]]]:
     with MemoHood(url, embedder=HashEmbedder(), gate=RecallGate()) as memory:
         store = memory._store
         out = {}
-        for table, base in (("mem_facts_vec", "mem_facts"), ("mem_turns_vec", "mem_turns")):
+        for kind, base in (("facts", "mem_facts"), ("turns", "mem_turns")):
             rowids = [int(r[0]) for r in memory.db.query(f"SELECT rowid FROM {base}")]
-            out[table] = store.read_vectors(table, rowids, 256)
+            out[kind] = store.read_vectors(kind, rowids, 256)
         return out
 
 

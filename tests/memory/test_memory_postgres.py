@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from memo_core.embedders.hash import HashEmbedder
 from memo_core.errors import InvalidInputError
-from memo_core.memory import MemoHood, RecallGate, pg_store
+from memo_core.memory import MemoHood, RecallGate, pg_backend
 from memo_core.memory.namespace import encode_namespace
 from memo_core.memory.records import FactRow
 
@@ -128,7 +128,7 @@ def _cosine(a: list[float], b: list[float]) -> float:
 def test_hnsw_filtered_search_returns_the_selective_namespace(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pg_store, "EXACT_SEARCH_ROWS", 20)  # so 45 rows take the HNSW path
+    monkeypatch.setattr(pg_backend, "EXACT_SEARCH_ROWS", 20)  # so 45 rows take the HNSW path
     crowd = [f"The project {i} uses PostgreSQL on server {i % 7}." for i in range(600)]
     rare = [f"Бабушка {i} печёт пирог с вишней по воскресеньям." for i in range(45)]
     query = "Which project uses PostgreSQL on which server?"
@@ -140,7 +140,7 @@ def test_hnsw_filtered_search_returns_the_selective_namespace(
         rare_ids = [
             int(r[0]) for r in memory.db.query("SELECT rowid FROM mem_facts WHERE ns = 'rare/'")
         ]
-        vectors = store.vectors_for("mem_facts_vec", rare_ids)
+        vectors = store.vectors_for("facts", rare_ids)
         # The 10 best similarities (the rows differ only by a number, so ties abound).
         exact = sorted((round(_cosine(qvec, v), 5) for v in vectors.values()), reverse=True)[:10]
 
@@ -148,7 +148,7 @@ def test_hnsw_filtered_search_returns_the_selective_namespace(
             return set(dict(hits)) <= set(rare_ids) and [round(c, 5) for _, c in hits] == exact
 
         # Left to itself the planner may pick the ns B-tree for a selective namespace.
-        hits = store.search_vec("mem_facts_vec", qvec, [encode_namespace(("rare",))], 10)
+        hits = store.search_vectors("facts", qvec, [encode_namespace(("rare",))], 10)
         assert same_as_exact(hits)
         for rowid, cos in hits:
             assert cos == pytest.approx(_cosine(qvec, vectors[rowid]), abs=1e-5)
@@ -173,7 +173,7 @@ def test_hnsw_filtered_search_returns_the_selective_namespace(
         )
         assert "mem_facts_vec_hnsw" in " ".join(r[0] for r in plan)
         statements.clear()
-        hits = store.search_vec("mem_facts_vec", qvec, [encode_namespace(("rare",))], 10)
+        hits = store.search_vectors("facts", qvec, [encode_namespace(("rare",))], 10)
         # ef_search 40 meets only crowd rows near this query: the exact scan takes over.
         assert any("set_config('hnsw.ef_search'" in s for s in statements)
         assert any("+ 0" in s for s in statements)
@@ -182,13 +182,13 @@ def test_hnsw_filtered_search_returns_the_selective_namespace(
         assert recall.facts and all(f.namespace == ("rare",) for f in recall.facts)
         # A namespace the walk serves well gets its k rows from the index alone.
         statements.clear()
-        crowd_hits = store.search_vec("mem_facts_vec", qvec, [encode_namespace(("crowd",))], 10)
+        crowd_hits = store.search_vectors("facts", qvec, [encode_namespace(("crowd",))], 10)
         assert len(crowd_hits) == 10 and not any("+ 0" in s for s in statements)
         crowd_ids = {
             int(r[0]) for r in memory.db.query("SELECT rowid FROM mem_facts WHERE ns = 'crowd/'")
         }
         assert {r for r, _ in crowd_hits} <= crowd_ids
-        assert store.search_vec("mem_facts_vec", qvec, [encode_namespace(("nobody",))], 10) == []
+        assert store.search_vectors("facts", qvec, [encode_namespace(("nobody",))], 10) == []
 
 
 # -- keyword parity with SQLite FTS5 ------------------------------------------------------
@@ -238,8 +238,8 @@ def test_tsvector_matches_exactly_what_fts5_matches(twins: Any, words: list[str]
     found = {
         name: {
             rowid
-            for rowid, _ in memory._store.search_fts(
-                "mem_facts_fts", "mem_facts", query, [encode_namespace(("u1",))], 100
+            for rowid, _ in memory._store.search_keyword(
+                "facts", query, [encode_namespace(("u1",))], 100
             )
         }
         for name, memory in twins.items()
@@ -254,9 +254,7 @@ def test_keyword_parity_spot_checks(twins: Any) -> None:
         def hits(query: str, m: MemoHood = memory) -> list[str]:
             """Keys of the items the keyword leg matches (search_items also lists the rest)."""
             ns = [encode_namespace(("u1",))]
-            rowids = [
-                r for r, _ in m._store.search_fts("mem_facts_fts", "mem_facts", query, ns, 100)
-            ]
+            rowids = [r for r, _ in m._store.search_keyword("facts", query, ns, 100)]
             return sorted(FactRow(row).key for row in m._store.facts_by_rowids(rowids))
 
         assert hits("cafe") == ["doc0"]  # diacritics folded

@@ -64,9 +64,12 @@ def _to_old_layout(path: Path) -> None:
                 f"INSERT INTO {table} (row_id, ns, embedding) VALUES (?, ?, ?)",
                 [tuple(r) for r in rows],
             )
-        db.execute(
-            "DELETE FROM _memo_migrations WHERE schema = ? AND name = ?",
-            [memory_schema.schema, "vectors_in_plain_tables"],
+        version = next(
+            s.version for s in memory_schema.steps if s.name == "vectors_in_plain_tables"
+        )
+        db.execute(  # that step and the ones after it run again
+            "DELETE FROM _memo_migrations WHERE schema = ? AND version >= ?",
+            [memory_schema.schema, version],
         )
 
 
@@ -140,7 +143,7 @@ def test_vector_search_is_exact_and_stays_in_its_namespaces(tmp_path: Path) -> N
         store: FactStore = memory._store
         query = embedder.embed_query("red boats")
         a = encode_namespace(("a",))
-        hits = store.search_vec("mem_facts_vec", query, [a], 5)
+        hits = store.search_vectors("facts", query, [a], 5)
         rows = memory.db.query("SELECT rowid, ns, statement FROM mem_facts")
     by_rowid = {int(r[0]): (r[1], r[2]) for r in rows}
     assert len(rows) == 24 and len(hits) == 5

@@ -5,7 +5,8 @@
 
 Every turn is invented for this project (no real person's data). Two sources:
 
-- templates x slot values x register transforms (``capture_slots.py``), with a fixed seed;
+- templates x slot values x register transforms (``capture_slots.py``, and ``capture_passing.py``
+  for durable facts said in passing and the junk that looks like them), with a fixed seed;
 - a hand-written portion (``capture_handwritten.txt``, one ``lang|label|category|text`` a line)
   for phrasings no template produces.
 
@@ -37,6 +38,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import capture_passing as passing  # noqa: E402
 from capture_slots import EN_DROP, EN_KEEP, EN_SLOTS, RU_DROP, RU_KEEP, RU_SLOTS, Slots  # noqa: E402
 
 SEED = 17
@@ -69,10 +71,10 @@ DROP_KINDS = (
 )
 TEST_SHARE = 0.2
 # Renderings per template: drops get more, so that about a third of the turns are drops.
-PER_SLOTTED_TEMPLATE = {"keep": 8, "drop": 11}  # a template with slots
-PER_PLAIN_TEMPLATE = {"keep": 3, "drop": 5}  # register variants of a template without slots
-LISTS_PER_LANG = 90
-COMBOS_PER_LANG = 110
+PER_SLOTTED_TEMPLATE = {"keep": 12, "drop": 16}  # a template with slots
+PER_PLAIN_TEMPLATE = {"keep": 4, "drop": 6}  # register variants of a template without slots
+LISTS_PER_LANG = 200
+COMBOS_PER_LANG = 240
 
 _SLOT = re.compile(r"\{(\w+?)(?:\.(\w+))?\}")
 _GENDER = {"l": ("", "а"), "sya": ("ся", "ась")}
@@ -228,7 +230,10 @@ def transform(text: str, lang: str, rng: random.Random) -> tuple[str, str]:
 
 def templates() -> list[Template]:
     out: list[Template] = []
-    sources = (("en", EN_KEEP, EN_DROP), ("ru", RU_KEEP, RU_DROP))
+    sources = (
+        ("en", EN_KEEP + passing.EN_KEEP, EN_DROP + passing.EN_DROP),
+        ("ru", RU_KEEP + passing.RU_KEEP, RU_DROP + passing.RU_DROP),
+    )
     for lang, keeps, drops in sources:
         counter: Counter[str] = Counter()
         for text, category in keeps:

@@ -1,8 +1,8 @@
-"""Knowledge-base storage on PostgreSQL: the SQLite store with its engine parts replaced.
+"""The knowledge base's PostgreSQL backend: ``tsvector`` BM25 and pgvector HNSW.
 
-:class:`PostgresKnowledgeStore` keeps every portable part of
-:class:`~memo_core.kb.store.KnowledgeStore` (documents, chunks, deletes, the
-one-transaction replace, re-index and its swap) and overrides what differs:
+:class:`PostgresKnowledgeBackend` is the engine part of a knowledge base in one
+schema of a PostgreSQL database (``kb/backend.py``); the document and chunk rows
+are the portable SQL of ``kb/store.py``. What it brings:
 
 * the schema (``kb/pg_schema.py``) and the vector tables (pgvector + HNSW);
 * the keyword index and its BM25 ranking (``kb/pg_fts.py``), with the index
@@ -15,27 +15,34 @@ one-transaction replace, re-index and its swap) and overrides what differs:
   ``k`` nearest rows of its scope, or all of them, never a short list;
 * metadata filters over the JSONB column (``search/pg_filters.py``).
 
-Every statement names the owner; an empty one fails closed before any SQL runs.
+It keeps no chunk change log (``changes`` is None): the search aids, which replay
+one to stay in step, leave a PostgreSQL base to its own indexes, and a re-index
+starts over instead of resuming. Every statement names the owner; an empty one
+fails closed before any SQL runs.
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
-from memo_core.errors import ConfigError
+from memo_core.errors import InvalidInputError
+from memo_core.kb.backend import ChangeLog, KeywordRow
 from memo_core.kb.pg_fts import Phrase, bm25_sql, index_text, lexeme_query, query_phrases
 from memo_core.kb.pg_schema import pg_kb_schema, pg_vector_index_ddl, pg_vector_table_ddl
-from memo_core.kb.store import KnowledgeStore, require_owner
+from memo_core.kb.records import SearchState, VectorRow, require_owner, vector_blob
+from memo_core.kb.scope import chunk_scope
 from memo_core.search.filter_tree import parse_filter
 from memo_core.search.filters import Renderer
 from memo_core.search.keyword import DocumentFrequencies, select_words, word_cost
 from memo_core.search.pg_filters import render_postgres
-from memo_core.search.text import DEFAULT_LANGUAGES
+from memo_core.search.pg_text import fold
+from memo_core.search.text import DEFAULT_LANGUAGES, detect_language, stem_text
 from memo_core.storage.base import SQLDatabase
+from memo_core.storage.migrations import Migrations
 
-__all__ = ["EF_SEARCH_MAX", "EF_SEARCH_MIN", "PostgresKnowledgeStore"]
+__all__ = ["EF_SEARCH_MAX", "EF_SEARCH_MIN", "PostgresKnowledgeBackend"]
 
 #: pgvector's default ``hnsw.ef_search``; a query never explores fewer candidates.
 EF_SEARCH_MIN = 40
@@ -44,42 +51,37 @@ EF_SEARCH_MAX = 1000
 _BATCH = 1000
 
 
-class PostgresKnowledgeStore(KnowledgeStore):
-    """A knowledge base in one schema of a PostgreSQL database."""
+class PostgresKnowledgeBackend:
+    """A knowledge base's engine part in one schema of a PostgreSQL database."""
 
-    _render_filter: ClassVar[Renderer] = staticmethod(render_postgres)
+    migrations: Migrations = pg_kb_schema
 
-    _migrations = pg_kb_schema
-    # JSONB comes back parsed; the shared reader expects JSON text, as SQLite gives it.
-    _HIT_COLUMNS = (
-        'c.rowid, c.id, d.id, c.text, d.source, d.title, c.collection, c.start, c."end",'
-        " c.locator, c.metadata::text, c.flags"
-    )
-
-    def __init__(self, db: SQLDatabase, *, languages: Sequence[str] = DEFAULT_LANGUAGES) -> None:
-        if db.dialect != "postgres":
-            raise ConfigError(f"{db.path} is not a PostgreSQL base; use KnowledgeStore")
-        super().__init__(db, languages=languages)
+    def __init__(
+        self,
+        db: SQLDatabase,
+        *,
+        languages: Sequence[str] = DEFAULT_LANGUAGES,
+        state: Callable[[], SearchState],
+    ) -> None:
+        self.db = db
+        self.languages = tuple(languages)
+        self.render_filter: Renderer = render_postgres
+        self.changes: ChangeLog | None = None
+        self._state = state
         self._df_cache: tuple[tuple[int, ...], dict[str, int]] = ((), {})
         self._word_counts = DocumentFrequencies(self.document_frequencies, self._size_hint)
 
-    # -- writes (hooks of the shared store) -----------------------------------
+    # -- index rows -------------------------------------------------------------
 
-    def _log_position(self) -> int | None:
-        return None  # no change log here: a re-index cannot resume, it starts over
-
-    def _log_low(self) -> int | None:
-        return None
-
-    def _create_vector_table(self, name: str, dimensions: int, *, bulk: bool = False) -> None:
+    def create_vector_table(self, name: str, dimensions: int, *, bulk: bool = False) -> None:
         for statement in pg_vector_table_ddl(name, dimensions, index=not bulk):
             self.db.execute(statement)
 
-    def _finish_vector_table(self, name: str, dimensions: int) -> None:
+    def finish_vector_table(self, name: str, dimensions: int) -> None:
         for statement in pg_vector_index_ddl(name, dimensions):
             self.db.execute(statement)
 
-    def _index_chunks(self, rows: Sequence[tuple[int, str]]) -> None:
+    def index_chunks(self, rows: Sequence[tuple[int, str]]) -> None:
         if not rows:
             return
         tokens = 0
@@ -97,17 +99,16 @@ class PostgresKnowledgeStore(KnowledgeStore):
             [len(rows), tokens],
         )
 
-    def _insert_vectors(self, table: str, rows: Sequence[tuple[int, str, str, bytes]]) -> None:
+    def insert_vectors(self, table: str, rows: Sequence[VectorRow]) -> None:
         self.db.executemany(
             f"INSERT INTO {table} (chunk_rowid, owner, collection, embedding)"
             " VALUES (?, ?, ?, CAST(? AS vector))",
             [(rowid, owner, coll, array("f", blob).tolist()) for rowid, owner, coll, blob in rows],
         )
 
-    def _delete_chunk_index_rows(self, rowids: Sequence[int]) -> None:
+    def delete_index_rows(self, rowids: Sequence[int], vector_table: str | None) -> None:
         if not rowids:
             return
-        table = self.vector_table if self.db.has_vec else None
         for start in range(0, len(rowids), _BATCH):
             part = [int(r) for r in rowids[start : start + _BATCH]]
             gone = self.db.query(
@@ -120,20 +121,19 @@ class PostgresKnowledgeStore(KnowledgeStore):
                     " WHERE id = 1",
                     [len(gone), sum(int(r[0]) for r in gone)],
                 )
-            if table is not None:
+            if vector_table is not None:
                 self.db.execute(
-                    f"DELETE FROM {table} WHERE chunk_rowid = ANY(CAST(? AS bigint[]))", [part]
+                    f"DELETE FROM {vector_table} WHERE chunk_rowid = ANY(CAST(? AS bigint[]))",
+                    [part],
                 )
 
     def json_text(self, column: str) -> str:
         return f"{column}::text"  # JSONB reads back parsed otherwise
 
-    def finish_bulk_copy(self, vector_table: str | None, dimensions: int) -> None:
-        super().finish_bulk_copy(vector_table, dimensions)
-        self._sync_rowid_sequences()
-
-    def _sync_rowid_sequences(self) -> None:
-        """Move the rowid sequences past rows copied in with explicit rowids."""
+    def finish_bulk_insert(self, vector_table: str | None, dimensions: int) -> None:
+        if vector_table is not None:
+            self.finish_vector_table(vector_table, dimensions)
+        # Move the rowid sequences past rows inserted with explicit rowids.
         for table in ("documents", "chunks"):
             self.db.query(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'rowid'),"
@@ -144,11 +144,11 @@ class PostgresKnowledgeStore(KnowledgeStore):
 
     def _vector_param(self, vector: Sequence[float], dims: int) -> list[float]:
         """The checked vector as float32 values, exactly what SQLite's blob would hold."""
-        return array("f", self._vector_blob(vector, dims)).tolist()
+        return array("f", vector_blob(vector, dims)).tolist()
 
     def reusable_vectors(self, owner: str, document_id: str) -> dict[str, bytes]:
-        table = self.vector_table
-        if table is None or not self.db.has_vec:
+        table = self._state().vector_table
+        if table is None:
             return {}
         rows = self.db.query(
             "SELECT c.content_hash, v.embedding::real[] FROM chunks c JOIN documents d"
@@ -159,7 +159,7 @@ class PostgresKnowledgeStore(KnowledgeStore):
         return {str(h): array("f", e).tobytes() for h, e in rows}
 
     def vectors_by_rowid(self, rowids: Sequence[int]) -> dict[int, list[float]]:
-        table = self.vector_table if self.db.has_vec else None
+        table = self._state().vector_table
         if table is None or not rowids:
             return {}
         out: dict[int, list[float]] = {}
@@ -175,10 +175,8 @@ class PostgresKnowledgeStore(KnowledgeStore):
                 out[int(rowid)] = array("f", embedding).tolist()
         return out
 
-    def similarities(
-        self, rowids: Sequence[int], vector: Sequence[float], **_: Any
-    ) -> dict[int, float]:
-        state = self.search_state()
+    def similarities(self, rowids: Sequence[int], vector: Sequence[float]) -> dict[int, float]:
+        state = self._state()
         if state.vector_table is None or state.fingerprint is None or not rowids:
             return {}
         query = self._vector_param(vector, state.fingerprint.dimensions)
@@ -201,11 +199,10 @@ class PostgresKnowledgeStore(KnowledgeStore):
         *,
         collections: Sequence[str] | None = None,
         filter: Mapping[str, Any] | None = None,
-        **_: Any,
     ) -> list[tuple[int, float]]:
         """``[(chunk rowid, cosine similarity)]`` best first: HNSW, exact when it falls short."""
         require_owner(owner)
-        state = self.search_state()
+        state = self._state()
         table, fp = state.vector_table, state.fingerprint
         if table is None or fp is None:
             return []
@@ -215,7 +212,7 @@ class PostgresKnowledgeStore(KnowledgeStore):
             return []
         params: list[Any] = [query]
         if filter:
-            where = self._scope(owner, collections, filter, params)
+            where = chunk_scope(owner, collections, filter, params, self.render_filter)
             source = f"{table} v JOIN chunks c ON c.rowid = v.chunk_rowid"
         else:
             where = "v.owner = ?"
@@ -245,6 +242,19 @@ class PostgresKnowledgeStore(KnowledgeStore):
                 rows = self.db.query(exact, params)
         return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
 
+    def vector_rows(self, table: str, *, batch: int = 5_000) -> Iterator[list[VectorRow]]:
+        last = -1
+        while True:  # keyset pages on the primary key: one consistent order, no cursor held
+            rows = self.db.query(
+                f"SELECT chunk_rowid, owner, collection, embedding::real[] FROM {table}"
+                " WHERE chunk_rowid > ? ORDER BY chunk_rowid LIMIT ?",
+                [last, int(batch)],
+            )
+            if not rows:
+                return
+            yield [(int(r[0]), str(r[1]), str(r[2]), array("f", r[3]).tobytes()) for r in rows]
+            last = int(rows[-1][0])
+
     # -- keywords -------------------------------------------------------------
 
     def keyword_candidates(
@@ -256,7 +266,6 @@ class PostgresKnowledgeStore(KnowledgeStore):
         collections: Sequence[str] | None = None,
         filter: Mapping[str, Any] | None = None,
         max_postings: int | None = None,
-        **_: Any,
     ) -> list[tuple[int, float]]:
         """``[(chunk rowid, bm25)]`` best first, FTS5's BM25 (lower is better).
 
@@ -307,7 +316,7 @@ class PostgresKnowledgeStore(KnowledgeStore):
             scope += " AND f.collection = ANY(CAST(? AS text[]))"
             params.append(list(collections))
         if filter:
-            condition = self._render_filter(parse_filter(filter), params, column="c.metadata")
+            condition = self.render_filter(parse_filter(filter), params, column="c.metadata")
             scope += f" AND EXISTS (SELECT 1 FROM chunks c WHERE c.rowid = f.rowid AND {condition})"
         sql, statement_params = bm25_sql(phrases, scope, params)
         rows = self._index_query(sql, [*statement_params, max(0, int(limit))])
@@ -355,3 +364,50 @@ class PostgresKnowledgeStore(KnowledgeStore):
             )[0]
             cache.update({t: int(n) for t, n in zip(part, row, strict=True)})
         return {t: cache[t] for t in terms}
+
+    def _size_hint(self) -> int:
+        return int(self.db.query_one("SELECT coalesce(max(rowid), 0) FROM chunks")[0])
+
+    def phrase_bm25(self, column: str, tokens: Sequence[str]) -> list[tuple[int, float]]:
+        if column not in ("raw", "stemmed"):
+            raise InvalidInputError(f"no keyword column {column!r}")
+        lexemes = tuple(fold(t) for t in tokens)
+        if not lexemes:
+            return []
+        sql, params = bm25_sql([Phrase(column, lexemes, 0)], "TRUE", [], weighted=False)
+        count = self.keyword_row_count()
+        return [(int(r[0]), float(r[1])) for r in self._index_query(sql, [*params, count])]
+
+    def keyword_rows(
+        self, rowids: Sequence[int] | None = None, *, batch: int = 5_000
+    ) -> Iterator[list[KeywordRow]]:
+        # The index holds tsvectors, not text: the raw and stemmed texts FTS5 would
+        # hold are rebuilt from the chunk, as index_chunks() built them.
+        select = (
+            "SELECT f.rowid, c.text, c.owner, c.collection"
+            " FROM chunks_fts f LEFT JOIN chunks c ON c.rowid = f.rowid"
+        )
+        if rowids is None:
+            last = -1
+            while rows := self.db.query(
+                f"{select} WHERE f.rowid > ? ORDER BY f.rowid LIMIT ?", [last, int(batch)]
+            ):
+                yield [self._keyword_row(r) for r in rows]
+                last = int(rows[-1][0])
+            return
+        wanted = [int(r) for r in rowids]
+        for start in range(0, len(wanted), batch):
+            part = wanted[start : start + batch]
+            rows = self.db.query(
+                f"{select} WHERE f.rowid = ANY(CAST(? AS bigint[])) ORDER BY f.rowid", [part]
+            )
+            yield [self._keyword_row(r) for r in rows]
+
+    def _keyword_row(self, r: Any) -> KeywordRow:
+        text = str(r[1] or "")
+        stemmed = stem_text(text, detect_language(text, self.languages))
+        owner = None if r[2] is None else str(r[2])
+        return (int(r[0]), text, stemmed, owner, None if r[3] is None else str(r[3]))
+
+    def keyword_row_count(self) -> int:
+        return int(self.db.query_one("SELECT nrows FROM chunks_fts_stats WHERE id = 1")[0])
