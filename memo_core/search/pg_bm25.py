@@ -36,6 +36,8 @@ def bm25_statement(
     index: str,
     stats: str,
     weighted: bool = True,
+    terms: str | None = None,
+    scope_first: bool = False,
 ) -> tuple[str, list[object]]:
     """A statement ranking the rows of ``index`` that match ``phrases``: ``(rowid, bm25)``.
 
@@ -43,7 +45,12 @@ def bm25_statement(
     statistics table). ``scope`` is a condition over the index row ``f`` (an owner,
     a namespace, a metadata filter as an ``EXISTS``) with ``scope_params``; a
     trailing ``LIMIT ?`` is left for the caller. ``weighted``: memo's column weights
-    (False: unit weights, FTS5's ``bm25()`` called with no weights).
+    (False: unit weights, FTS5's ``bm25()`` called with no weights). ``terms``, when
+    given, is a table ``(col, lexeme, ndocs)`` kept by the index's writes: a one-token
+    phrase's document count is read there instead of counted through GIN.
+    ``scope_first``: read the rows in scope once, then match them (for a scope that
+    holds few rows of a large index, as one user's memory does); otherwise each stem
+    group finds its matches through GIN and then checks the scope.
 
     N, the document counts and the average length are the whole index's, as in
     FTS5, so a row scores the same whoever else shares the base; the counts come
@@ -56,6 +63,12 @@ def bm25_statement(
     params: list[object] = []
     counts = []
     for i, phrase in enumerate(phrases):
+        if terms is not None and len(phrase.lexemes) == 1:
+            counts.append(
+                f"({i}, COALESCE((SELECT ndocs FROM {terms} WHERE col = ? AND lexeme = ?), 0))"
+            )
+            params.extend([phrase.column, phrase.lexemes[0]])
+            continue
         counts.append(
             f"({i}, (SELECT count(*) FROM {index} WHERE {phrase.column} @@ CAST(? AS tsquery)))"
         )
@@ -64,6 +77,14 @@ def bm25_statement(
     for i, phrase in enumerate(phrases):
         groups.setdefault(phrase.group, []).append(i)
     parts: list[str] = []
+    rows_cte = ""
+    if scope_first:
+        rows_cte = (
+            f" r AS MATERIALIZED (SELECT f.rowid, f.ntok, f.raw, f.stemmed FROM {index} f"
+            f" WHERE ({scope})),"
+        )
+        params.extend(scope_params)
+    source, scope, scope_params = ("r", "TRUE", ()) if scope_first else (index, scope, scope_params)
     for members in groups.values():
         # Placeholders in text order: the phrase queries, the match, the scope.
         params.extend(phrase_query(phrases[i].lexemes) for i in members)
@@ -84,7 +105,7 @@ def bm25_statement(
         parts.append(
             f"SELECT y.rowid, y.ntok, v.i, v.tf FROM (SELECT f.rowid, f.ntok, {frequencies}"
             f" FROM (SELECT CAST('{{1,1,1,1}}' AS real[]) AS unit, {queries}) q"
-            f" CROSS JOIN {index} f WHERE ({' OR '.join(match)}) AND ({scope})) y"
+            f" CROSS JOIN {source} f WHERE ({' OR '.join(match)}) AND ({scope})) y"
             f" CROSS JOIN LATERAL (VALUES {pairs}) v(i, tf) WHERE v.tf > 0"
         )
     k1, b, floor = f"{K1!r}::float8", f"{B!r}::float8", f"{IDF_FLOOR!r}::float8"
@@ -95,7 +116,7 @@ def bm25_statement(
         # FTS5: idf = ln((N - n + 0.5) / (n + 0.5)), and the floor where that is not positive.
         f" w AS (SELECT n.i, CASE WHEN n.n * 2 >= s.nrows THEN {floor}"
         " ELSE ln((s.nrows - n.n + 0.5) / (n.n + 0.5)) END AS idf, s.avgdl FROM n CROSS JOIN s),"
-        f" p AS MATERIALIZED ({' UNION ALL '.join(parts)})"
+        f"{rows_cte} p AS MATERIALIZED ({' UNION ALL '.join(parts)})"
         # FTS5's arithmetic, in its order: phrase by phrase, idf * (f (k1 + 1) / (f + K)).
         f" SELECT p.rowid, -sum(w.idf * (p.tf * ({k1} + 1)"
         f" / (p.tf + {k1} * (1 - {b} + {b} * p.ntok / w.avgdl))) ORDER BY p.i) AS score"
