@@ -54,7 +54,7 @@ from memo_core.embedders.base import EmbedderFingerprint
 from memo_core.kb import MemoBase
 from memo_core.kb.store import ChunkInput, DocumentWrite
 from memo_core.search.hybrid import SearchSettings
-from memo_core.search.keyword import POSTINGS_BUDGET
+from memo_core.search.keyword import POSTINGS_BUDGET, select_words, word_cost
 from memo_core.search.text import fts_match_expression
 
 DIMS = 384
@@ -320,9 +320,7 @@ def measure(
     # rarest words within a postings budget (memo_core/search/keyword.py).
     exprs = [fts_match_expression(q) for q in questions]
     with kb.store.reading():
-        trimmed_exprs = [
-            kb.store.backend._keyword_expression(q, trim=True, budget=BUDGET) for q in questions
-        ]
+        trimmed_exprs = [rarest_expression(kb, q) for q in questions]
     trimmed = sum(a != b for a, b in zip(exprs, trimmed_exprs, strict=True))
 
     def memo(base: MemoBase, mode: str) -> Callable[[int], Any]:
@@ -437,6 +435,18 @@ def measure(
     out["build_seconds"] = build_s
     kb.close()
     return out
+
+
+def rarest_expression(kb: MemoBase, query: str) -> str | None:
+    """The FTS5 expression of ``query``'s rarest words within :data:`BUDGET`, as memo's
+    keyword leg chooses them (``search/keyword.py``)."""
+
+    def rarest(words: list[list[str]], stems: list[list[str]]) -> list[int]:
+        pairs = list(zip(words, stems, strict=True))
+        counts = kb.store.document_frequencies([t for w, st in pairs for t in (*w, *st)])
+        return select_words([word_cost(w, st, counts) for w, st in pairs], budget=BUDGET)
+
+    return fts_match_expression(query, keep=rarest)
 
 
 def _add(a: list[float], b: list[float]) -> list[float]:

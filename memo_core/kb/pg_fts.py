@@ -2,8 +2,8 @@
 
 SQLite indexes every chunk twice with the ``unicode61 remove_diacritics 2``
 tokenizer (its raw text, and the PyStemmer stems of :func:`~memo_core.search.text.
-stem_text`) and ranks with FTS5's ``bm25()`` and memo's column weights
-(:mod:`memo_core.search.bm25`). This module gives
+stem_text`) and ranks with FTS5's BM25 formula and the knowledge base's constants
+(:mod:`memo_core.search.bm25`, ``KB_B``; ``kb/fts_rank.py`` on SQLite). This module gives
 PostgreSQL the same index and the same ranking, so a base answers alike on both:
 
 * **Tokens** are memo's own :func:`~memo_core.search.text.tokenize` output with
@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from memo_core.search.bm25 import KB_B
 from memo_core.search.pg_bm25 import bm25_statement
 from memo_core.search.pg_text import (
     MAX_TOKEN_CHARS,
@@ -93,4 +94,5 @@ def bm25_sql(
         index="chunks_fts",
         stats="chunks_fts_stats",
         weighted=weighted,
+        b=KB_B,
     )

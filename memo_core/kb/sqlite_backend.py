@@ -1,9 +1,10 @@
 """The knowledge base's SQLite backend: FTS5 keywords, sqlite-vec vectors, a change log.
 
 * Keyword index: ``chunks_fts`` (FTS5, ``unicode61 remove_diacritics 2``) holds each
-  chunk's raw text and its PyStemmer stems; ranking is FTS5's ``bm25()`` with memo's
-  column weights (``search/bm25.py``), document frequencies come from its
-  ``fts5vocab`` table.
+  chunk's raw text and its PyStemmer stems; FTS5 finds the chunks and memo's BM25
+  (``search/bm25.py``: the knowledge base's length normalisation, column weights)
+  ranks them (``kb/fts_rank.py``); document frequencies come from its ``fts5vocab``
+  table.
 * Vectors: a ``vec0`` table per embedder generation (cosine), partitioned by owner
   with the collection as a metadata column, so the common search (one owner, at
   most one collection, no metadata filter) filters inside the KNN index.
@@ -20,22 +21,21 @@ from typing import Any
 
 from memo_core.errors import InvalidInputError
 from memo_core.kb.backend import ChangeLog, KeywordRow
+from memo_core.kb.fts_rank import phrase_bm25, ranked_chunks
 from memo_core.kb.records import SearchState, VectorRow, require_owner, vector_blob
 from memo_core.kb.schema import kb_schema, vec_table_ddl
 from memo_core.kb.scope import chunk_scope, only_scope
-from memo_core.search.bm25 import fts5_bm25
 from memo_core.search.filters import Renderer
 from memo_core.search.keyword import (
-    POSTINGS_BUDGET,
     DocumentFrequencies,
     select_words,
     word_cost,
 )
+from memo_core.search.pg_text import Phrase, query_phrases
 from memo_core.search.sqlite_filters import render_sqlite
 from memo_core.search.text import (
     DEFAULT_LANGUAGES,
     detect_language,
-    fts_match_expression,
     stem_text,
 )
 from memo_core.storage.base import SQLDatabase
@@ -43,8 +43,6 @@ from memo_core.storage.migrations import Migrations
 
 __all__ = ["SqliteChangeLog", "SqliteKnowledgeBackend"]
 
-#: FTS5's ranking call with memo's column weights (``search/bm25.py``).
-_RANK = fts5_bm25("chunks_fts")
 _KEYWORD_ROWS = (
     "SELECT f.rowid, f.raw, f.stemmed, c.owner, c.collection"
     " FROM chunks_fts f LEFT JOIN chunks c ON c.rowid = f.rowid"
@@ -248,25 +246,21 @@ class SqliteKnowledgeBackend:
         query runs after all. None (the default) queries every word.
         """
         if max_postings is None:
-            expression = self._keyword_expression(query, trim=False)
-            if expression is None:
-                return []
-            return self._keyword_rows(expression, owner, limit, collections, filter)
-        trimmed = self._keyword_expression(query, trim=True, budget=max_postings)
-        if trimmed is None:
-            return []
+            return self._keyword_rows(
+                self._keyword_phrases(query), owner, limit, collections, filter
+            )
+        trimmed = self._keyword_phrases(query, budget=max_postings)
         rows = self._keyword_rows(trimmed, owner, limit, collections, filter)
         if len(rows) < limit:
-            full = self._keyword_expression(query, trim=False)
-            if full is not None and full != trimmed:
+            full = self._keyword_phrases(query)
+            if full != trimmed:
                 rows = self._keyword_rows(full, owner, limit, collections, filter)
         return rows
 
-    def _keyword_expression(
-        self, query: str, *, trim: bool, budget: int = POSTINGS_BUDGET
-    ) -> str | None:
-        if not trim:
-            return fts_match_expression(query, languages=self.languages)
+    def _keyword_phrases(self, query: str, *, budget: int | None = None) -> list[Phrase]:
+        """The query's phrases; with a postings ``budget``, only its rarest words'."""
+        if budget is None:
+            return query_phrases(query, languages=self.languages)
         known = self._frequencies
 
         def rarest(words: list[list[str]], stems: list[list[str]]) -> list[int]:
@@ -276,34 +270,31 @@ class SqliteKnowledgeBackend:
                 budget=budget,
             )
 
-        return fts_match_expression(query, languages=self.languages, keep=rarest)
+        return query_phrases(query, languages=self.languages, keep=rarest)
 
     def _keyword_rows(
         self,
-        expression: str,
+        phrases: Sequence[Phrase],
         owner: str,
         limit: int,
         collections: Sequence[str] | None,
         filter: Mapping[str, Any] | None,
     ) -> list[tuple[int, float]]:
+        """FTS5 finds the chunks, memo's BM25 ranks them (``kb/fts_rank.py``)."""
         if not filter and only_scope(self.db, self._state(), require_owner(owner), collections):
-            # Nothing to scope out: rank inside FTS5 alone, no join per matching row.
+            return ranked_chunks(self.db, phrases, limit)  # nothing to scope out
+
+        def visible(rowids: list[int]) -> set[int]:
+            params: list[Any] = []
+            where = chunk_scope(owner, collections, filter, params, self.render_filter)
+            marks = ",".join("?" for _ in rowids)
             rows = self.db.query(
-                f"SELECT rowid, {_RANK} AS s FROM chunks_fts"
-                " WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?",
-                [expression, int(limit)],
+                f"SELECT c.rowid FROM chunks c WHERE c.rowid IN ({marks}) AND {where}",
+                [*rowids, *params],
             )
-            return [(int(r[0]), float(r[1])) for r in rows]
-        params: list[Any] = [expression]
-        where = chunk_scope(owner, collections, filter, params, self.render_filter)
-        params.append(int(limit))
-        rows = self.db.query(
-            f"SELECT f.rowid, {_RANK} AS s FROM chunks_fts f"
-            " JOIN chunks c ON c.rowid = f.rowid"
-            f" WHERE chunks_fts MATCH ? AND {where} ORDER BY s LIMIT ?",
-            params,
-        )
-        return [(int(r[0]), float(r[1])) for r in rows]
+            return {int(r[0]) for r in rows}
+
+        return ranked_chunks(self.db, phrases, limit, visible)
 
     def document_frequencies(self, terms: Sequence[str]) -> dict[str, int]:
         """Chunks whose keyword index holds each term, raw or stemmed (0 when none does).
@@ -329,12 +320,7 @@ class SqliteKnowledgeBackend:
     def phrase_bm25(self, column: str, tokens: Sequence[str]) -> list[tuple[int, float]]:
         if column not in ("raw", "stemmed"):
             raise InvalidInputError(f"no keyword column {column!r}")
-        phrase = " ".join(t.replace('"', '""') for t in tokens)
-        rows = self.db.query(
-            "SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ?",
-            [f'{column} : "{phrase}"'],
-        )
-        return [(int(r[0]), float(r[1])) for r in rows]
+        return phrase_bm25(self.db, column, tokens)
 
     def keyword_rows(
         self, rowids: Sequence[int] | None = None, *, batch: int = 5_000

@@ -4,9 +4,7 @@
   columns built in Python from memo's own tokenizer (:mod:`memo_core.search.
   pg_text`, the knowledge base's too), so the match *set* is FTS5's exactly, and
   the row's token count; a one-row statistics table keeps the index's rows and
-  tokens, and a table how many rows hold each lexeme, in step in the same
-  transaction (so IDF costs one lookup per word, not a count of every user's
-  rows). Rows are ranked by FTS5's ``bm25()``
+  tokens in step in the same transaction. Rows are ranked by FTS5's ``bm25()``
   computed in SQL (:func:`~memo_core.search.pg_bm25.bm25_statement`): the same
   IDF, k1, b and column weights as SQLite, over the whole index as FTS5 counts
   them, so both engines put the same facts first. (``ts_rank`` was used before:
@@ -40,11 +38,8 @@ from memo_core.memory.backend import KINDS, MAX_K, MAX_LIMIT, Kind, tables
 from memo_core.memory.pg_schema import (
     FTS_INDEX_DDL,
     FTS_STATS,
-    FTS_TERMS,
     HNSW_MAX_DIMENSIONS,
-    count_lexemes_sql,
     hnsw_index_ddl,
-    lexeme_rows,
     pg_memory_schema,
     pg_vec_table_ddl,
 )
@@ -99,7 +94,6 @@ class PostgresMemoryBackend:
             "VALUES (?, ?::tsvector, ?::tsvector, ?)",
             [(rowid, row.raw, row.stemmed, row.ntok) for rowid, row in indexed],
         )
-        self.db.execute(count_lexemes_sql(table), [[rowid for rowid, _ in indexed]])
         self._count(table, len(indexed), sum(row.ntok for _, row in indexed))
 
     def _count(self, table: str, rows: int, tokens: int) -> None:
@@ -115,18 +109,8 @@ class PostgresMemoryBackend:
             return
         names = tables(kind)
         ids = [int(r) for r in rowids]
-        terms = FTS_TERMS[names.fts]
-        row = self.db.query_one(
-            f"WITH gone AS (DELETE FROM {names.fts} WHERE rowid = ANY(?)"
-            " RETURNING raw, stemmed, ntok),"
-            f" c AS (SELECT x.col, x.lexeme, count(*) AS n FROM gone g"
-            f" CROSS JOIN LATERAL {lexeme_rows('g')} x GROUP BY x.col, x.lexeme),"
-            f" t AS (UPDATE {terms} SET ndocs = {terms}.ndocs - c.n FROM c"
-            f" WHERE {terms}.col = c.col AND {terms}.lexeme = c.lexeme RETURNING 1)"
-            " SELECT count(*), COALESCE(sum(ntok), 0), (SELECT count(*) FROM t) FROM gone",
-            [ids],
-        )
-        self._count(names.fts, -int(row[0]), -int(row[1]))
+        gone = self.db.query(f"DELETE FROM {names.fts} WHERE rowid = ANY(?) RETURNING ntok", [ids])
+        self._count(names.fts, -len(gone), -sum(int(r[0]) for r in gone))
         if vectors:
             self.db.execute(f"DELETE FROM {names.vec} WHERE row_id = ANY(?)", [ids])
 
@@ -137,15 +121,17 @@ class PostgresMemoryBackend:
         if not phrases or not namespaces or limit <= 0:
             return []
         names = tables(kind)
-        # Rows in scope first: a namespace holds few, the index holds every user's.
         scope = f"f.rowid IN (SELECT b.rowid FROM {names.base} b WHERE b.ns = ANY(?))"
+        # A word's rows are counted within the row's namespace, as SQLite's scoped
+        # index counts them (memory/keyword_scope.py).
         sql, params = bm25_statement(
             phrases,
             scope,
             [list(namespaces)],
             index=names.fts,
             stats=FTS_STATS[names.fts],
-            terms=FTS_TERMS[names.fts],
+            partition=f"(SELECT b.ns FROM {names.base} b WHERE b.rowid = f.rowid)",
+            # One user's rows, read once: the index holds every user's.
             scope_first=True,
         )
         rows = self.db.query(sql, [*params, min(limit, MAX_LIMIT)])

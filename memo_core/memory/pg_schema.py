@@ -32,11 +32,8 @@ from memo_core.storage.migrations import Migrations
 __all__ = [
     "FTS_INDEX_DDL",
     "FTS_STATS",
-    "FTS_TERMS",
     "HNSW_MAX_DIMENSIONS",
-    "count_lexemes_sql",
     "hnsw_index_ddl",
-    "lexeme_rows",
     "pg_memory_schema",
     "pg_vec_table_ddl",
 ]
@@ -223,44 +220,3 @@ def add_keyword_statistics(db: SQLDatabase) -> None:
             f"UPDATE {FTS_STATS[table]} SET nrows = (SELECT count(*) FROM {table}),"
             f" ntokens = (SELECT COALESCE(sum(ntok), 0) FROM {table})"
         )
-
-
-#: Per keyword table, how many rows hold each lexeme, by column (BM25's document counts).
-FTS_TERMS = {"mem_facts_fts": "mem_facts_fts_terms", "mem_turns_fts": "mem_turns_fts_terms"}
-
-
-def lexeme_rows(alias: str) -> str:
-    """SQL: ``(col, lexeme)`` of every distinct lexeme of index row ``alias``, per column."""
-    return (
-        f"(SELECT 'raw' AS col, unnest(tsvector_to_array({alias}.raw)) AS lexeme"
-        f" UNION ALL SELECT 'stemmed', unnest(tsvector_to_array({alias}.stemmed)))"
-    )
-
-
-def count_lexemes_sql(fts: str) -> str:
-    """SQL adding the lexemes of the index rows ``rowid = ANY(?)`` to the term counts."""
-    return (
-        f"INSERT INTO {FTS_TERMS[fts]} (col, lexeme, ndocs)"
-        f" SELECT c.col, c.lexeme, count(*) FROM {fts} f CROSS JOIN LATERAL {lexeme_rows('f')} c"
-        " WHERE f.rowid = ANY(?) GROUP BY c.col, c.lexeme"
-        f" ON CONFLICT (col, lexeme) DO UPDATE SET ndocs = {FTS_TERMS[fts]}.ndocs + excluded.ndocs"
-    )
-
-
-@pg_memory_schema
-def add_term_counts(db: SQLDatabase) -> None:
-    """How many keyword rows hold each lexeme, kept by every write.
-
-    BM25's IDF needs, per query word, the rows of the whole index holding it. Counting
-    them through GIN costs what those rows cost (every user's), on every search; a
-    stored count is one lookup. Phrases of several tokens are still counted through
-    GIN (they are rare in questions). Older bases are counted from their rows.
-    """
-    for fts, terms in FTS_TERMS.items():
-        db.execute(
-            f"CREATE TABLE IF NOT EXISTS {terms} ("
-            f" col {_TEXT} NOT NULL, lexeme {_TEXT} NOT NULL, ndocs BIGINT NOT NULL,"
-            " PRIMARY KEY (col, lexeme))"
-        )
-        rows = [int(r[0]) for r in db.query(f"SELECT rowid FROM {fts}")]
-        db.execute(count_lexemes_sql(fts), [rows])

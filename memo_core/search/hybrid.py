@@ -63,8 +63,8 @@ class SearchSettings:
     kept in step with writes incrementally; see ``search/ann_index.py``).
     ``keyword_index``: ``"auto"`` (default) ranks keyword matches in SQL below
     ``aids_from_chunks`` chunks and with the in-RAM index from there on, as
-    ``vector_index="auto"``; ``"sqlite"`` always ranks them in SQL (FTS5's
-    ``bm25()``, or its PostgreSQL equivalent; the opt-out); ``"memory"`` ranks them with the
+    ``vector_index="auto"``; ``"sqlite"`` always ranks them in SQL (FTS5
+    finds them, memo's BM25 of ``search/bm25.py`` ranks them, as on PostgreSQL; the opt-out); ``"memory"`` ranks them with the
     same BM25 from an in-RAM copy of the index (NumPy, saved beside a SQLite file
     as ``<db>.kwidx``, kept in step with writes): same chunks, same scores, and
     several times faster from ~10k chunks, where FTS5 spends its time scoring every

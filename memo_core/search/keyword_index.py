@@ -1,4 +1,4 @@
-"""An opt-in in-RAM copy of the keyword index that ranks exactly as FTS5's ``bm25()``.
+"""An in-RAM copy of the keyword index that ranks exactly as the SQL keyword leg does.
 
 Why: FTS5 finds the chunks matching a query quickly, but an ``OR`` query ranked
 by ``bm25()`` calls the ranking function on every one of them and sorts them
@@ -7,12 +7,12 @@ all. At 100k chunks a typical question matches 16,000 chunks: finding them takes
 Here each query word's postings are slices of NumPy arrays, and BM25 for every
 matched chunk is a handful of vector operations.
 
-Same answer as the FTS5 leg. The index holds, per column (raw and stemmed), each
+Same answer as the SQL leg (``kb/fts_rank.py``). The index holds, per column (raw and stemmed), each
 token's chunks and in-chunk frequency, and per chunk its token count; tokens are
 memo's tokenizer output folded as ``unicode61 remove_diacritics 2`` folds them
 (:func:`~memo_core.search.pg_text.fold`, the folding that makes PostgreSQL's
-scores equal FTS5's). The score is FTS5's BM25 with memo's constants
-(:mod:`memo_core.search.bm25`; N and the mean length taken over the whole table),
+scores equal FTS5's). The score is FTS5's BM25 formula with the knowledge base's
+constants (:mod:`memo_core.search.bm25`; N and the mean length taken over the whole table),
 over the same phrases :func:`~memo_core.search.text.fts_match_expression`
 sends, with FTS5's sign (negative, lower is better). A test compares scores and
 order with FTS5's on real text.
@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memo_core.errors import MissingDependencyError
-from memo_core.search.bm25 import COLUMN_WEIGHTS, COLUMNS, K1, B, idf
+from memo_core.search.bm25 import COLUMN_WEIGHTS, COLUMNS, K1, KB_B, idf, length_norm
 from memo_core.search.pg_text import fold
 from memo_core.search.sidecar import (
     read_header,
@@ -323,7 +323,7 @@ class RamKeywordIndex:
         base = self.store.search_state().base_id
         if base is None:
             return None
-        return {"format": _FORMAT, "base": base, "k1": K1, "b": B, "weights": list(_WEIGHTS)}
+        return {"format": _FORMAT, "base": base, "k1": K1, "b": KB_B, "weights": list(_WEIGHTS)}
 
     def _save(self) -> None:
         want = self._want_header()
@@ -512,7 +512,7 @@ class RamKeywordIndex:
                 return []
             if self._norm_at != self._key:
                 mean_length = self._total / rows
-                self._norm = K1 * (1.0 - B + B * self._lengths / mean_length)
+                self._norm = length_norm(self._lengths, mean_length)
                 self._norm_at = self._key
             scores = np.zeros(len(self._rowids))
             matched = np.zeros(len(self._rowids), dtype=bool)

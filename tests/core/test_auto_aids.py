@@ -110,8 +110,8 @@ def test_the_first_query_past_the_threshold_starts_the_build(tmp_path: Path) -> 
     assert reader.searcher.aids.wait(60)
     assert reader.searcher.vector_engine() == "hnsw"
     # Writes after the build reach them incrementally, not by a rebuild.
-    writer.add_texts(["a walnut thimble in the quarry"], ids=["late"])
-    hits = reader.search("walnut thimble quarry", k=1)
+    writer.add_texts(["a zeppelin over the walnut quarry"], ids=["late"])  # a word of its own
+    hits = reader.search("zeppelin over the quarry", k=1)
     assert hits[0].chunk_id == "late"
     assert reader.searcher._keywords is not None and reader.searcher._keywords.builds == 1
     assert reader.searcher._keywords.replayed == 1

@@ -21,6 +21,7 @@ from memo_core.kb import MemoBase
 from memo_core.search import keyword
 from memo_core.search.hybrid import SearchSettings
 from memo_core.search.keyword import DocumentFrequencies, select_words, word_cost
+from memo_core.search.pg_text import Phrase
 from memo_core.search.text import fts_match_expression
 
 
@@ -109,12 +110,12 @@ def test_an_expensive_query_keeps_its_rare_words(
     texts += [f"zeolite notes, page {i}" for i in range(45)]  # enough rare hits: no widening
     texts.append("the zeolite sieve report")
     kb.add_texts(texts, ids=[f"d{i}" for i in range(len(texts))])
-    seen: list[str] = []
+    seen: list[set[str]] = []  # the words each keyword query asked
     real = kb.store.backend._keyword_rows
 
-    def spy(expression: str, *args: object) -> list[tuple[int, float]]:
-        seen.append(expression)
-        return real(expression, *args)  # type: ignore[arg-type]
+    def spy(phrases: list[Phrase], *args: object) -> list[tuple[int, float]]:
+        seen.append({t for p in phrases for t in p.lexemes})
+        return real(phrases, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(kb.store.backend, "_keyword_rows", spy)
     full = kb.search("annual company report zeolite sieve", k=5, mode="keyword")
@@ -143,9 +144,11 @@ def test_too_few_rare_hits_widen_to_the_full_query(
     monkeypatch.setattr(store_module, "select_words", functools.partial(select_words, min_words=1))
     kb.searcher.settings = SearchSettings(keyword_postings_budget=1)
     with kb.store.reading():
-        assert kb.store.backend._keyword_expression("annual report zeolite", trim=True, budget=1) == (
-            'raw : ("zeolite") OR stemmed : ("zeolit")'
-        )
+        phrases = kb.store.backend._keyword_phrases("annual report zeolite", budget=1)
+        assert [(p.column, p.lexemes) for p in phrases] == [
+            ("raw", ("zeolite",)),
+            ("stemmed", ("zeolit",)),
+        ]
     widened = kb.search("annual report zeolite", k=10, mode="keyword")
     assert [h.chunk_id for h in widened] == [h.chunk_id for h in unlimited]
     assert len(widened) == 10
