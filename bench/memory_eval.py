@@ -102,6 +102,7 @@ def _tally(pairs: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -
     matched_all_found = 0  # probes with all must_include among the matched facts alone
     hist_strings = hist_found = 0
     misses: list[dict[str, Any]] = []
+    history_misses: list[dict[str, Any]] = []
     gate_errors: list[dict[str, Any]] = []
     timings: list[float] = []
     for scenario, probe, row in pairs:
@@ -155,6 +156,11 @@ def _tally(pairs: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -
         hist = probe.get("history_must_include", [])
         hist_strings += len(hist)
         hist_found += sum(1 for s in hist if s.lower() in history)
+        lost = [s for s in hist if s.lower() not in history]
+        if lost:
+            history_misses.append(
+                {"id": scenario["id"], "probe": index, "missing": lost, "history": row["history"]}
+            )
     total = sum(confusion.values())
     return {
         "probes": total,
@@ -172,8 +178,15 @@ def _tally(pairs: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -
         "history_share": _share(hist_found, hist_strings),
         "gate_recall_ms_p50": round(statistics.median(timings), 2) if timings else None,
         "misses": misses,
+        "history_misses": history_misses,
         "gate_errors": gate_errors,
     }
+
+
+#: What a held-out part keeps of its scores: figures only. Its misses, leaks and gate errors
+#: (the probe texts and what was recalled) are not written or printed, so no rule is tuned on
+#: them.
+_HIDDEN = ("leaks", "misses", "history_misses", "gate_errors")
 
 
 def _scored(triples: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
@@ -183,20 +196,10 @@ def _scored(triples: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]
         groups.setdefault(probe_category(triple[0], triple[1]), []).append(triple)
     order = {c: i for i, c in enumerate(CATEGORY_ORDER)}
     result["by_category"] = {
-        c: {
-            k: v
-            for k, v in _tally(groups[c]).items()
-            if k not in ("leaks", "misses", "gate_errors")
-        }
+        c: {k: v for k, v in _tally(groups[c]).items() if k not in _HIDDEN}
         for c in sorted(groups, key=lambda c: (order.get(c, len(order)), c))
     }
     return result
-
-
-#: What a held-out part keeps of its scores: figures only. Its misses, leaks and gate errors
-#: (the probe texts and what was recalled) are not written or printed, so no rule is tuned on
-#: them.
-_HIDDEN = ("leaks", "misses", "gate_errors")
 
 
 def score(scenarios: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -477,6 +480,11 @@ def main(argv: list[str] | None = None) -> int:
         for miss in result["misses"]:
             print(
                 f"  miss {name} {miss['id']}#{miss['probe']}: {miss['missing']} <- {miss['text']}",
+                file=sys.stderr,
+            )
+        for lost in result["history_misses"]:
+            print(
+                f"  history {name} {lost['id']}#{lost['probe']}: {lost['missing']}",
                 file=sys.stderr,
             )
         for leak in result["leaks"]:

@@ -86,12 +86,16 @@ for _table, _classes in (
         NUMBER_CUES,
         {
             "budget": "budget budgets бюджет",
-            "price": "price prices cost costs priced стоимость цена стоит",
-            "fee": "fee fees membership subscription комиссия абонемент подписка",
-            "salary": "salary wage wages raise зарплата оклад",
-            "rent": "rent аренда",
+            "price": "price prices cost costs priced tariff tariffs стоимость стоимости цена "
+            "цены цену стоит стоят стоил стоила стоило обходится обходятся обошёлся обошлась "
+            "обошлось тариф тарифа тарифу тарифы",
+            "fee": "fee fees membership subscription комиссия абонемент абонемента абонементу "
+            "подписка подписку подписки",
+            "salary": "salary wage wages raise зарплата зарплату зарплаты оклад оклада",
+            "rent": "rent аренда аренду аренды",
             "deposit": "deposit залог",
-            "payment": "pay payment payments paid invoice invoices amount оплата платеж",
+            "payment": "pay payment payments paid invoice invoices amount bill bills оплата "
+            "оплату платеж платёж плачу платим",
             "rate": "rate discount interest tax vat ставка скидка",
             "term": "term duration period lasts length длительность",
             "notice": "notice уведомление",

@@ -8,7 +8,8 @@ place a fact in its topic, English and Russian. A message's intents bring in the
 current facts of those topics, pinned first (see :mod:`memo_core.memory.recall`).
 
 Relation groups widen who a message names: "my sibling" names a sister or a brother,
-"my kid" a son or a daughter, "родители" a mother or a father.
+"my kid" a son or a daughter, "родители" a mother or a father, "who am I dating" /
+"с кем я встречаюсь" the partner.
 """
 
 from __future__ import annotations
@@ -76,7 +77,8 @@ _FAMILY = (
 _HOME = (
     r"\b(?:home|house|flat|apartment|rent\w*|landlord|lease|mortgage|address|neighbo\w*|"
     r"move|moving|moved|live|living|lives|room|kitchen|garden|furniture|street|city|town|"
-    r"internet|broadband|wi-?fi|electricity|utilit\w+|heating|council tax|water bill)\b|"
+    r"internet|broadband|wi-?fi|isp|internet provider|electricity|utilit\w+|heating|council tax|"
+    r"water bill)\b|провайдер\w*|"
     r"\bдом\w*|квартир\w*|аренд\w*|ипотек\w*|адрес\w*|сосед\w*|переезд\w*|переех\w*|жив\w*|"
     r"комнат\w*|улиц\w*|город\w*|интернет\w*|электричеств\w*|коммунал\w*|отоплени\w*"
 )
@@ -195,4 +197,15 @@ def widen_relations(relations: frozenset[str], text: str) -> frozenset[str]:
             out |= members
     if re.search(r"\bбрат\w* или сестр\w*|\bсиблинг\w*", lowered):
         out |= RELATION_GROUPS["sibling"]
+    if _DATING.search(lowered):
+        out |= RELATION_GROUPS["partner"]
     return frozenset(out)
+
+
+#: Asking whom the user is (or was) with names their partner: "who am I dating", "who was I
+#: going out with", "с кем я встречаюсь", "с кем я была вместе". Question-side only.
+_DATING = re.compile(
+    r"\b(?:dating|going out with|go out with|in a relationship|together with|my other half)"
+    r"\b|\bвстреча(?:юсь|лась|лся|ешься|емся|лись)\b|\bс кем (?:я )?(?:был[аи]?|живу|жила|жил) "
+    r"вместе\b|\bвторая половин\w*"
+)

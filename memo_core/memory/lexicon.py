@@ -357,6 +357,9 @@ _CORRECTION = (
     r"\bextended\b|\b(?:sold|quit|ditched|swapped|traded in) (?:the|my|our|his|her|it|[A-Z]\w*)|"
     r"\bgave up\b|\bhad to (?:quit|stop|give up|drop)\b|\bswitched (?!off\b|on\b)\w+|\bmy new \w+|"
     r"\bthe new one\b|\bno more\b|больше нельзя|"
+    # a relationship that ended ends the fact that named the partner
+    r"\b(?:broke|broken|split|splitting|breaking) up\b|\bdivorced\b|\bseparated\b|"
+    r"расстал(?:ись|ась|ся)\b|развел(?:ись|ась|ся)\b|развёл(?:ся)?\b|"
     r"продлил\w*|продлен\w*|продал\w*|брос(?:ил|ила|или|ить)\b|перешл\w* на|перешёл на|"
     r"перешел на|подорожал\w*|подешевел\w*|подняли|поднял\w*|повысил\w*|снизил\w*|понизил\w*|"
     r"увеличил\w*|уменьшил\w*|вырос\w* до|ушл[аи]\b|уш[её]л\b|"

@@ -17,7 +17,7 @@ from typing import Any
 
 from memo_core.errors import InvalidInputError
 from memo_core.memory.base import HoodPart, new_id
-from memo_core.memory.capture import ROLES, Capture
+from memo_core.memory.capture import ROLES, Capture, screen_secrets
 from memo_core.memory.config import MemoryConfig
 from memo_core.memory.namespace import NamespaceLike
 from memo_core.memory.records import message_from_row
@@ -68,6 +68,8 @@ class Transcripts(HoodPart):
             meta = json.dumps(dict(metadata or {}), ensure_ascii=False, sort_keys=True)
         except (TypeError, ValueError) as exc:
             raise InvalidInputError(f"metadata must be JSON-serialisable: {exc}") from exc
+        # The transcript is stored too: a credential in it is handled as in the turn.
+        content, _ = screen_secrets(content, self.config.secrets)
         turn_id = None
         if capture and content.strip():
             turn_id = (

@@ -19,7 +19,7 @@ from typing import IO, Any
 
 from memo_core.errors import InvalidInputError, NamespaceRequiredError
 from memo_core.memory.base import HoodPart
-from memo_core.memory.capture import Capture
+from memo_core.memory.capture import Capture, screen_secrets
 from memo_core.memory.config import MemoryConfig
 from memo_core.memory.extract import content_stems
 from memo_core.memory.namespace import (
@@ -147,12 +147,20 @@ class Transfer(HoodPart):
                 count += 1
         return count
 
+    def _screened(self, record: dict[str, Any]) -> dict[str, Any]:
+        """``record`` with credentials in its text handled as ``config.secrets`` says (an
+        export from a memory that allowed them, or a file written by hand)."""
+        for name in _TEXT_FIELDS.get(str(record.get("type")), ()):
+            if isinstance(record.get(name), str):
+                record[name] = screen_secrets(record[name], self.config.secrets)[0]
+        return record
+
     def import_jsonl(self, fp: Source) -> ImportReport:
         """Read an export; existing ids are skipped. Vectors use this file's embedder."""
         facts: list[dict[str, Any]] = []
         turns: list[dict[str, Any]] = []
         messages: list[dict[str, Any]] = []
-        for record in _records(fp):
+        for record in map(self._screened, _records(fp)):
             kind = record.get("type")
             if kind == "fact":
                 facts.append(record)
@@ -247,6 +255,10 @@ class Transfer(HoodPart):
             totals["superseded"] += len(result.superseded)
             totals["reinforced"] += len(result.reinforced)
         return BackfillReport(**totals)
+
+
+#: The text fields of an exported record, by record type.
+_TEXT_FIELDS = {"fact": ("statement",), "turn": ("text",), "message": ("content",)}
 
 
 def _fact_values(record: Mapping[str, Any]) -> dict[str, Any]:

@@ -204,6 +204,7 @@ def _correction_score(new: NewFact, old: Existing, cfg: MemoryConfig) -> float:
     shared_topic = bool(_subject_topics(new, old)) or (named and bool(new.topics & old.topics))
     linked = (
         _shares_a_word(new.stems, old.stems, cfg)
+        or _names_an_entity_of(new, old, cfg)
         or (shared_topic and (changed or reversed_ or cos >= cfg.correction_topic_cosine))
         # a changed value alone links only facts of one kind: a moved deadline is not a
         # past operation's date
@@ -215,7 +216,8 @@ def _correction_score(new: NewFact, old: Existing, cfg: MemoryConfig) -> float:
     )
     if not linked:
         return 0.0
-    score = _fuzzy_jaccard(new.stems, old.stems, cfg)
+    # names count in their written form as well: the stemmer cuts some ("Ефим" -> "еф")
+    score = _fuzzy_jaccard(new.stems | new.entities, old.stems | old.entities, cfg)
     # A bare correction ("I've switched to trail running") names no category of its own.
     same_family = _FAMILIES.get(new.category, new.category) == _FAMILIES.get(
         old.category, old.category
@@ -362,9 +364,29 @@ def _implicit_change(new: NewFact, same_subject: Sequence[Existing], cfg: Memory
     return Match("supersede", best[1], best[0])
 
 
+def _names_their_person(new: NewFact, old: Existing, cfg: MemoryConfig) -> bool:
+    """A correction about the user that names someone a stored fact about another person
+    names ("Priya and I split up" after "my girlfriend is Priya"; "Мы с Ефимом расстались"
+    after "мой парень — Ефим", one root): that fact is a candidate too."""
+    if not (new.correction and new.subject == "self" and old.subject != "self"):
+        return False
+    return _names_an_entity_of(new, old, cfg)
+
+
+def _names_an_entity_of(new: NewFact, old: Existing, cfg: MemoryConfig) -> bool:
+    """``new`` names one of ``old``'s entities, in any form: its words are read too,
+    since a sentence's first word is no entity ("Priya and I..."), and the stemmer may cut
+    a name ("Ефим" -> "еф") where an inflected form keeps it ("Ефимом" -> "ефим")."""
+    return any(_related(a, b, cfg) for a in new.entities | new.stems for b in old.entities)
+
+
 def match_fact(new: NewFact, existing: Sequence[Existing], config: MemoryConfig) -> Match:
     """Decide what ``new`` does to the current facts ``existing`` (same namespace)."""
-    same_subject = [e for e in existing if e.subject == new.subject or new.impersonal]
+    same_subject = [
+        e
+        for e in existing
+        if e.subject == new.subject or new.impersonal or _names_their_person(new, e, config)
+    ]
     if new.key is not None:
         for old in existing:
             if old.key == new.key:

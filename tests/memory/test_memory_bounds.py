@@ -3,6 +3,10 @@ a sentence repeated in a turn is one fact. Fake credentials are built at run tim
 
 from __future__ import annotations
 
+import io
+import sys
+from collections.abc import Callable
+
 import pytest
 
 from memo_core.errors import SecretFoundError
@@ -67,3 +71,69 @@ def test_facts_per_turn_are_bounded_and_repeats_do_not_reinforce(memory: MemoHoo
     result = memory.capture("I'm allergic to kiwi. " * 40, namespace="u2", at=MONDAY)
     [fact] = memory.list_facts("u2")
     assert len(result.added) == 1 and fact.reinforcements == 0 and result.reinforced == ()
+
+
+def test_a_credential_in_a_transcript_message_is_redacted(memory: MemoHood) -> None:
+    memory.add_message("u1", "s1", "user", f"here is the CI token: {TOKEN}", at=MONDAY)
+    [message] = memory.get_messages("s1", "u1")
+    assert TOKEN not in message.content and "[REDACTED:" in message.content
+    stored = " ".join(r[0] for r in memory.db.query("SELECT content FROM mem_messages"))
+    assert TOKEN not in stored and TOKEN not in _stored_text(memory)
+
+
+def test_an_imported_credential_is_redacted(
+    base_url: Callable[[str], str], memory: MemoHood
+) -> None:
+    with MemoHood(
+        base_url("allowing"), embedder=None, gate=RecallGate(), config=MemoryConfig(secrets="allow")
+    ) as allowing:
+        allowing.capture(f"Remember my staging token is {TOKEN}.", namespace="u9", at=MONDAY)
+        allowing.add_message("u9", "s9", "user", f"token again: {TOKEN}", capture=False)
+        out = io.StringIO()
+        allowing.export_jsonl(out, namespace="u9")
+    assert TOKEN in out.getvalue()  # the allowing memory kept it
+    report = memory.import_jsonl(out.getvalue().splitlines())
+    assert report.facts and report.turns and report.messages
+    stored = " ".join(r[0] for r in memory.db.query("SELECT content FROM mem_messages"))
+    assert TOKEN not in _stored_text(memory) + stored and "[REDACTED:" in stored
+
+
+def test_repeats_in_other_case_and_spacing_are_one_fact(memory: MemoHood) -> None:
+    text = "I'm allergic to kiwi. i'm  allergic to KIWI. I'M ALLERGIC TO KIWI. " * 5
+    result = memory.capture(text, namespace="u1", at=MONDAY)
+    [fact] = memory.list_facts("u1")
+    assert len(result.added) == 1 and fact.reinforcements == 0 and result.reinforced == ()
+
+
+def _calls_to_capture(memory: MemoHood, text: str, namespace: str) -> int:
+    """Python function calls made by one capture (a measure of work that no load skews)."""
+    calls = 0
+
+    def count(frame: object, event: str, arg: object) -> None:
+        nonlocal calls
+        if event in ("call", "c_call"):
+            calls += 1
+
+    sys.setprofile(count)
+    try:
+        memory.capture(text, namespace=namespace, at=MONDAY)
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def test_capture_work_grows_linearly_with_the_turn(backend_url: str) -> None:
+    """Each doubling of a turn adds about twice the work the doubling before it added
+    (quadratic work would add four times): fixed costs cancel out, no clock is read."""
+    config = MemoryConfig(max_turn_chars=1_000_000)
+    with MemoHood(backend_url, embedder=None, gate=RecallGate(), config=config) as memory:
+        memory.capture("warm up: I like tea.", namespace="w", at=MONDAY)
+
+        def turn(n: int) -> str:  # new numbers in every turn: no cache hit helps a larger one
+            return " ".join(
+                f"My locker {i} is on floor {i % 9}. We chatted about film number {i} for ages."
+                for i in range(n * 1000, n * 1000 + n)
+            )
+
+        work = [_calls_to_capture(memory, turn(n), f"u{n}") for n in (100, 200, 400)]
+    assert work[2] - work[1] < 2.6 * (work[1] - work[0])

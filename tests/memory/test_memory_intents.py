@@ -75,3 +75,15 @@ def test_a_work_question_naming_nobody_brings_the_colleagues(keyword_memory: Mem
     recall = keyword_memory.recall("Who do I report to?", namespace="u1", use_gate=False)
     said = " ".join(f.statement for f in recall.facts)
     assert "Marisol" in said and "Aldo" not in said
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Who am I going out with?", "Who was I dating last winter?", "С кем я встречалась в мае?"],
+)
+def test_asking_whom_the_user_dates_names_the_partner(question: str) -> None:
+    from memo_core.memory.ranking import analyse_query
+
+    assert "partner" in analyse_query(question).relations
+    for other in ("What date is my dentist appointment?", "Когда у меня встреча с юристом?"):
+        assert "partner" not in analyse_query(other).relations

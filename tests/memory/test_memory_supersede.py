@@ -192,3 +192,64 @@ def test_a_change_naming_nobody_continues_whoever_the_fact_was_about(
 def test_a_russian_move_said_as_a_noun_supersedes_the_home(keyword_memory: MemoHood) -> None:
     _say(keyword_memory, "Живу в Твери.", "Переехали в Калугу.", "Снова переезд, теперь мы в Туле.")
     assert "Туле" in _one_current_with_history(keyword_memory, "u1", 3)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "question", "old_name"),
+    [
+        (
+            "My fiance is Benedikt.",
+            "Benedikt and I broke up last month; I'm seeing Oriol now.",
+            "Who am I dating these days?",
+            "Benedikt",
+        ),
+        (
+            "Моя девушка — Злата.",
+            "Со Златой мы расстались, теперь я встречаюсь с Миленой.",
+            "С кем я сейчас встречаюсь?",
+            "Злата",
+        ),
+    ],
+)
+def test_a_breakup_naming_the_partner_supersedes_the_partners_fact(
+    keyword_memory: MemoHood, before: str, after: str, question: str, old_name: str
+) -> None:
+    keyword_memory.capture(before, namespace="u1", at=MONDAY)
+    result = keyword_memory.capture(after, namespace="u1", at=day(30))
+    assert [f.statement for f in result.superseded] == [before]
+    now = keyword_memory.recall(question, namespace="u1", use_gate=False, at=day(31))
+    assert [f.statement for f in now.facts] == [after]  # the ex is no current partner
+    assert [f.statement for f in now.history] == [before]
+    then = keyword_memory.recall(
+        question, namespace="u1", use_gate=False, at=day(31), as_of=day(10)
+    )
+    assert old_name in " ".join(f.statement for f in then.facts)
+
+
+def test_a_russian_price_rise_in_other_words_supersedes(keyword_memory: MemoHood) -> None:
+    keyword_memory.capture("Бассейн обходится мне в 3 100 рублей.", namespace="u1", at=MONDAY)
+    result = keyword_memory.capture("Клуб поднял тариф до 3 400.", namespace="u1", at=day(40))
+    assert [f.statement for f in result.superseded] == ["Бассейн обходится мне в 3 100 рублей."]
+
+
+def test_a_provider_chain_ends_with_one_current_version(keyword_memory: MemoHood) -> None:
+    said = [
+        "Домашний интернет стоит 520 рублей.",
+        "Провайдер поднял до 640.",
+        "Опять подорожало, теперь 715.",
+    ]
+    for i, text in enumerate(said):
+        keyword_memory.capture(text, namespace="u1", at=day(30 * i))
+    current = [f.statement for f in keyword_memory.list_facts("u1")]
+    assert current == [said[-1]]
+    [fact] = keyword_memory.list_facts("u1")
+    history = keyword_memory.history(fact.id, namespace="u1")
+    assert [f.statement for f in history] == said  # oldest first, every version kept
+
+
+def test_russian_cost_words_name_the_price() -> None:
+    from memo_core.values import extract_values
+
+    [cost] = extract_values("Каршеринг обходится в 900 рублей в неделю.")
+    [raised] = extract_values("Поставщик поднял тариф до 1 050.", bare_numbers=True)
+    assert cost.attribute == raised.attribute == "price"
