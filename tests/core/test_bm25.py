@@ -36,7 +36,7 @@ def test_memory_ranks_with_the_knowledge_bases_weights_on_sqlite(tmp_path: Path)
         def scores(call: str) -> dict[int, float]:
             rows = db.query(
                 f"SELECT rowid, {call} FROM mem_facts_fts WHERE mem_facts_fts MATCH ?",
-                [scoped_match("running", stored)],  # tokens carry the namespace's code
+                [scoped_match("running", stored)],
             )
             return {int(r[0]): float(r[1]) for r in rows}
 
