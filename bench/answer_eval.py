@@ -20,7 +20,10 @@ each refusal kind refused (its complement is false answers); answer precision
 (answers holding the gold answer / all answers given, over every kind); the gate's
 ROC AUC (answerable against the refusal kinds, on the score each engine returns);
 locator correctness (the cited PDF page / Markdown heading of a quote holding the
-gold answer is where the answer is); quotes found at their reported offsets.
+gold answer is where the answer is); quotes found at their reported offsets; and,
+for today's engine, why answerable questions missed the gold answer: the right
+passage was not among the chunks read, the gate refused, the answer was refused
+after the pick, or another sentence was picked.
 ``--split heldout`` asks only the held-out half of each set (the half
 ``bench/calibrate_gate.py`` never fits on; ``train`` the other, ``all`` both);
 ``--limit N`` takes N questions of each kind spread over the set (a quick run);
@@ -33,7 +36,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +44,7 @@ from _common import markdown_table, write_results
 from answer_sets import SPLITS, AnswerSet, EvalQuestion, build_docs_module, load_set
 from legacy_gate import LegacyAnswerer
 
-from memo_core.answer.engine import GuardedAnswerer
+from memo_core.answer.engine import Explanation, GuardedAnswerer
 from memo_core.embedders import default_local_embedder
 from memo_core.errors import MemoError
 from memo_core.kb import MemoBase
@@ -66,6 +69,9 @@ class Outcome:
     refused: bool
     score: float
     quotes: tuple[Quote, ...]
+    #: The chunks the answer read and whether the gate passed them (None: not known).
+    read: tuple[str, ...] | None = None
+    gate_passed: bool | None = None
 
 
 def _outcome(refused: bool, score: float, cited: Sequence[Any]) -> Outcome:
@@ -81,9 +87,15 @@ def _askers(kb: MemoBase) -> dict[str, Callable[[str], Outcome]]:
     legacy = LegacyAnswerer(kb)
 
     def ask_engine(question: str) -> Outcome:
-        result = engine.ask(question)
+        explanation = Explanation(question)
+        result = engine.ask(question, explanation=explanation)
         cited = getattr(result, "citations", ())
-        return _outcome(result.refused, float(result.gate_score or 0.0), cited)
+        outcome = _outcome(result.refused, float(result.gate_score or 0.0), cited)
+        return replace(
+            outcome,
+            read=tuple(c["chunk_id"] for c in explanation.candidates),
+            gate_passed=explanation.gate.passed if explanation.gate else None,
+        )
 
     def ask_legacy(question: str) -> Outcome:
         result = legacy.ask(question)
@@ -140,6 +152,7 @@ def judge(
         "quotes_at_span": at_span,
         "holds_gold": False,
         "locator_ok": None,
+        "failure": None,
     }
     if q.kind == "answerable" and not outcome.refused and q.answer:
         gold = normalize(q.answer)
@@ -148,7 +161,33 @@ def judge(
         checks = [ok for ok in (_locator_ok(q, x) for x in holding) if ok is not None]
         if checks:
             record["locator_ok"] = any(checks)
+    if q.kind == "answerable" and q.answer and not record["holds_gold"]:
+        record["failure"] = _failure(q.answer, outcome, chunk_text, normalize)
     return record
+
+
+#: Why an answerable question got no quote holding its gold answer, in this order.
+FAILURES = ("not_retrieved", "gate_refused", "refused_after_pick", "wrong_sentence")
+
+
+def _failure(
+    answer: str,
+    outcome: Outcome,
+    chunk_text: Callable[[str], str],
+    normalize: Callable[[str], str],
+) -> str | None:
+    """The first of :data:`FAILURES` that explains a miss (None: the engine does not
+    say what it read): the gold answer is in none of the chunks read; the gate
+    refused them; the answer was refused after the pick (no verified quote, or
+    the quotes miss a number or name of the question); another sentence was picked."""
+    if outcome.read is None:
+        return None
+    gold = normalize(answer)
+    if not any(gold in normalize(chunk_text(c)) for c in outcome.read):
+        return "not_retrieved"
+    if outcome.gate_passed is False:
+        return "gate_refused"
+    return "refused_after_pick" if outcome.refused else "wrong_sentence"
 
 
 def summarize(records: list[dict[str, Any]], refusal_kinds: Sequence[str]) -> dict[str, Any]:
@@ -182,6 +221,11 @@ def summarize(records: list[dict[str, Any]], refusal_kinds: Sequence[str]) -> di
         )
         negatives += [r["score"] for r in rows]
     out["roc_auc"] = roc_auc([r["score"] for r in answerable], negatives)
+    if answerable and all(r["holds_gold"] or r["failure"] for r in answerable):
+        for failure in FAILURES:
+            out[f"answerable_{failure}"] = sum(r["failure"] == failure for r in answerable) / len(
+                answerable
+            )
     located = [r for r in answerable if r["locator_ok"] is not None]
     out["locator_checked"] = len(located)
     out["locator_correct"] = share(located, "locator_ok")
@@ -326,6 +370,27 @@ def tables(results: list[dict[str, Any]]) -> str:
                     fmt_rows,
                 )
             )
+    split_rows = [
+        [res["set"], _fmt(s["answerable_with_gold"])]
+        + [_fmt(s[f"answerable_{f}"]) for f in FAILURES]
+        for res in results
+        if f"answerable_{FAILURES[0]}" in (s := res["engines"]["engine"])
+    ]
+    if split_rows:
+        out.append("\nWhy answerable questions got no quote holding the gold answer (today):\n")
+        out.append(
+            markdown_table(
+                [
+                    "set",
+                    "with gold",
+                    "right passage not read (top k)",
+                    "refused by the gate",
+                    "refused after the pick",
+                    "another sentence picked",
+                ],
+                split_rows,
+            )
+        )
     return "\n".join(out)
 
 

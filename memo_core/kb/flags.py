@@ -65,12 +65,55 @@ _RU = [
 ]
 _INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in _EN + _RU), re.IGNORECASE)
 # Each language's patterns need a letter of its script, so a chunk is searched only
-# with the patterns it can match: the search cost about half a millisecond per chunk,
-# the largest part of storing one with a precomputed vector.
+# with the patterns it can match.
 _BY_SCRIPT = (
     (re.compile("[a-z]", re.IGNORECASE), re.compile("|".join(f"(?:{p})" for p in _EN), re.I)),
     (re.compile("[а-яё]", re.IGNORECASE), re.compile("|".join(f"(?:{p})" for p in _RU), re.I)),
 )
+# And each English pattern needs some of a few words, whole (one of each set, in the
+# order of _EN; "[" and "<" stand for the bracketed role tag): an ASCII chunk is searched
+# only with the patterns whose words it holds, as one alternation over a few hundred
+# positions cost 0.1 to 0.2 ms per chunk, a fifth of storing one with a given vector.
+_SECRETS = {"private", "password", "passwords", "credentials", "api", "secret", "access"}
+_EN_WORDS: tuple[tuple[set[str], ...], ...] = (
+    (
+        {"ignore", "disregard", "forget", "override", "bypass"},
+        {"instruction", "instructions", "prompt", "prompts", "rules", "directions"}
+        | {"messages", "guidelines", "context"},
+    ),
+    ({"you"}, {"are"}, {"now"}),
+    ({"from"}, {"now"}, {"on"}, {"you"}),
+    ({"pretend", "act"}, {"ai", "assistant", "different", "unrestricted"}),
+    (
+        {"system"},
+        {"note", "prompt", "message", "instruction", "override"}
+        | {"notes", "prompts", "messages", "instructions", "overrides"},
+    ),
+    ({"[", "<"}, {"system", "assistant", "inst"}),
+    (
+        {"note", "message", "instruction", "instructions"},
+        {"to", "for"},
+        {"ai", "assistant", "llm", "language", "chatbot", "model"}
+        | {"ais", "assistants", "llms", "chatbots", "models"},
+    ),
+    ({"if"}, {"you"}, {"are"}, {"ai", "llm", "language", "assistant", "chatbot"}),
+    (
+        {"tell", "inform", "advise", "instruct", "convince"},
+        {"the"},
+        {"user", "reader", "human"},
+        {"to", "that"},
+    ),
+    (
+        {"send", "email", "mail", "forward", "paste", "upload", "reveal"},
+        {"your", "user", "users"},
+        _SECRETS | {"seed", "ssh", "one"},
+    ),
+)
+_EN_GATED = tuple(
+    (tuple(frozenset(w) for w in words), re.compile(pattern, re.IGNORECASE))
+    for words, pattern in zip(_EN_WORDS, _EN, strict=True)
+)
+_ASCII_WORD = re.compile(r"[a-z0-9]+|[\[<]")
 
 
 def instruction_spans(text: str) -> list[tuple[int, int]]:
@@ -80,7 +123,13 @@ def instruction_spans(text: str) -> list[tuple[int, int]]:
 
 def chunk_flags(text: str) -> tuple[str, ...]:
     """The ingest-time flags of one chunk's text."""
-    found = any(letter.search(text) and rule.search(text) for letter, rule in _BY_SCRIPT)
+    if text.isascii():  # lower-casing is exact: each pattern needs one of its words whole
+        words = set(_ASCII_WORD.findall(text.lower()))
+        found = any(
+            all(need & words for need in gate) and rule.search(text) for gate, rule in _EN_GATED
+        )
+    else:
+        found = any(letter.search(text) and rule.search(text) for letter, rule in _BY_SCRIPT)
     return (INSTRUCTIONS,) if found else ()
 
 

@@ -121,9 +121,18 @@ class PostgresMemoryBackend:
         if not phrases or not namespaces or limit <= 0:
             return []
         names = tables(kind)
-        scope = f"EXISTS (SELECT 1 FROM {names.base} b WHERE b.rowid = f.rowid AND b.ns = ANY(?))"
+        scope = f"f.rowid IN (SELECT b.rowid FROM {names.base} b WHERE b.ns = ANY(?))"
+        # A word's rows are counted within the row's namespace, as SQLite's scoped
+        # index counts them (memory/keyword_scope.py).
         sql, params = bm25_statement(
-            phrases, scope, [list(namespaces)], index=names.fts, stats=FTS_STATS[names.fts]
+            phrases,
+            scope,
+            [list(namespaces)],
+            index=names.fts,
+            stats=FTS_STATS[names.fts],
+            partition=f"(SELECT b.ns FROM {names.base} b WHERE b.rowid = f.rowid)",
+            # One user's rows, read once: the index holds every user's.
+            scope_first=True,
         )
         rows = self.db.query(sql, [*params, min(limit, MAX_LIMIT)])
         return [(int(r[0]), float(r[1])) for r in rows]

@@ -16,7 +16,8 @@ Tables:
 * ``mem_messages`` — chat transcripts per session key, for chat-history adapters.
 * ``mem_item_ttl`` — the time-to-live of a keyed item (``(ns, key)``, key-value
   stores only): when it expires and the TTL in minutes a read may refresh it by.
-* ``mem_facts_fts`` / ``mem_turns_fts`` — FTS5 (raw, stemmed), rowid = the table's rowid.
+* ``mem_facts_fts`` / ``mem_turns_fts`` — FTS5 (raw, stemmed), rowid = the table's rowid,
+  each token prefixed with its namespace's code (``memory/keyword_scope.py``).
 * ``mem_facts_vec`` / ``mem_turns_vec`` — plain tables of float32 vectors
   (``row_id`` = the base row's rowid, ``ns``, ``embedding``) with an index on
   ``ns``, searched exactly per namespace with sqlite-vec's ``vec_distance_cosine``;
@@ -33,6 +34,8 @@ from __future__ import annotations
 import re
 
 from memo_core.errors import SchemaError
+from memo_core.memory.backend import KINDS
+from memo_core.memory.keyword_scope import scope_index
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.migrations import Migrations
 
@@ -204,6 +207,15 @@ def vectors_in_plain_tables(db: SQLDatabase) -> None:
         db.execute(f"DROP TABLE {name}")  # vec0 drops its shadow tables with it
         db.execute(f"ALTER TABLE {moved} RENAME TO {name}")
         db.execute(vec_table_ddl(name, dims)[1])
+
+
+@memory_schema
+def scope_keyword_index_by_namespace(db: SQLDatabase) -> None:
+    """Every token of the FTS5 tables carries its namespace's code, so a recall reads
+    only the asking namespace's postings (``memory/keyword_scope.py``). The same rows
+    are indexed again from the stored texts; nothing else changes."""
+    for kind in KINDS:
+        scope_index(db, kind)
 
 
 def _declared_dimensions(ddl: str) -> int:

@@ -28,19 +28,18 @@ from memo_core.memory.backend import (
     placeholders,
     tables,
 )
+from memo_core.memory.keyword_scope import scoped_match, scoped_row
 from memo_core.memory.schema import memory_schema, vec_table_ddl, vectors_in_plain_tables
 from memo_core.search.bm25 import fts5_bm25
-from memo_core.search.text import detect_language, fts_match_expression, stem_text
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.migrations import Migrations
 
-__all__ = ["FEW_ROWS", "SQLiteMemoryBackend"]
+__all__ = ["SCOPES_PER_QUERY", "SQLiteMemoryBackend"]
 
 log = logging.getLogger(__name__)
 
-#: Up to this many rows in scope, a keyword search looks each one up in the FTS index
-#: instead of matching every row of the file and keeping those in scope.
-FEW_ROWS = 2000
+#: Namespaces per keyword query: each adds its own terms to the MATCH expression.
+SCOPES_PER_QUERY = 16
 
 
 class SQLiteMemoryBackend:
@@ -63,11 +62,26 @@ class SQLiteMemoryBackend:
     # -- keyword leg ------------------------------------------------------------------
 
     def index_texts(self, kind: Kind, rows: Sequence[tuple[int, str]]) -> None:
-        if rows:
-            self.db.executemany(
-                f"INSERT INTO {tables(kind).fts} (rowid, raw, stemmed) VALUES (?, ?, ?)",
-                [(rowid, text, stem_text(text, detect_language(text))) for rowid, text in rows],
+        """Index ``(rowid, text)`` rows already stored in the base table of ``kind``,
+        each token with the code of the row's namespace."""
+        if not rows:
+            return
+        names = tables(kind)
+        ns_of: dict[int, str] = {}
+        ids = [rowid for rowid, _ in rows]
+        for start in range(0, len(ids), MAX_IN):
+            part = ids[start : start + MAX_IN]
+            ns_of.update(
+                (int(r[0]), str(r[1]))
+                for r in self.db.query(
+                    f"SELECT rowid, ns FROM {names.base} WHERE rowid IN ({placeholders(len(part))})",
+                    part,
+                )
             )
+        self.db.executemany(
+            f"INSERT INTO {names.fts} (rowid, raw, stemmed) VALUES (?, ?, ?)",
+            [(rowid, *scoped_row(ns_of[rowid], text)) for rowid, text in rows],
+        )
 
     def unindex(self, kind: Kind, rowids: Sequence[int], *, vectors: bool) -> None:
         names = tables(kind)
@@ -81,53 +95,31 @@ class SQLiteMemoryBackend:
     def search_keyword(
         self, kind: Kind, query: str, namespaces: Sequence[str], limit: int
     ) -> list[tuple[int, float]]:
-        expression = fts_match_expression(query)
-        if expression is None or not namespaces or limit <= 0:
+        if not namespaces or limit <= 0:
             return []
         names = tables(kind)
         table, rank = names.fts, fts5_bm25(names.fts)
         limit = min(limit, MAX_LIMIT)
         out: list[tuple[int, float]] = []
-        in_scope = self._rowids_if_few(names.base, namespaces)
-        if in_scope is not None:
-            # A few rows in scope (one user's facts): each is looked up in the index, so
-            # the cost does not grow with the matches in every other user's rows.
-            for start in range(0, len(in_scope), MAX_IN):
-                part = in_scope[start : start + MAX_IN]
-                out.extend(
-                    (int(r[0]), float(r[1]))
-                    for r in self.db.query(
-                        f"SELECT rowid, {rank} AS score FROM {table} "
-                        f"WHERE {table} MATCH ? AND rowid IN ({placeholders(len(part))}) "
-                        "ORDER BY score LIMIT ?",
-                        [expression, *part, limit],
-                    )
+        # Each namespace's terms are its own: the postings read are those of the
+        # namespaces asked for; the ns filter stays (two namespaces may share a code).
+        for start in range(0, len(namespaces), SCOPES_PER_QUERY):
+            group = list(namespaces[start : start + SCOPES_PER_QUERY])
+            expression = scoped_match(query, group)
+            if expression is None:
+                return []
+            out.extend(
+                (int(r[0]), float(r[1]))
+                for r in self.db.query(
+                    f"SELECT {table}.rowid, {rank} AS score FROM {table} "
+                    f"JOIN {names.base} b ON b.rowid = {table}.rowid "
+                    f"WHERE {table} MATCH ? AND b.ns IN ({placeholders(len(group))}) "
+                    "ORDER BY score LIMIT ?",
+                    [expression, *group, limit],
                 )
-        else:
-            for start in range(0, len(namespaces), MAX_IN):
-                chunk = list(namespaces[start : start + MAX_IN])
-                out.extend(
-                    (int(r[0]), float(r[1]))
-                    for r in self.db.query(
-                        f"SELECT {table}.rowid, {rank} AS score FROM {table} "
-                        f"JOIN {names.base} b ON b.rowid = {table}.rowid "
-                        f"WHERE {table} MATCH ? AND b.ns IN ({placeholders(len(chunk))}) "
-                        "ORDER BY score LIMIT ?",
-                        [expression, *chunk, limit],
-                    )
-                )
+            )
         out.sort(key=lambda pair: (pair[1], pair[0]))
         return out[:limit]
-
-    def _rowids_if_few(self, base: str, namespaces: Sequence[str]) -> list[int] | None:
-        """The rowids of ``base`` in ``namespaces`` when at most :data:`FEW_ROWS`; else None."""
-        if len(namespaces) > MAX_IN:
-            return None
-        rows = self.db.query(
-            f"SELECT rowid FROM {base} WHERE ns IN ({placeholders(len(namespaces))}) LIMIT ?",
-            [*namespaces, FEW_ROWS + 1],
-        )
-        return None if len(rows) > FEW_ROWS else [int(r[0]) for r in rows]
 
     # -- vector leg -------------------------------------------------------------------
 

@@ -37,6 +37,8 @@ def bm25_statement(
     stats: str,
     weighted: bool = True,
     b: float = B,
+    partition: str | None = None,
+    scope_first: bool = False,
 ) -> tuple[str, list[object]]:
     """A statement ranking the rows of ``index`` that match ``phrases``: ``(rowid, bm25)``.
 
@@ -51,18 +53,42 @@ def bm25_statement(
     N, the document counts and the average length are the whole index's, as in
     FTS5, so a row scores the same whoever else shares the base; the counts come
     from the GIN indexes alone (``count(*)`` reads no row the visibility map vouches
-    for). Like FTS5 reading posting lists, the rest of the work follows the matches
+    for). ``partition``, an expression over ``f`` (the memory's namespace of the
+    row), counts a phrase's rows within the row's own partition, among the rows in
+    scope: the SQLite memory index, whose tokens carry their namespace's code
+    (``memory/keyword_scope.py``), counts them so. ``scope_first`` reads the rows in
+    scope once, before any matching, and counts and matches among them: for a scope
+    holding few rows of a large index (one user's memory among every user's), where
+    following each word's matches through GIN would read every user's rows. Like FTS5 reading posting lists, the rest of the work follows the matches
     in scope, not the rows times the phrases: each stem group (a word's raw and
     stemmed phrases) fetches the rows it matches and yields one ``(row, phrase,
     frequency)`` tuple per phrase present, and those are summed per row.
     """
     params: list[object] = []
     counts = []
-    for i, phrase in enumerate(phrases):
-        counts.append(
-            f"({i}, (SELECT count(*) FROM {index} WHERE {phrase.column} @@ CAST(? AS tsquery)))"
+    head = ""
+    part = "0" if partition is None else partition
+    source, row_params = index, list(scope_params)
+    if scope_first:
+        head = (
+            f"r AS MATERIALIZED (SELECT f.rowid, f.ntok, f.raw, f.stemmed, {part} AS part"
+            f" FROM {index} f WHERE ({scope})), "
         )
-        params.append(phrase_query(phrase.lexemes))
+        params.extend(scope_params)
+        source, scope, row_params, part = "r", "TRUE", [], "f.part"
+    for i, phrase in enumerate(phrases):
+        if partition is None:
+            counts.append(
+                f"SELECT {i}, 0, (SELECT count(*) FROM {index}"
+                f" WHERE {phrase.column} @@ CAST(? AS tsquery))"
+            )
+            params.append(phrase_query(phrase.lexemes))
+        else:
+            counts.append(
+                f"SELECT {i}, {part}, count(*) FROM {source} f"
+                f" WHERE f.{phrase.column} @@ CAST(? AS tsquery) AND ({scope}) GROUP BY 2"
+            )
+            params.extend([phrase_query(phrase.lexemes), *row_params])
     groups: dict[int, list[int]] = {}
     for i, phrase in enumerate(phrases):
         groups.setdefault(phrase.group, []).append(i)
@@ -76,7 +102,7 @@ def bm25_statement(
             if own:
                 match.append(f"f.{column} @@ CAST(? AS tsquery)")
                 params.append(tsquery(own))
-        params.extend(scope_params)
+        params.extend(row_params)
         queries = ", ".join(f"CAST(? AS tsquery) AS q{i}" for i in members)
         weights = [phrases[i].weight if weighted else 1.0 for i in members]
         frequencies = ", ".join(
@@ -85,23 +111,25 @@ def bm25_statement(
         )
         pairs = ", ".join(f"({i}, y.t{i})" for i in members)
         parts.append(
-            f"SELECT y.rowid, y.ntok, v.i, v.tf FROM (SELECT f.rowid, f.ntok, {frequencies}"
+            f"SELECT y.rowid, y.ntok, y.part, v.i, v.tf FROM (SELECT f.rowid, f.ntok,"
+            f" {part} AS part, {frequencies}"
             f" FROM (SELECT CAST('{{1,1,1,1}}' AS real[]) AS unit, {queries}) q"
-            f" CROSS JOIN {index} f WHERE ({' OR '.join(match)}) AND ({scope})) y"
+            f" CROSS JOIN {source} f WHERE ({' OR '.join(match)}) AND ({scope})) y"
             f" CROSS JOIN LATERAL (VALUES {pairs}) v(i, tf) WHERE v.tf > 0"
         )
     k1, bl, floor = f"{K1!r}::float8", f"{float(b)!r}::float8", f"{IDF_FLOOR!r}::float8"
     sql = (
-        f"WITH n (i, n) AS (VALUES {', '.join(counts)}),"
+        f"WITH {head}n (i, part, n) AS ({' UNION ALL '.join(counts)}),"
         " s AS (SELECT nrows::float8 AS nrows,"
         f" GREATEST(ntokens, 1)::float8 / GREATEST(nrows, 1) AS avgdl FROM {stats}),"
         # FTS5: idf = ln((N - n + 0.5) / (n + 0.5)), and the floor where that is not positive.
-        f" w AS (SELECT n.i, CASE WHEN n.n * 2 >= s.nrows THEN {floor}"
+        f" w AS (SELECT n.i, n.part, CASE WHEN n.n * 2 >= s.nrows THEN {floor}"
         " ELSE ln((s.nrows - n.n + 0.5) / (n.n + 0.5)) END AS idf, s.avgdl FROM n CROSS JOIN s),"
         f" p AS MATERIALIZED ({' UNION ALL '.join(parts)})"
         # FTS5's arithmetic, in its order: phrase by phrase, idf * (f (k1 + 1) / (f + K)).
         f" SELECT p.rowid, -sum(w.idf * (p.tf * ({k1} + 1)"
         f" / (p.tf + {k1} * (1 - {bl} + {bl} * p.ntok / w.avgdl))) ORDER BY p.i) AS score"
-        " FROM p JOIN w ON w.i = p.i GROUP BY p.rowid ORDER BY score, p.rowid LIMIT ?"
+        " FROM p JOIN w ON w.i = p.i AND w.part = p.part"
+        " GROUP BY p.rowid ORDER BY score, p.rowid LIMIT ?"
     )
     return sql, params

@@ -11,6 +11,8 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 
+from memo_core.errors import InvalidInputError
+
 __all__ = [
     "DEFAULT_LANGUAGES",
     "STOPWORDS",
@@ -153,6 +155,7 @@ def fts_match_expression(
     drop_stopwords: bool = True,
     max_terms: int = 64,
     keep: WordSelector | None = None,
+    prefixes: Sequence[str] = ("",),
 ) -> str | None:
     """A safe FTS5 MATCH expression ORing the query's terms, or None if it has none.
 
@@ -162,17 +165,21 @@ def fts_match_expression(
     the query has nothing else. ``keep``, when given, sees each word's raw and
     stemmed sub-tokens and returns the positions of the words to query (the store
     uses it to leave out the commonest words of an expensive query, see
-    ``search/keyword.py``); the quoting stays here.
+    ``search/keyword.py``); the quoting stays here. ``prefixes``: each term is
+    searched once per prefix, glued to every sub-token (an index whose tokens carry
+    their namespace's code, ``memory/keyword_scope.py``); alphanumeric prefixes only.
     """
+    if any(not p.isalnum() for p in prefixes if p):
+        raise InvalidInputError("FTS term prefixes must be alphanumeric")
     words, stems = query_words(
         query, languages=languages, drop_stopwords=drop_stopwords, max_terms=max_terms, keep=keep
     )
     if not words:
         return None
-    raw_terms = [_quote(" ".join(w)) for w in words]
+    raw_terms = [_quote(" ".join(p + t for t in w)) for p in prefixes for w in words]
     parts = [f"{raw_column} : ({' OR '.join(raw_terms)})"]
     if stemmed_column:
-        stemmed = _dedupe(_quote(" ".join(s)) for s in stems)
+        stemmed = _dedupe(_quote(" ".join(p + t for t in s)) for p in prefixes for s in stems)
         parts.append(f"{stemmed_column} : ({' OR '.join(stemmed)})")
     return " OR ".join(parts)
 

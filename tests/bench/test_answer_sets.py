@@ -144,6 +144,38 @@ def test_judge_and_summary(answer_eval, bd) -> None:  # type: ignore[no-untyped-
     assert s["locator_correct"] == 1.0 and s["locator_checked"] == 1
 
 
+def test_misses_are_split_by_cause(answer_eval, bd) -> None:  # type: ignore[no-untyped-def]
+    from answer_sets import EvalQuestion
+
+    chunks = {"c1": "The kettle boils up to two litres. It switches off by itself.", "c2": "Tea."}
+    q = EvalQuestion("a", "How much?", "answerable", answer="two litres")
+    off = answer_eval.Quote("It switches off by itself.", "c1", 35, 61, "k.txt", {})
+
+    def failure(read, passed, *quotes, refused=False):  # type: ignore[no-untyped-def]
+        outcome = answer_eval.Outcome(refused, 0.5, tuple(quotes), read, passed)
+        return answer_eval.judge(q, outcome, chunks.__getitem__, bd.normalize)["failure"]
+
+    assert failure(("c2",), True, off) == "not_retrieved"  # the gold is in c1, not read
+    assert failure(("c2", "c1"), False, refused=True) == "gate_refused"
+    assert failure(("c1",), True, refused=True) == "refused_after_pick"
+    assert failure(("c1",), True, off) == "wrong_sentence"
+    assert failure(None, None, off) is None  # an engine that does not say what it read
+    records = [
+        answer_eval.judge(
+            q,
+            answer_eval.Outcome(False, 0.5, (off,), ("c1",), True),
+            chunks.__getitem__,
+            bd.normalize,
+        ),
+        answer_eval.judge(
+            q, answer_eval.Outcome(True, 0.1, (), ("c2",), False), chunks.__getitem__, bd.normalize
+        ),
+    ]
+    s = answer_eval.summarize(records, [])
+    assert s["answerable_wrong_sentence"] == 0.5 and s["answerable_not_retrieved"] == 0.5
+    assert s["answerable_gate_refused"] == 0.0
+
+
 def test_legacy_answerer_quotes_or_refuses(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.syspath_prepend(str(BENCH))
     from legacy_gate import LegacyAnswerer

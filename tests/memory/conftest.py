@@ -19,6 +19,7 @@ import pytest
 from memo_core.embedders.hash import HashEmbedder
 from memo_core.memory import MemoHood, RecallGate
 from memo_core.memory.config import DEFAULT_GATE_MODEL, GATE_MODEL_ENV
+from memo_core.memory.keyword_scope import namespace_code
 
 MONDAY = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -60,8 +61,14 @@ def keyword_index_rowids(memory: MemoHood, table: str, word: str) -> list[int]:
     if memory.db.dialect == "postgres":
         sql = f"SELECT rowid FROM {table} WHERE raw @@ ?::tsquery ORDER BY rowid"
         return [r[0] for r in memory.db.query(sql, [f"'{word.lower()}'"])]
+    # Every token carries its namespace's code (memory/keyword_scope.py): ask in all of them.
+    base = table.removesuffix("_fts")
+    codes = {namespace_code(str(r[0])) for r in memory.db.query(f"SELECT DISTINCT ns FROM {base}")}
+    if not codes:
+        return []
+    terms = " OR ".join(f'"{code}{word.lower()}"' for code in sorted(codes))
     sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid"
-    return [r[0] for r in memory.db.query(sql, [f'raw : "{word}"'])]
+    return [r[0] for r in memory.db.query(sql, [f"raw : ({terms})"])]
 
 
 @pytest.fixture

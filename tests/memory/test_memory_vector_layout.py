@@ -64,9 +64,12 @@ def _to_old_layout(path: Path) -> None:
                 f"INSERT INTO {table} (row_id, ns, embedding) VALUES (?, ?, ?)",
                 [tuple(r) for r in rows],
             )
-        db.execute(
-            "DELETE FROM _memo_migrations WHERE schema = ? AND name = ?",
-            [memory_schema.schema, "vectors_in_plain_tables"],
+        version = next(
+            s.version for s in memory_schema.steps if s.name == "vectors_in_plain_tables"
+        )
+        db.execute(  # that step and the ones after it run again
+            "DELETE FROM _memo_migrations WHERE schema = ? AND version >= ?",
+            [memory_schema.schema, version],
         )
 
 
