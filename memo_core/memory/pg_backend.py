@@ -6,10 +6,13 @@
   the row's token count; a one-row statistics table keeps the index's rows and
   tokens in step in the same transaction. Rows are ranked by FTS5's ``bm25()``
   computed in SQL (:func:`~memo_core.search.pg_bm25.bm25_statement`): the same
-  IDF, k1, b and column weights as SQLite, over the whole index as FTS5 counts
-  them, so both engines put the same facts first. (``ts_rank`` was used before:
-  with no IDF a common word outweighed a rare one, and recall's keyword order
-  differed by engine.)
+  IDF, k1, b and column weights as SQLite, counted as SQLite's namespace-scoped
+  index counts them (a word's rows within the row's namespace; rows and average
+  length over the whole index), so both engines give the same numbers and put the
+  same facts first. The asking namespaces' rows are read once, before counting and
+  matching, so a search costs what those rows cost, not every user's matches.
+  (``ts_rank`` was used before: with no IDF a common word outweighed a rare one,
+  and recall's keyword order differed by engine.)
 * **vector leg** — ``ORDER BY embedding <=> ?::vector LIMIT k`` over an HNSW
   index. HNSW filters *after* its graph walk (pgvector 0.6 has no iterative
   scan), so a selective namespace can come back short. The backend therefore
