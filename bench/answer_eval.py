@@ -20,7 +20,8 @@ each refusal kind refused (its complement is false answers); answer precision
 (answers holding the gold answer / all answers given, over every kind); the gate's
 ROC AUC (answerable against the refusal kinds, on the score each engine returns);
 locator correctness (the cited PDF page / Markdown heading of a quote holding the
-gold answer is where the answer is); quotes found at their reported offsets; and,
+gold answer is where the answer is); quotes found at their reported offsets; the
+median time to answer one question (``ms_p50``: search, gate and answer); and,
 for today's engine, why answerable questions missed the gold answer: the right
 passage was not among the chunks read, the gate refused, the answer was refused
 after the pick, or another sentence was picked.
@@ -34,6 +35,7 @@ Results: bench/results/NAME.json and NAME.md.
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -253,7 +255,7 @@ def evaluate(answer_set: AnswerSet, embedder: Any, bases: Path | None = None) ->
             return cache[chunk_id]
 
         records: dict[str, list[dict[str, Any]]] = {name: [] for name in ENGINES}
-        seconds = dict.fromkeys(ENGINES, 0.0)
+        seconds: dict[str, list[float]] = {name: [] for name in ENGINES}
         errors: dict[str, list[str]] = {name: [] for name in ENGINES}
         agree = 0
         for q in answer_set.questions:
@@ -265,7 +267,7 @@ def evaluate(answer_set: AnswerSet, embedder: Any, bases: Path | None = None) ->
                 except MemoError as exc:  # counted and shown, not a lost run
                     errors[name].append(f"{q.id}: {type(exc).__name__}: {exc}")
                     outcomes[name] = Outcome(True, 0.0, ())
-                seconds[name] += time.perf_counter() - t
+                seconds[name].append(time.perf_counter() - t)
                 records[name].append(judge(q, outcomes[name], chunk_text, normalize))
             e, legacy = outcomes["engine"], outcomes["legacy"]
             agree += e.refused == legacy.refused and [x.text for x in e.quotes] == [
@@ -282,7 +284,8 @@ def evaluate(answer_set: AnswerSet, embedder: Any, bases: Path | None = None) ->
     }
     for name in ENGINES:
         summary = summarize(records[name], answer_set.refusal_kinds)
-        summary["ms_per_question"] = round(1000 * seconds[name] / n, 1)
+        summary["ms_per_question"] = round(1000 * sum(seconds[name]) / n, 1)
+        summary["ms_p50"] = round(1000 * statistics.median(seconds[name] or [0.0]), 1)
         summary["errors"] = errors[name]
         if answer_set.name == "pydoc":
             summary["by_format"] = by_format(records[name], answer_set.refusal_kinds)
@@ -334,7 +337,8 @@ def tables(results: list[dict[str, Any]]) -> str:
             f"- {res['set']}: {res['engines']['engine']['questions']} questions "
             f"({res['info'].get('split', 'all')}), "
             f"ingest {res['ingest_seconds']} s, the two gates give the same outcome on "
-            f"{res['engines_agree']:.1%} of questions"
+            f"{res['engines_agree']:.1%} of questions; ms per question (p50): today "
+            f"{res['engines']['engine']['ms_p50']}, previous {res['engines']['legacy']['ms_p50']}"
         )
         if res["skipped"]:
             line += f"; left out: {res['skipped']}"

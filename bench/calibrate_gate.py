@@ -1,7 +1,7 @@
 """Calibrate the answerability gate per embedder on both dev sets, and report how well it separates.
 
     python bench/calibrate_gate.py [--embedders default,hash,keyword-only] [--sets squad,pydoc]
-                                   [--bases DIR] [--write]
+                                   [--bases DIR] [--write] [--name gate]
 
 For each embedder, both dev sets (``bench/answer_sets.py``: the public SQuAD split
 and the pydoc set) are ingested into fresh bases (``--bases DIR`` keeps them for
@@ -18,7 +18,7 @@ set on the *held-out* half: ROC AUC, precision and recall at that threshold, the
 share of each refusal kind refused, and the same for the previous two-feature
 model (coverage, similarity) fitted the same way. ``--write`` stores the fitted
 model in memo_core/data/gate_calibration.json (what SufficiencyGate ships with).
-Results: bench/results/gate.json and .md.
+Results: bench/results/NAME.json and .md (``gate`` unless ``--name``).
 """
 
 from __future__ import annotations
@@ -247,6 +247,7 @@ def main() -> None:
     parser.add_argument("--sets", default="squad,pydoc")
     parser.add_argument("--bases", type=Path, help="keep the ingested bases here for reuse")
     parser.add_argument("--write", action="store_true", help="update the shipped calibration")
+    parser.add_argument("--name", default="gate", help="results file name")
     args = parser.parse_args()
     results: dict[str, dict[str, Any]] = {}
     table_rows = []
@@ -262,7 +263,7 @@ def main() -> None:
          "recall", "refused (by kind)", "threshold"],
         table_rows,
     )  # fmt: skip
-    write_results("gate", {"max_false_answers": MAX_FALSE_ANSWERS, "calibrations": results}, table)
+    write_results(args.name, {"max_false_answers": MAX_FALSE_ANSWERS, "calibrations": results}, table)
     print(table)
     if args.write:
         write_calibrations(results)

@@ -6,10 +6,13 @@
   the row's token count; a one-row statistics table keeps the index's rows and
   tokens in step in the same transaction. Rows are ranked by FTS5's ``bm25()``
   computed in SQL (:func:`~memo_core.search.pg_bm25.bm25_statement`): the same
-  IDF, k1, b and column weights as SQLite, over the whole index as FTS5 counts
-  them, so both engines put the same facts first. (``ts_rank`` was used before:
-  with no IDF a common word outweighed a rare one, and recall's keyword order
-  differed by engine.)
+  IDF, k1, b and column weights as SQLite, counted as SQLite's namespace-scoped
+  index counts them (a word's rows within the row's namespace; rows and average
+  length over the whole index), so both engines give the same numbers and put the
+  same facts first. The asking namespaces' rows are read once, before counting and
+  matching, so a search costs what those rows cost, not every user's matches.
+  (``ts_rank`` was used before: with no IDF a common word outweighed a rare one,
+  and recall's keyword order differed by engine.)
 * **vector leg** — ``ORDER BY embedding <=> ?::vector LIMIT k`` over an HNSW
   index. HNSW filters *after* its graph walk (pgvector 0.6 has no iterative
   scan), so a selective namespace can come back short. The backend therefore
@@ -121,7 +124,7 @@ class PostgresMemoryBackend:
         if not phrases or not namespaces or limit <= 0:
             return []
         names = tables(kind)
-        scope = f"EXISTS (SELECT 1 FROM {names.base} b WHERE b.rowid = f.rowid AND b.ns = ANY(?))"
+        scope = f"f.rowid IN (SELECT b.rowid FROM {names.base} b WHERE b.ns = ANY(?))"
         # A word's rows are counted within the row's namespace, as SQLite's scoped
         # index counts them (memory/keyword_scope.py).
         sql, params = bm25_statement(
@@ -131,6 +134,8 @@ class PostgresMemoryBackend:
             index=names.fts,
             stats=FTS_STATS[names.fts],
             partition=f"(SELECT b.ns FROM {names.base} b WHERE b.rowid = f.rowid)",
+            # One user's rows, read once: the index holds every user's.
+            scope_first=True,
         )
         rows = self.db.query(sql, [*params, min(limit, MAX_LIMIT)])
         return [(int(r[0]), float(r[1])) for r in rows]

@@ -400,9 +400,11 @@ def match_fact(new: NewFact, existing: Sequence[Existing], config: MemoryConfig)
     if best_dup is not None:
         return Match("reinforce", best_dup[1], best_dup[0])
     if new.correction:
+        # Equal rule scores go to the closer meaning ("nursery price" is nearer "daycare
+        # fee" than "landlord raised the rent"), then to the fact said later.
         scored = sorted(
             ((_correction_score(new, old, config), old) for old in same_subject),
-            key=lambda pair: pair[0],
+            key=lambda pair: (pair[0], cosine(new.vector, pair[1].vector), -pair[1].age_days),
             reverse=True,
         )
         if scored and scored[0][0] >= config.correction_min_score:

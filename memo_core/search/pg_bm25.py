@@ -38,6 +38,7 @@ def bm25_statement(
     weighted: bool = True,
     b: float = B,
     partition: str | None = None,
+    scope_first: bool = False,
 ) -> tuple[str, list[object]]:
     """A statement ranking the rows of ``index`` that match ``phrases``: ``(rowid, bm25)``.
 
@@ -55,13 +56,26 @@ def bm25_statement(
     for). ``partition``, an expression over ``f`` (the memory's namespace of the
     row), counts a phrase's rows within the row's own partition, among the rows in
     scope: the SQLite memory index, whose tokens carry their namespace's code
-    (``memory/keyword_scope.py``), counts them so. Like FTS5 reading posting lists, the rest of the work follows the matches
+    (``memory/keyword_scope.py``), counts them so. ``scope_first`` reads the rows in
+    scope once, before any matching, and counts and matches among them: for a scope
+    holding few rows of a large index (one user's memory among every user's), where
+    following each word's matches through GIN would read every user's rows. Like FTS5 reading posting lists, the rest of the work follows the matches
     in scope, not the rows times the phrases: each stem group (a word's raw and
     stemmed phrases) fetches the rows it matches and yields one ``(row, phrase,
     frequency)`` tuple per phrase present, and those are summed per row.
     """
     params: list[object] = []
     counts = []
+    head = ""
+    part = "0" if partition is None else partition
+    source, row_params = index, list(scope_params)
+    if scope_first:
+        head = (
+            f"r AS MATERIALIZED (SELECT f.rowid, f.ntok, f.raw, f.stemmed, {part} AS part"
+            f" FROM {index} f WHERE ({scope})), "
+        )
+        params.extend(scope_params)
+        source, scope, row_params, part = "r", "TRUE", [], "f.part"
     for i, phrase in enumerate(phrases):
         if partition is None:
             counts.append(
@@ -71,11 +85,10 @@ def bm25_statement(
             params.append(phrase_query(phrase.lexemes))
         else:
             counts.append(
-                f"SELECT {i}, {partition}, count(*) FROM {index} f"
+                f"SELECT {i}, {part}, count(*) FROM {source} f"
                 f" WHERE f.{phrase.column} @@ CAST(? AS tsquery) AND ({scope}) GROUP BY 2"
             )
-            params.extend([phrase_query(phrase.lexemes), *scope_params])
-    part = "0" if partition is None else partition
+            params.extend([phrase_query(phrase.lexemes), *row_params])
     groups: dict[int, list[int]] = {}
     for i, phrase in enumerate(phrases):
         groups.setdefault(phrase.group, []).append(i)
@@ -89,7 +102,7 @@ def bm25_statement(
             if own:
                 match.append(f"f.{column} @@ CAST(? AS tsquery)")
                 params.append(tsquery(own))
-        params.extend(scope_params)
+        params.extend(row_params)
         queries = ", ".join(f"CAST(? AS tsquery) AS q{i}" for i in members)
         weights = [phrases[i].weight if weighted else 1.0 for i in members]
         frequencies = ", ".join(
@@ -101,12 +114,12 @@ def bm25_statement(
             f"SELECT y.rowid, y.ntok, y.part, v.i, v.tf FROM (SELECT f.rowid, f.ntok,"
             f" {part} AS part, {frequencies}"
             f" FROM (SELECT CAST('{{1,1,1,1}}' AS real[]) AS unit, {queries}) q"
-            f" CROSS JOIN {index} f WHERE ({' OR '.join(match)}) AND ({scope})) y"
+            f" CROSS JOIN {source} f WHERE ({' OR '.join(match)}) AND ({scope})) y"
             f" CROSS JOIN LATERAL (VALUES {pairs}) v(i, tf) WHERE v.tf > 0"
         )
     k1, bl, floor = f"{K1!r}::float8", f"{float(b)!r}::float8", f"{IDF_FLOOR!r}::float8"
     sql = (
-        f"WITH n (i, part, n) AS ({' UNION ALL '.join(counts)}),"
+        f"WITH {head}n (i, part, n) AS ({' UNION ALL '.join(counts)}),"
         " s AS (SELECT nrows::float8 AS nrows,"
         f" GREATEST(ntokens, 1)::float8 / GREATEST(nrows, 1) AS avgdl FROM {stats}),"
         # FTS5: idf = ln((N - n + 0.5) / (n + 0.5)), and the floor where that is not positive.

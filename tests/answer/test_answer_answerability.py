@@ -219,3 +219,90 @@ def test_the_question_is_embedded_once_for_the_search_and_the_gate(tmp_path: Pat
         assert embedder.queries[1:] == ["What does the town library lend?"]  # the gate's only
     finally:
         base.close()
+
+
+def _keyword_features(tmp_path: Path, texts: Sequence[str], question: str) -> dict[str, object]:
+    base = MemoBase(tmp_path / "kb.db", embedder=None)
+    try:
+        base.add_texts(list(texts))
+        return gate_features(question, base.search(question, k=3), Frequencies(base.store))
+    finally:
+        base.close()
+
+
+FILLER = [
+    "The harbour bakery opens at six and sells rye bread until noon.",
+    "Ferns grow best in shade, in soil that stays damp but never wet.",
+    "The town library lends maps of the coast for two weeks at a time.",
+]
+
+
+def test_phrase_overlap_counts_the_question_phrases_the_window_restates(tmp_path: Path) -> None:
+    question = "What does the ferry pass schedule list?"
+    together = _keyword_features(
+        tmp_path / "a", ["The ferry pass schedule lists the crossings.", *FILLER], question
+    )
+    apart = _keyword_features(
+        tmp_path / "b",
+        ["The crossings are listed in a schedule; buy a pass for the ferry on board.", *FILLER],
+        question,
+    )
+    # Both windows hold every term; only one restates "ferry pass" and "pass schedule".
+    assert together["window_coverage"] == pytest.approx(apart["window_coverage"])
+    assert together["phrase_overlap"] == pytest.approx(1.0)
+    assert apart["phrase_overlap"] == pytest.approx(0.0)
+
+
+def test_window_missing_counts_absent_terms_and_rarest_term_reads_the_rarest(
+    tmp_path: Path,
+) -> None:
+    texts = ["The lighthouse keeper logs the weather at dawn.", *FILLER]
+    full = _keyword_features(tmp_path / "a", texts, "When does the lighthouse keeper log weather?")
+    partial = _keyword_features(
+        tmp_path / "b", texts, "When does the lighthouse keeper polish brass lenses?"
+    )
+    assert full["window_missing"] == 0.0
+    assert partial["window_missing"] == pytest.approx(3 / 5)  # polish, brass, lenses
+    # "brass" is in no chunk at all: the rarest possible term.
+    common = _keyword_features(tmp_path / "c", texts + texts, "What does the keeper log?")
+    assert partial["rarest_term"] > common["rarest_term"]
+
+
+def test_keyword_rank_and_similarity_coverage_follow_the_best_window(hashed: MemoBase) -> None:
+    question = "What did release 4.2 of the Tidewater scheduler add?"
+    hits = hashed.search(question, k=3)
+    features = gate_features(
+        question, hits, Frequencies(hashed.store), SentenceSimilarity(HashEmbedder(64))
+    )
+    assert features["keyword_rank"] == 1.0  # the release note is the keyword leg's first
+    assert features["similarity_coverage"] == pytest.approx(
+        features["sentence_similarity"] * features["window_coverage"]
+    )
+    hashed.close()
+
+
+def test_the_gate_embeds_only_its_first_candidate_sentences(tmp_path: Path) -> None:
+    from memo_core.answer.gate import SENTENCE_CANDIDATES
+
+    many = " ".join(f"The tide table for pier {n} lists the tide at dawn." for n in range(12))
+    embedder = TopicEmbedder()
+    base = MemoBase(tmp_path / "kb.db", embedder=None)
+    try:
+        base.add_texts([many, *FILLER])
+        question = "What does the tide table list?"
+        hits = base.search(question, k=3)
+        gate_features(question, hits, Frequencies(base.store), SentenceSimilarity(embedder))
+        assert len(embedder.embedded) == SENTENCE_CANDIDATES < 12
+    finally:
+        base.close()
+
+
+def test_the_shipped_model_weighs_every_feature() -> None:
+    calibration = SufficiencyGate().calibration_for("memo/all-MiniLM-L6-v2-int8")
+    assert set(calibration.weights) == set(FEATURES)
+    middle = dict.fromkeys(FEATURES, 0.5)
+    for name in FEATURES:
+        # A feature the fit left at zero weight would be computed for nothing.
+        moved = {**middle, name: 1.0}
+        assert abs(calibration.score(moved) - calibration.score(middle)) > 1e-3, name
+    assert 0.0 < calibration.threshold < 1.0

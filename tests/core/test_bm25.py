@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from memo_core.memory import MemoHood
+from memo_core.memory.keyword_scope import scoped_match
 from memo_core.search import bm25
-from memo_core.search.text import fts_match_expression
 
 
 def test_idf_is_fts5s_with_its_floor() -> None:
@@ -36,7 +36,7 @@ def test_memory_ranks_with_the_knowledge_bases_weights_on_sqlite(tmp_path: Path)
         def scores(call: str) -> dict[int, float]:
             rows = db.query(
                 f"SELECT rowid, {call} FROM mem_facts_fts WHERE mem_facts_fts MATCH ?",
-                [fts_match_expression("running")],
+                [scoped_match("running", stored)],
             )
             return {int(r[0]): float(r[1]) for r in rows}
 

@@ -1,11 +1,11 @@
 """The opt-in in-RAM keyword index (``SearchSettings(keyword_index="memory")``).
 
-What must hold: it returns the chunks FTS5 returns with the scores FTS5's
-``bm25()`` gives (stemming, diacritics, Cyrillic, stopwords, repeated words,
-owners and collections included); writes from any connection reach it by
+What must hold: it returns the chunks the SQL leg returns with the scores it gives
+(memo's BM25 over FTS5's matches, ``kb/fts_rank.py``; stemming, diacritics, Cyrillic,
+stopwords, repeated words, owners and collections included); writes from any connection reach it by
 replaying the change log; it is saved beside the file and loaded rather than
 rebuilt, and a damaged or foreign file is rebuilt; phrases (found by FTS5, counted
-from its score) rank as in FTS5; metadata filters and PostgreSQL run in SQL.
+from its score) rank as in the SQL leg; metadata filters and PostgreSQL run in SQL.
 """
 
 from __future__ import annotations

@@ -320,3 +320,36 @@ def test_an_older_postgres_base_gets_its_bm25_counts_on_upgrade(postgres_url: st
         stats = memory.db.query_one("SELECT nrows, ntokens FROM mem_facts_fts_stats")
         assert stats[0] == len(CORPUS) and stats[1] > 2 * len(CORPUS)
         assert _search(memory, "tea oolong", [U1]) == expected
+
+
+def test_postgres_reads_the_scope_once_and_ranks_as_without(postgres_url: str) -> None:
+    """``scope_first``: the namespaces' rows are selected once (not per word and per
+    count, which followed every user's matches), and the numbers do not change."""
+    from memo_core.memory.pg_schema import FTS_STATS
+    from memo_core.search.pg_bm25 import bm25_statement
+    from memo_core.search.pg_text import query_phrases
+
+    with MemoHood(postgres_url, embedder=None, gate=RecallGate()) as memory:
+        _remember(memory, CORPUS, "u1")
+        _remember(memory, OTHERS, "u2")
+        phrases = query_phrases("tea shop oolong")
+        scope = "f.rowid IN (SELECT b.rowid FROM mem_facts b WHERE b.ns = ANY(?))"
+        ranked = {}
+        for first in (False, True):
+            sql, params = bm25_statement(
+                phrases,
+                scope,
+                [[U1]],
+                index="mem_facts_fts",
+                stats=FTS_STATS["mem_facts_fts"],
+                partition="(SELECT b.ns FROM mem_facts b WHERE b.rowid = f.rowid)",
+                scope_first=first,
+            )
+            assert (sql.count(scope) == 1) is first
+            assert (params.count([U1]) == 1) is first
+            ranked[first] = memory.db.query(sql, [*params, 100])
+        assert [int(r[0]) for r in ranked[True]] == [int(r[0]) for r in ranked[False]]
+        assert [float(r[1]) for r in ranked[True]] == pytest.approx(
+            [float(r[1]) for r in ranked[False]], rel=1e-12
+        )
+        assert _keys(memory, [(int(r[0]), 0.0) for r in ranked[True]])[0] == "shop"  # two words

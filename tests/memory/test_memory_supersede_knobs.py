@@ -93,3 +93,17 @@ def test_every_supersede_knob_is_a_documented_field_read_from_yaml() -> None:
         ), name
     cfg = MemoryConfig.from_dict({"correction_recency_bonuses": [[0.5, 0.3]]})
     assert cfg.correction_recency_bonuses == ((0.5, 0.3),)
+
+
+def test_a_tie_between_two_targets_goes_to_the_closer_meaning_then_the_later() -> None:
+    new = replace(_correction({"swim", "thursday"}, dated=False), vector=[1.0, 0.0, 0.0])
+    pool = _old({"swim", "monday", "pool"}, dated=False, category="plan", age_days=30)
+    lake = replace(pool, id="f2", stems=frozenset({"swim", "monday", "lake"}))
+    near, far = [0.45, 0.89, 0.0], [0.2, 0.98, 0.0]  # both below similarity_bonus_from
+    for first, second in ((pool, lake), (lake, pool)):
+        pair = [replace(first, vector=near), replace(second, vector=far)]
+        for order in (pair, pair[::-1]):
+            assert match_fact(new, order, DEFAULT).target.id == first.id  # type: ignore[union-attr]
+    blind = replace(new, vector=None)
+    later = [pool, replace(lake, age_days=20)]  # both past the recency bonuses
+    assert match_fact(blind, later, DEFAULT).target.id == "f2"  # type: ignore[union-attr]
