@@ -28,8 +28,8 @@ from memo_core.cli import main
 from memo_core.embedders import HashEmbedder
 from memo_core.errors import NamespaceRequiredError
 from memo_core.kb import ChunkInput, MemoBase
-from memo_core.kb.pg_fts import index_text
 from memo_core.kb.pg_backend import EF_SEARCH_MIN, PostgresKnowledgeBackend
+from memo_core.kb.pg_fts import index_text
 from memo_core.search.hybrid import SearchSettings
 from memo_core.storage.local_server import LocalPostgres
 from memo_core.storage.postgres import PostgresDatabase
