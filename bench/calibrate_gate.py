@@ -263,7 +263,9 @@ def main() -> None:
          "recall", "refused (by kind)", "threshold"],
         table_rows,
     )  # fmt: skip
-    write_results(args.name, {"max_false_answers": MAX_FALSE_ANSWERS, "calibrations": results}, table)
+    write_results(
+        args.name, {"max_false_answers": MAX_FALSE_ANSWERS, "calibrations": results}, table
+    )
     print(table)
     if args.write:
         write_calibrations(results)
