@@ -47,7 +47,7 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 from memo_core.errors import ConfigError, CorruptDatabaseError, NotFoundError, StorageError
-from memo_core.storage import is_postgres_url, sqlite_path
+from memo_core.storage import file_of_url
 from memo_core.storage.connection import pick_driver, translate_sqlite_error
 from memo_core.storage.identity import remove_sidecars, renew_base_id
 
@@ -270,12 +270,13 @@ def _restore_temp_pattern(target: Path) -> re.Pattern[str]:
 
 def _sqlite_file(target: str | Path) -> Path:
     """The file behind a path or ``sqlite:///`` URL; a PostgreSQL base is refused."""
-    if is_postgres_url(str(target)):
+    file = file_of_url(str(target))
+    if file is None:
         raise ConfigError(
             "memo backup and restore copy SQLite files; back a PostgreSQL base up with "
             "pg_dump --schema=<its schema> (and restore it with pg_restore)"
         )
-    return Path(sqlite_path(str(target))).expanduser()
+    return Path(file).expanduser()
 
 
 def backup_database(path: str | Path, out_dir: str | Path, keep: int = DEFAULT_KEEP) -> Path:

@@ -50,6 +50,12 @@ def _engine_class(name: str) -> bool:
     return name == "Database" or any(w in name for w in ("Postgres", "Sqlite", "SQLite"))
 
 
+def _names_an_engine_test(func: ast.expr) -> bool:
+    """A call like ``is_postgres_url(...)``: asking a URL which engine it names."""
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+    return name.startswith("is_") and any(engine in name for engine in ENGINE_NAMES)
+
+
 def _engine_questions(tree: ast.AST) -> list[str]:
     """Each place ``tree`` asks which engine it runs on, as ``line: code``."""
     found: list[str] = []
@@ -70,6 +76,8 @@ def _engine_questions(tree: ast.AST) -> list[str]:
             classes = re.findall(r"\w+", names)
             if any(_engine_class(c) for c in classes):
                 found.append(f"{node.lineno}: {node.func.id}(..., {names})")
+        elif isinstance(node, ast.Call) and _names_an_engine_test(node.func):
+            found.append(f"{node.lineno}: {ast.unparse(node.func)}()")
     return sorted(found, key=lambda entry: int(entry.split(":")[0]))
 
 
@@ -94,6 +102,7 @@ def test_the_engine_check_finds_each_form() -> None:
         "if backend_of(db).name != 'postgres':\n    pass\n"
         "if isinstance(store.db, PostgresDatabase):\n    pass\n"
         "ok = isinstance(value, str) and kind == 'text'\n"
+        "if url.is_postgres_url(target):\n    pass\n"
     )
     found = _engine_questions(ast.parse(source))
     assert found == [
@@ -101,4 +110,5 @@ def test_the_engine_check_finds_each_form() -> None:
         "1: .dialect",
         "3: compares with 'postgres'",
         "5: isinstance(..., PostgresDatabase)",
+        "8: url.is_postgres_url()",
     ]

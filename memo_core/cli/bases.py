@@ -12,16 +12,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from memo_core.errors import NotFoundError
-from memo_core.storage.url import is_postgres_url, sqlite_path
+from memo_core.storage.url import file_of_url
 
 __all__ = ["require_existing"]
 
 
 def require_existing(target: str, what: str) -> str:
     """``target`` when it names an existing base, else :class:`NotFoundError`."""
-    if is_postgres_url(target):
-        return target
-    file = sqlite_path(target)
-    if file == ":memory:" or Path(file).is_file():
+    file = file_of_url(target)
+    if file is None or file == ":memory:" or Path(file).is_file():
         return target
     raise NotFoundError(f"no {what} at {file} (check --db; only writing commands create one)")

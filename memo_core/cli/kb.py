@@ -39,7 +39,7 @@ from memo_core.errors import BudgetExceededError
 from memo_core.kb.base import MemoBase
 from memo_core.ledger import SpendLedger
 from memo_core.search.hybrid import KEYWORD_INDEXES, VECTOR_INDEXES
-from memo_core.storage.url import is_postgres_url, sqlite_path
+from memo_core.storage.url import file_of_url
 
 __all__ = ["open_kb", "register"]
 
@@ -99,7 +99,8 @@ def _embedder_for(args: argparse.Namespace) -> Embedder | None:
 
 def _exists(target: str) -> bool:
     """Whether ``--db`` names an existing base (a PostgreSQL schema is probed by opening)."""
-    return is_postgres_url(target) or Path(sqlite_path(target)).exists()
+    file = file_of_url(target)
+    return file is None or Path(file).exists()
 
 
 def open_kb(args: argparse.Namespace, embedder: Embedder | str | None = "config") -> MemoBase:

@@ -28,7 +28,7 @@ from memo_core.memory import MemoHood, MemoryConfig, RecallGate
 from memo_core.memory.replay import load_scenarios, replay
 from memo_core.memory.timeutil import parse_when
 from memo_core.storage import open_database
-from memo_core.storage.url import is_postgres_url, sqlite_path
+from memo_core.storage.url import file_of_url
 
 __all__ = ["make_embedder", "register"]
 
@@ -40,10 +40,9 @@ log = logging.getLogger(__name__)
 
 def _stored_fingerprint(target: str) -> EmbedderFingerprint | None:
     """The embedder a memory base was built with; None for a new base (any backend)."""
-    if not is_postgres_url(target):
-        path = sqlite_path(target)
-        if path == ":memory:" or not Path(path).exists():
-            return None  # never create a file just to look inside it
+    path = file_of_url(target)
+    if path is not None and (path == ":memory:" or not Path(path).exists()):
+        return None  # never create a file just to look inside it
     with contextlib.closing(open_database(target, load_vec=False)) as db:
         try:
             row = db.query_one("SELECT value FROM mem_meta WHERE key = 'embedder'")

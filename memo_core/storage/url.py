@@ -13,13 +13,22 @@ from pathlib import Path
 
 from memo_core.errors import ConfigError
 
-__all__ = ["is_postgres_url", "sqlite_path"]
+__all__ = ["file_of_url", "is_postgres_url", "sqlite_path"]
 
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
 def is_postgres_url(target: str | os.PathLike[str]) -> bool:
     return isinstance(target, str) and target.startswith(_POSTGRES_SCHEMES)
+
+
+def file_of_url(target: str | os.PathLike[str]) -> Path | str | None:
+    """The file a SQLite URL or path names (``:memory:`` as it is); None for a server's URL.
+
+    Callers above the storage layer ask this ("is there a local file to check, copy
+    or create?") instead of asking which engine a URL names.
+    """
+    return None if is_postgres_url(target) else sqlite_path(target)
 
 
 def sqlite_path(target: str | os.PathLike[str]) -> Path | str:
