@@ -58,6 +58,7 @@ the same similarity, so the gate and the answer read the same windows.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -158,6 +159,13 @@ def load_calibrations() -> dict[str, GateCalibration]:
         )
 
     return {name: build(name, c) for name, c in data["calibrations"].items()}
+
+
+@functools.cache
+def _shipped_calibrations() -> Mapping[str, GateCalibration]:
+    """The shipped calibrations, read once per process: the gate asks for them on every
+    question, and the file only changes with the package."""
+    return load_calibrations()
 
 
 class _DocumentFrequencies:
@@ -326,7 +334,7 @@ class SufficiencyGate:
     def calibration_for(self, embedder_model: str | None) -> GateCalibration:
         if self.calibration is not None:
             return self.calibration
-        shipped = load_calibrations()
+        shipped = _shipped_calibrations()
         if embedder_model and embedder_model in shipped:
             return shipped[embedder_model]
         return shipped[KEYWORD_ONLY]

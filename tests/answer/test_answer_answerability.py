@@ -306,3 +306,28 @@ def test_the_shipped_model_weighs_every_feature() -> None:
         moved = {**middle, name: 1.0}
         assert abs(calibration.score(moved) - calibration.score(middle)) > 1e-3, name
     assert 0.0 < calibration.threshold < 1.0
+
+
+def test_the_shipped_calibrations_are_read_once_per_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from memo_core.answer import gate as gate_module
+
+    reads: list[int] = []
+    real = gate_module.load_calibrations
+
+    def counting() -> dict[str, gate_module.GateCalibration]:
+        reads.append(1)
+        return real()
+
+    monkeypatch.setattr(gate_module, "load_calibrations", counting)
+    gate_module._shipped_calibrations.cache_clear()
+    try:
+        gate = SufficiencyGate()
+        first = gate.calibration_for("memo/all-MiniLM-L6-v2-int8")
+        for _ in range(5):
+            assert gate.calibration_for("memo/all-MiniLM-L6-v2-int8") is first
+        assert SufficiencyGate().calibration_for(None).embedder == "keyword-only"
+        assert len(reads) == 1
+    finally:
+        gate_module._shipped_calibrations.cache_clear()
