@@ -22,7 +22,12 @@ from memo_core.search.ann_index import AnnVectorIndex
 from memo_core.search.auto_aids import AIDS_FROM_CHUNKS, KINDS, AutoAids
 from memo_core.search.keyword_index import RamKeywordIndex
 from memo_core.search.ram_index import RamVectorIndex
-from memo_core.search.repeats import DEFAULT_REPEATED_PENALTY, demote_repeated, query_shares
+from memo_core.search.repeats import (
+    DEFAULT_REPEATED_PENALTY,
+    contenders,
+    demote_repeated,
+    query_shares,
+)
 from memo_core.search.rrf import DEFAULT_RRF_K, rrf
 from memo_core.types import Hit, SearchMode
 
@@ -512,12 +517,17 @@ class HybridSearcher:
                 legs.append([r for r, _ in vector])
                 leg_weights.append(weights["vector"])
             ranked = rrf(legs, k=self.settings.rrf_k, weights=leg_weights)
+        keep = max(k, self.settings.rerank_top) if self.reranker and rerank else k
         if self.settings.repeated_penalty > 0 and ranked:
             shares = self.store.repeated_shares([rowid for rowid, _ in ranked])
             if shares:
-                shares = query_shares(query, shares, self.store.repeated_masks(list(shares)))
+                # Words are read (a query-time cost) only for the repeated chunks that
+                # can still reach the first ``keep`` places.
+                reach = [r for r in contenders(ranked, shares, keep) if r in shares]
+                shares = query_shares(
+                    query, {r: shares[r] for r in reach}, self.store.repeated_masks(reach)
+                )
             ranked = demote_repeated(ranked, shares, self.settings.repeated_penalty)
-        keep = max(k, self.settings.rerank_top) if self.reranker and rerank else k
         ranked = ranked[:keep]
         rowids = [rowid for rowid, _ in ranked]
         if qvec is not None:  # similarity for keyword-only finds too: the gate needs it

@@ -28,7 +28,7 @@ from typing import TypeVar
 from memo_core.errors import InvalidInputError
 from memo_core.search.text import STOPWORDS, stem_token, tokenize
 
-__all__ = ["DEFAULT_REPEATED_PENALTY", "demote_repeated", "query_shares"]
+__all__ = ["DEFAULT_REPEATED_PENALTY", "contenders", "demote_repeated", "query_shares"]
 
 #: How much of its score a wholly repeated chunk gives up (0: none, 1: all of it).
 DEFAULT_REPEATED_PENALTY = 0.75
@@ -57,6 +57,25 @@ def demote_repeated(
     ]
     order = {item: i for i, (item, _) in enumerate(scored)}
     return sorted(scored, key=lambda kv: (-kv[1], order[kv[0]]))
+
+
+def contenders(
+    ranked: Sequence[tuple[K, float]], repeated: Mapping[K, float], keep: int
+) -> list[K]:
+    """The items of ``ranked`` (best first) that can still be among its first ``keep``
+    once demoted: demotion only lowers scores, so nothing after the ``keep``-th item
+    with no repeated share can overtake it (ties keep their order). Only these need
+    their words read by :func:`query_shares`.
+    """
+    out: list[K] = []
+    clean = 0
+    for item, _ in ranked:
+        out.append(item)
+        if item not in repeated:
+            clean += 1
+            if clean >= keep:
+                break
+    return out
 
 
 def query_shares(

@@ -15,7 +15,7 @@ from memo_core.kb import MemoBase
 from memo_core.kb.repeats import REPEAT_DOCUMENTS, SHINGLE_WORDS, WINDOW, shingles
 from memo_core.kb.schema import kb_schema
 from memo_core.search import SearchSettings
-from memo_core.search.repeats import demote_repeated
+from memo_core.search.repeats import contenders, demote_repeated
 
 NOTICE = (
     "Questions about how long Northwind keeps records are answered by the Northwind "
@@ -151,6 +151,31 @@ def test_demotion_by_hand() -> None:
         demote_repeated(ranked, shares, 1.5)
     with pytest.raises(InvalidInputError):
         SearchSettings(repeated_penalty=-0.1)
+
+
+def test_only_chunks_that_can_still_reach_the_top_are_read() -> None:
+    ranked = [("a", 0.9), ("b", 0.8), ("c", 0.7), ("d", 0.6), ("e", 0.5), ("f", 0.4)]
+    shares = {"a": 1.0, "c": 0.5, "e": 1.0}
+    # "b" and "d" cannot be demoted: nothing after the second of them can pass both.
+    assert contenders(ranked, shares, 2) == ["a", "b", "c", "d"]
+    assert contenders(ranked, shares, 1) == ["a", "b"]
+    assert contenders(ranked, shares, 10) == [item for item, _ in ranked]
+
+
+def test_demoting_the_contenders_alone_keeps_the_first_places() -> None:
+    import random
+
+    rng = random.Random(7)
+    for _ in range(300):
+        n = rng.randint(1, 25)
+        scores = sorted((rng.uniform(-1, 1) for _ in range(n)), reverse=True)
+        ranked = [(i, s) for i, s in enumerate(scores)]
+        shares = {i: rng.random() for i in range(n) if rng.random() < 0.5}
+        keep = rng.randint(1, n)
+        reach = [i for i in contenders(ranked, shares, keep) if i in shares]
+        every = demote_repeated(ranked, shares, 0.75)[:keep]
+        some = demote_repeated(ranked, {i: shares[i] for i in reach}, 0.75)[:keep]
+        assert some == every
 
 
 def test_a_chunk_is_not_demoted_for_a_question_its_own_words_answer(backend_url: str) -> None:
