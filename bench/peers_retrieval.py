@@ -572,6 +572,25 @@ def data_key(folder: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+def _wait_for_builder(kept: Path) -> None:
+    """Wait while another process is building into ``kept`` (a run started while a
+    ``--build-only`` run still builds a slow peer re-opens it once it is done)."""
+    marker = kept / "builder.pid"
+    told = False
+    while marker.exists() and not (kept / "build.json").exists():
+        try:
+            pid = int(marker.read_text())
+            os.kill(pid, 0)  # raises when no such process
+        except (OSError, ValueError):
+            return  # the builder died: start over
+        if pid == os.getpid():
+            return
+        if not told:
+            print(f"waiting for process {pid} to finish building {kept.name} ...", flush=True)
+            told = True
+        time.sleep(10)
+
+
 class Worker:
     """One system built from the shared data in this process, answering questions by index.
 
@@ -614,10 +633,13 @@ class Worker:
             self._tmp = tempfile.TemporaryDirectory()
             place = Path(self._tmp.name)
         facts_file = kept / "build.json" if kept is not None else None
+        if kept is not None:
+            _wait_for_builder(kept)
         reuse = facts_file is not None and facts_file.exists()
         if kept is not None and not reuse:  # a build that died half-way starts over
             shutil.rmtree(kept, ignore_errors=True)
             kept.mkdir(parents=True)
+            (kept / "builder.pid").write_text(str(os.getpid()))
         _import_only(system)
         self._base_kib = _status_kib("VmRSS")
         _reset_peak()
