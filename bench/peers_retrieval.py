@@ -572,6 +572,10 @@ def data_key(folder: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+#: How often a run looks whether another process finished building a kept peer.
+BUILDER_POLL_S = 10.0
+
+
 def _wait_for_builder(kept: Path) -> None:
     """Wait while another process is building into ``kept`` (a run started while a
     ``--build-only`` run still builds a slow peer re-opens it once it is done)."""
@@ -588,7 +592,7 @@ def _wait_for_builder(kept: Path) -> None:
         if not told:
             print(f"waiting for process {pid} to finish building {kept.name} ...", flush=True)
             told = True
-        time.sleep(10)
+        time.sleep(BUILDER_POLL_S)
 
 
 class Worker:
