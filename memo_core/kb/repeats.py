@@ -91,12 +91,14 @@ _MIX1, _MIX2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
 
 @dataclass(frozen=True)
 class ShingledChunk:
-    """A chunk to shingle: who owns it, its document, its rowid and its text."""
+    """A chunk to shingle: who owns it, its document, its rowid and its text (and
+    ``tokenize(text)``, when the writer has it already)."""
 
     owner: str
     doc_rowid: int
     chunk_rowid: int
     text: str
+    words: list[str] | None = None
 
 
 def shingles(text: str) -> frozenset[int]:
@@ -158,41 +160,41 @@ def _numpy_runs(np: Any, words_hashed: Sequence[Sequence[int]]) -> list[list[tup
     """:func:`_python_runs` of every list at once: the runs of the lists laid end to
     end, hashed and winnowed together; runs and windows that cross lists are dropped."""
     lengths = [len(h) for h in words_hashed]
-    flat = np.array(list(chain.from_iterable(words_hashed)), dtype=np.uint64)
-    n = len(flat) - SHINGLE_WORDS + 1
-    out: list[list[tuple[int, int]]] = [[] for _ in words_hashed]
+    total = sum(lengths)
+    n = total - SHINGLE_WORDS + 1
     if n <= 0:
         return [_python_runs(h) for h in words_hashed]
+    flat = np.fromiter(chain.from_iterable(words_hashed), dtype=np.uint64, count=total)
     with np.errstate(over="ignore"):
-        x = np.zeros(n, dtype=np.uint64)
-        for j, p in enumerate(_POWERS):
-            x += flat[j : j + n] * np.uint64(p)
+        x = flat[:n] * np.uint64(_POWERS[0])
+        for j in range(1, SHINGLE_WORDS):
+            x += flat[j : j + n] * np.uint64(_POWERS[j])
         x ^= x >> np.uint64(30)
         x *= np.uint64(_MIX1)
         x ^= x >> np.uint64(27)
         x *= np.uint64(_MIX2)
         x ^= x >> np.uint64(31)
     hashes = x.view(np.int64)
-    # Window starts whose WINDOW runs all belong to one list; lists with fewer runs
-    # than a window (and texts shorter than a shingle) are done one by one.
     offsets = np.cumsum([0, *lengths])
-    runs = np.asarray(lengths) - SHINGLE_WORDS + 1
-    valid = np.zeros(max(0, n - WINDOW + 1), dtype=bool)
-    short = []
-    for k, count in enumerate(runs.tolist()):
-        if count >= WINDOW:
-            valid[offsets[k] : offsets[k] + count - WINDOW + 1] = True
-        elif lengths[k]:
-            short.append(k)
-    if valid.any():
+    out: list[list[tuple[int, int]]] = [[] for _ in words_hashed]
+    if n >= WINDOW:
+        starts = np.arange(n - WINDOW + 1)
+        owner = np.searchsorted(offsets, starts, side="right") - 1
+        # A window is its list's when the last word of its last run is.
+        inside = starts + (WINDOW + SHINGLE_WORDS - 1) <= offsets[owner + 1]
         windows = np.lib.stride_tricks.sliding_window_view(hashes, WINDOW)
-        chosen = np.unique(np.flatnonzero(valid) + windows[valid].argmin(axis=1))
-        owner_of = np.searchsorted(offsets, chosen, side="right") - 1
+        chosen = np.unique((starts + windows.argmin(axis=1))[inside])
+        first = (chosen - offsets[np.searchsorted(offsets, chosen, side="right") - 1]).tolist()
         values = hashes[chosen].tolist()
-        for k, i, h in zip(owner_of.tolist(), chosen.tolist(), values, strict=True):
-            out[k].append((i - int(offsets[k]), h))
-    for k in short:
-        out[k] = _python_runs(words_hashed[k])
+        cuts = np.searchsorted(chosen, offsets).tolist()
+        for k in range(len(words_hashed)):
+            a, b = cuts[k], cuts[k + 1]
+            if a < b:
+                out[k] = list(zip(first[a:b], values[a:b], strict=True))
+    # Lists with fewer runs than a window (and texts shorter than a shingle), one by one.
+    for k, length in enumerate(lengths):
+        if 0 < length < WINDOW + SHINGLE_WORDS - 1:
+            out[k] = _python_runs(words_hashed[k])
     return out
 
 
@@ -209,8 +211,13 @@ def _mask(words: Sequence[str], runs: Sequence[tuple[int, int]], repeated: set[i
 class _Shingled:
     """Words and kept shingles of a few chunks, computed once."""
 
-    def __init__(self, texts: dict[int, str]) -> None:
-        self.words = {rowid: tokenize(text) for rowid, text in texts.items()}
+    def __init__(self, texts: dict[int, str], words: dict[int, list[str]] | None = None) -> None:
+        """``words``: ``tokenize(text)`` of some of them, when the caller has it."""
+        given = words or {}
+        self.words = {
+            rowid: given[rowid] if rowid in given else tokenize(text)
+            for rowid, text in texts.items()
+        }
         self.runs = dict(zip(self.words, _runs_of(list(self.words.values())), strict=True))
 
     def hashes(self) -> set[int]:
@@ -237,7 +244,10 @@ def add_chunk_shingles(db: SQLDatabase, chunks: Sequence[ShingledChunk]) -> None
     for chunk in chunks:
         by_owner[chunk.owner].append(chunk)
     for owner, mine in by_owner.items():
-        shingled = _Shingled({c.chunk_rowid: c.text for c in mine})
+        shingled = _Shingled(
+            {c.chunk_rowid: c.text for c in mine},
+            {c.chunk_rowid: c.words for c in mine if c.words is not None},
+        )
         docs_of: dict[int, set[int]] = defaultdict(set)  # shingle -> new documents holding it
         rows = []
         for c in mine:

@@ -97,12 +97,15 @@ class SqliteKnowledgeBackend:
     def finish_vector_table(self, name: str, dimensions: int) -> None:
         """Nothing to do for sqlite-vec (no index to build)."""
 
-    def index_chunks(self, rows: Sequence[tuple[int, str]]) -> None:
+    def index_chunks(
+        self, rows: Sequence[tuple[int, str]], words: Sequence[Sequence[str]] | None = None
+    ) -> None:
+        tokens = words if words is not None else [None] * len(rows)
         self.db.executemany(
             "INSERT INTO chunks_fts (rowid, raw, stemmed) VALUES (?, ?, ?)",
             [
-                (rowid, text, stem_text(text, detect_language(text, self.languages)))
-                for rowid, text in rows
+                (rowid, text, stem_text(text, detect_language(text, self.languages), mine))
+                for (rowid, text), mine in zip(rows, tokens, strict=True)
             ],
         )
 
