@@ -7,7 +7,11 @@ that document, each chunk records ``chunks.repeated``: the share of its text tha
 also occurs in at least :data:`REPEAT_DOCUMENTS` documents of the same owner (the
 share of its words inside a repeated shingle). Search (``search/repeats.py``) lowers
 a chunk's fused score by the share of the question's words that it matches only in
-repeated text (by ``repeated`` when it matches none of them literally).
+repeated text (by ``repeated`` when it matches none of them literally). So that a
+query never re-reads and re-shingles text, a chunk partly made of repeated text
+also keeps its terms (``search.repeats.repeat_term``): ``chunks.own_terms``, those
+it holds outside repeated text, and ``chunks.copied_terms``, those only inside it
+(space-separated; both empty when none or all of it is repeated).
 
 How text is compared: near-duplicate detection by *shingles*, the classic way
 (Broder's resemblance): every run of :data:`SHINGLE_WORDS` consecutive words,
@@ -49,6 +53,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
+from memo_core.search.repeats import repeat_terms
 from memo_core.search.text import tokenize
 
 if TYPE_CHECKING:
@@ -60,9 +65,9 @@ __all__ = [
     "WINDOW",
     "ShingledChunk",
     "add_chunk_shingles",
+    "backfill_repeat_terms",
     "backfill_repeats",
     "remove_chunk_shingles",
-    "repeated_masks",
     "shingles",
 ]
 
@@ -219,12 +224,16 @@ class _Shingled:
         return {h for runs in self.runs.values() for _, h in runs}
 
     def shares(self, repeated: set[int]) -> list[list[Any]]:
-        """``[share, rowid]`` of the chunks holding a ``repeated`` shingle."""
+        """``[share, own terms, copied terms, rowid]`` (``_set_shares``) of the chunks
+        holding a ``repeated`` shingle."""
         out: list[list[Any]] = []
         for rowid, runs in self.runs.items():
             if any(h in repeated for _, h in runs):
                 words = self.words[rowid]
-                out.append([sum(_mask(words, runs, repeated)) / len(words), rowid])
+                mask = _mask(words, runs, repeated)
+                share = sum(mask) / len(words)
+                own, copied = repeat_terms(words, mask) if share < 1.0 else ((), ())
+                out.append([share, " ".join(sorted(own)), " ".join(sorted(copied)), rowid])
         return out
 
 
@@ -330,26 +339,25 @@ def backfill_repeats(db: SQLDatabase, *, after_rowid: int = 0) -> None:
         _set_shares(db, shingled.shares(mine))
 
 
-def repeated_masks(
-    db: SQLDatabase, chunk_rowids: Sequence[int]
-) -> dict[int, tuple[list[str], list[bool]]]:
-    """Each chunk's words (``search.text.tokenize``) and which of them are repeated
-    text: what search needs to tell a match in the notice from one in the chunk's own words."""
-    out: dict[int, tuple[list[str], list[bool]]] = {}
-    by_owner: dict[str, dict[int, str]] = defaultdict(dict)
-    for part in _batches(chunk_rowids):
-        marks = ",".join("?" for _ in part)
-        for rowid, owner, text in db.query(
-            f"SELECT rowid, owner, text FROM chunks WHERE rowid IN ({marks})", part
-        ):
-            by_owner[str(owner)][int(rowid)] = str(text)
-    for owner, texts in by_owner.items():
-        shingled = _Shingled(texts)
-        counts = _document_counts(db, owner, shingled.hashes())
-        repeated = {h for h, n in counts.items() if n >= REPEAT_DOCUMENTS}
-        for rowid, words in shingled.words.items():
-            out[rowid] = (words, _mask(words, shingled.runs[rowid], repeated))
-    return out
+def backfill_repeat_terms(db: SQLDatabase) -> None:
+    """Set the terms of every chunk holding repeated text from its stored shingles
+    (the ``add_chunk_repeat_terms`` migration: shares stay as they were)."""
+    owners = [str(r[0]) for r in db.query("SELECT DISTINCT owner FROM chunks WHERE repeated > 0")]
+    for owner in owners:
+        last = 0
+        while True:
+            rowids = [
+                int(r[0])
+                for r in db.query(
+                    "SELECT rowid FROM chunks WHERE owner = ? AND repeated > 0 AND rowid > ?"
+                    " ORDER BY rowid LIMIT 1000",
+                    [owner, last],
+                )
+            ]
+            if not rowids:
+                break
+            _set_from_scratch(db, owner, rowids)
+            last = rowids[-1]
 
 
 def _document_counts(db: SQLDatabase, owner: str, found: Iterable[int]) -> dict[int, int]:
@@ -397,20 +405,28 @@ def _recompute(db: SQLDatabase, owner: str, changed: set[int], skip: set[int]) -
     each is set from scratch (0 where nothing of it is repeated any more)."""
     if not changed:
         return
-    shingled = _Shingled(
-        _texts(db, [r for r in _chunks_holding(db, owner, changed) if r not in skip])
-    )
+    _set_from_scratch(db, owner, [r for r in _chunks_holding(db, owner, changed) if r not in skip])
+
+
+def _set_from_scratch(db: SQLDatabase, owner: str, chunk_rowids: Sequence[int]) -> None:
+    """Set the shares and terms of ``owner``'s listed chunks from their shingles'
+    counts (0 and none where nothing of a chunk is repeated)."""
+    shingled = _Shingled(_texts(db, chunk_rowids))
     counts = _document_counts(db, owner, shingled.hashes())
     repeated = {s for s, n in counts.items() if n >= REPEAT_DOCUMENTS}
-    shares = {rowid: share for share, rowid in shingled.shares(repeated)}
-    _set_shares(db, [[shares.get(rowid, 0.0), rowid] for rowid in shingled.words])
+    found = {row[-1]: row for row in shingled.shares(repeated)}
+    _set_shares(db, [found.get(rowid, [0.0, "", "", rowid]) for rowid in shingled.words])
 
 
 def _set_shares(db: SQLDatabase, updates: Sequence[Sequence[Any]]) -> None:
-    """``chunks.repeated`` from ``[share, rowid]`` pairs: the share of each chunk's
-    words inside a kept shingle found in :data:`REPEAT_DOCUMENTS` documents or more."""
+    """``chunks.repeated``, ``own_terms`` and ``copied_terms`` from ``[share, own,
+    copied, rowid]`` rows (:meth:`_Shingled.shares`): the share of each chunk's words
+    inside a kept shingle found in :data:`REPEAT_DOCUMENTS` documents or more."""
     if updates:
-        db.executemany("UPDATE chunks SET repeated = ? WHERE rowid = ?", updates)
+        db.executemany(
+            "UPDATE chunks SET repeated = ?, own_terms = ?, copied_terms = ? WHERE rowid = ?",
+            updates,
+        )
 
 
 def _batches(values: Sequence[int]) -> Iterable[list[int]]:

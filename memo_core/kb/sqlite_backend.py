@@ -25,7 +25,7 @@ from memo_core.kb.backend import ChangeLog, KeywordRow
 from memo_core.kb.fts_rank import phrase_bm25, ranked_chunks
 from memo_core.kb.records import SearchState, VectorRow, require_owner, vector_blob
 from memo_core.kb.schema import kb_schema, vec_table_ddl
-from memo_core.kb.scope import chunk_scope, only_scope
+from memo_core.kb.scope import chunk_scope, only_scope, visible_rowids
 from memo_core.kb.sqlite_keywords import add_keyword_rows, delete_keyword_rows, keyword_text
 from memo_core.search.filters import Renderer
 from memo_core.search.keyword import (
@@ -280,14 +280,7 @@ class SqliteKnowledgeBackend:
             return ranked_chunks(self.db, phrases, limit)  # nothing to scope out
 
         def visible(rowids: list[int]) -> set[int]:
-            params: list[Any] = []
-            where = chunk_scope(owner, collections, filter, params, self.render_filter)
-            marks = ",".join("?" for _ in rowids)
-            rows = self.db.query(
-                f"SELECT c.rowid FROM chunks c WHERE c.rowid IN ({marks}) AND {where}",
-                [*rowids, *params],
-            )
-            return {int(r[0]) for r in rows}
+            return visible_rowids(self.db, owner, rowids, collections, filter, self.render_filter)
 
         return ranked_chunks(self.db, phrases, limit, visible)
 

@@ -40,10 +40,10 @@ from memo_core.kb.repeats import (
     ShingledChunk,
     add_chunk_shingles,
     remove_chunk_shingles,
-    repeated_masks,
 )
-from memo_core.kb.scope import chunk_scope, only_scope
+from memo_core.kb.scope import chunk_scope, only_scope, visible_rowids
 from memo_core.kb.sqlite_backend import SqliteKnowledgeBackend
+from memo_core.search.repeats import RepeatedText
 from memo_core.search.text import DEFAULT_LANGUAGES, tokenize
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY
@@ -600,22 +600,22 @@ class KnowledgeStore:
                 )
         return out
 
-    def repeated_shares(self, rowids: Sequence[int]) -> dict[int, float]:
-        """``chunks.repeated`` of the given chunks, where above 0 (``kb/repeats.py``)."""
-        out: dict[int, float] = {}
+    def repeated_texts(self, rowids: Sequence[int]) -> dict[int, RepeatedText]:
+        """What the listed chunks holding repeated text stored about it (``kb/repeats.py``):
+        share and terms; chunks with none are left out."""
+        out: dict[int, RepeatedText] = {}
         for start in range(0, len(rowids), 500):
             part = list(rowids[start : start + 500])
             marks = ",".join("?" for _ in part)
-            for rowid, share in self.db.query(
-                f"SELECT rowid, repeated FROM chunks WHERE rowid IN ({marks}) AND repeated > 0",
+            for rowid, share, own, copied in self.db.query(
+                "SELECT rowid, repeated, own_terms, copied_terms FROM chunks"
+                f" WHERE rowid IN ({marks}) AND repeated > 0",
                 part,
             ):
-                out[int(rowid)] = float(share)
+                out[int(rowid)] = RepeatedText(
+                    float(share), frozenset(own.split()), frozenset(copied.split())
+                )
         return out
-
-    def repeated_masks(self, rowids: Sequence[int]) -> dict[int, tuple[list[str], list[bool]]]:
-        """Each chunk's words and which of them are repeated text (``kb/repeats.py``)."""
-        return repeated_masks(self.db, rowids)
 
     def visible_rowids(
         self,
@@ -632,15 +632,9 @@ class KnowledgeStore:
         owners and collections; their answers pass through here, so a wrong copy can
         never hand out another owner's chunk.
         """
-        params: list[Any] = []
-        where = chunk_scope(owner, collections, filter, params, self.backend.render_filter)
-        out: set[int] = set()
-        for start in range(0, len(rowids), 500):
-            part = [int(r) for r in rowids[start : start + 500]]
-            marks = ",".join("?" for _ in part)
-            sql = f"SELECT c.rowid FROM chunks c WHERE c.rowid IN ({marks}) AND {where}"
-            out.update(int(r[0]) for r in self.db.query(sql, [*part, *params]))
-        return out
+        return visible_rowids(
+            self.db, owner, rowids, collections, filter, self.backend.render_filter
+        )
 
     def chunk_rowids(self, owner: str, chunk_ids: Sequence[str]) -> dict[str, int]:
         require_owner(owner)
