@@ -572,6 +572,29 @@ def data_key(folder: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+#: How often a run looks whether another process finished building a kept peer.
+BUILDER_POLL_S = 10.0
+
+
+def _wait_for_builder(kept: Path) -> None:
+    """Wait while another process is building into ``kept`` (a run started while a
+    ``--build-only`` run still builds a slow peer re-opens it once it is done)."""
+    marker = kept / "builder.pid"
+    told = False
+    while marker.exists() and not (kept / "build.json").exists():
+        try:
+            pid = int(marker.read_text())
+            os.kill(pid, 0)  # raises when no such process
+        except (OSError, ValueError):
+            return  # the builder died: start over
+        if pid == os.getpid():
+            return
+        if not told:
+            print(f"waiting for process {pid} to finish building {kept.name} ...", flush=True)
+            told = True
+        time.sleep(BUILDER_POLL_S)
+
+
 class Worker:
     """One system built from the shared data in this process, answering questions by index.
 
@@ -614,10 +637,13 @@ class Worker:
             self._tmp = tempfile.TemporaryDirectory()
             place = Path(self._tmp.name)
         facts_file = kept / "build.json" if kept is not None else None
+        if kept is not None:
+            _wait_for_builder(kept)
         reuse = facts_file is not None and facts_file.exists()
         if kept is not None and not reuse:  # a build that died half-way starts over
             shutil.rmtree(kept, ignore_errors=True)
             kept.mkdir(parents=True)
+            (kept / "builder.pid").write_text(str(os.getpid()))
         _import_only(system)
         self._base_kib = _status_kib("VmRSS")
         _reset_peak()
@@ -919,25 +945,31 @@ def targets(rows: dict[str, dict[str, Any]], big: bool) -> list[str]:
     at least as good in MRR@10 as every embedded peer (LanceDB, Qdrant); among many
     distractors also at least 2 times faster than LanceDB's fastest hybrid. And the
     older frameworks' latency ratios (issue 8: >= 5x, >= 10x among distractors)."""
-    memo = rows.get("memo-hybrid") or rows.get("memo-bulk-hybrid")
+    ref = "memo-hybrid" if "memo-hybrid" in rows else "memo-bulk-hybrid"
+    memo = rows.get(ref)
     if memo is None:
         return []
     out = []
     embedded = {n: r for n, r in rows.items() if n.startswith(("lancedb", "qdrant"))}
+    # The default hybrid against every embedded peer; the opt-out (exact legs, no aids)
+    # against Qdrant too: the quality target holds with and without the aids.
+    mine = [(ref, memo)] + [(n, rows[n]) for n in ("memo-exact-hybrid",) if n in rows]
     for name, r in embedded.items():
-        verdict = "met" if memo["mrr@10"] >= r["mrr@10"] else "MISSED"
-        out.append(
-            f"MRR@10 memo-hybrid {memo['mrr@10']:.3f} vs {name} {r['mrr@10']:.3f} "
-            f"(target: at least as good): {verdict}"
-        )
+        for label, m in mine if name == "qdrant" else mine[:1]:
+            verdict = "met" if m["mrr@10"] >= r["mrr@10"] else "MISSED"
+            out.append(
+                f"MRR@10 {label} {m['mrr@10']:.3f} vs {name} {r['mrr@10']:.3f} "
+                f"(target: at least as good): {verdict}"
+            )
     lance = {n: r for n, r in embedded.items() if n.startswith("lancedb")}
     if big and lance:
         fastest = min(lance, key=lambda n: lance[n]["p50_ms"])
         wall = lance[fastest]["p50_ms"] / memo["p50_ms"]
+        cpu = lance[fastest]["cpu_p50_ms"] / memo["cpu_p50_ms"]
         verdict = "met" if wall >= 2 else "MISSED"
         out.append(
-            f"p50 {fastest} (LanceDB's fastest hybrid) / memo-hybrid = {wall:.1f}x "
-            f"(target >= 2x): {verdict}"
+            f"p50 {fastest} (LanceDB's fastest hybrid) / {ref} = {wall:.1f}x wall, "
+            f"{cpu:.1f}x CPU (target >= 2x): {verdict}"
         )
     need = 10 if big else 5
     for name, r in rows.items():

@@ -14,6 +14,7 @@ kind of flag needs no migration.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -121,10 +122,15 @@ def instruction_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _INSTRUCTION.finditer(text)]
 
 
-def chunk_flags(text: str) -> tuple[str, ...]:
-    """The ingest-time flags of one chunk's text."""
+def chunk_flags(text: str, tokens: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The ingest-time flags of one chunk's text (``tokens``: ``tokenize(text)``, when
+    the caller has it: of an ASCII text, those are the words the gates need)."""
     if text.isascii():  # lower-casing is exact: each pattern needs one of its words whole
-        words = set(_ASCII_WORD.findall(text.lower()))
+        if tokens is None:
+            words = set(_ASCII_WORD.findall(text.lower()))
+        else:
+            words = set(tokens)
+            words.update(mark for mark in "[<" if mark in text)
         found = any(
             all(need & words for need in gate) and rule.search(text) for gate, rule in _EN_GATED
         )

@@ -30,7 +30,7 @@ is one dialect, and ``memo migrate`` finds a knowledge base by that name.
 from __future__ import annotations
 
 from memo_core.kb.flags import backfill_chunk_flags
-from memo_core.kb.repeats import backfill_repeats
+from memo_core.kb.repeats import backfill_repeat_terms, backfill_repeats
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY, new_base_id
 from memo_core.storage.migrations import Migrations
@@ -179,6 +179,7 @@ def add_chunk_repeats(db: SQLDatabase) -> None:
 def rehash_chunk_shingles(db: SQLDatabase) -> None:
     """``chunk_shingles`` keyed (owner, shingle, doc_rowid, chunk_rowid), the stored
     chunks shingled again, as in SQLite (``kb/schema.py``)."""
+    _add_repeat_term_columns(db)  # backfill_repeats sets them
     db.executescript(
         """
         DROP TABLE IF EXISTS chunk_shingles;
@@ -189,10 +190,22 @@ def rehash_chunk_shingles(db: SQLDatabase) -> None:
             chunk_rowid BIGINT NOT NULL,
             PRIMARY KEY (owner, shingle, doc_rowid, chunk_rowid)
         );
-        UPDATE chunks SET repeated = 0 WHERE repeated <> 0;
+        UPDATE chunks SET repeated = 0, own_terms = '', copied_terms = '' WHERE repeated <> 0;
         """
     )
     backfill_repeats(db)
+
+
+def _add_repeat_term_columns(db: SQLDatabase) -> None:
+    for name in ("own_terms", "copied_terms"):
+        db.execute(f"ALTER TABLE chunks ADD COLUMN IF NOT EXISTS {name} TEXT NOT NULL DEFAULT ''")
+
+
+@pg_kb_schema
+def add_chunk_repeat_terms(db: SQLDatabase) -> None:
+    """``chunks.own_terms`` and ``copied_terms``, as in SQLite (``kb/schema.py``)."""
+    _add_repeat_term_columns(db)
+    backfill_repeat_terms(db)
 
 
 @pg_kb_schema

@@ -21,7 +21,7 @@ Tables (one SQLite file per base):
 from __future__ import annotations
 
 from memo_core.kb.flags import backfill_chunk_flags
-from memo_core.kb.repeats import backfill_repeats
+from memo_core.kb.repeats import backfill_repeat_terms, backfill_repeats
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY, new_base_id
 from memo_core.storage.migrations import Migrations
@@ -171,6 +171,7 @@ def rehash_chunk_shingles(db: SQLDatabase) -> None:
     """``chunk_shingles`` in one B-tree keyed (owner, shingle, doc_rowid, chunk_rowid),
     its hashes made per batch (``kb/repeats.py``): the stored chunks are shingled
     again and every share set anew. Only derived rows change; each chunk keeps its text."""
+    _add_repeat_term_columns(db)  # backfill_repeats sets them
     db.executescript(
         """
         DROP INDEX IF EXISTS chunk_shingles_owner;
@@ -182,10 +183,26 @@ def rehash_chunk_shingles(db: SQLDatabase) -> None:
             chunk_rowid INTEGER NOT NULL,
             PRIMARY KEY (owner, shingle, doc_rowid, chunk_rowid)
         ) WITHOUT ROWID;
-        UPDATE chunks SET repeated = 0 WHERE repeated != 0;
+        UPDATE chunks SET repeated = 0, own_terms = '', copied_terms = '' WHERE repeated != 0;
         """
     )
     backfill_repeats(db)
+
+
+def _add_repeat_term_columns(db: SQLDatabase) -> None:
+    columns = {row[1] for row in db.query("PRAGMA table_info(chunks)")}
+    for name in ("own_terms", "copied_terms"):
+        if name not in columns:
+            db.execute(f"ALTER TABLE chunks ADD COLUMN {name} TEXT NOT NULL DEFAULT ''")
+
+
+@kb_schema
+def add_chunk_repeat_terms(db: SQLDatabase) -> None:
+    """``chunks.own_terms`` and ``copied_terms``: the terms a chunk partly made of
+    repeated text holds outside it and only inside it (``kb/repeats.py``), so that
+    search reads them instead of re-shingling the chunk's text on every query."""
+    _add_repeat_term_columns(db)
+    backfill_repeat_terms(db)
 
 
 @kb_schema.skippable_by_readers

@@ -24,7 +24,7 @@ from memo_core.kb.backend import ChangeLog, KeywordRow
 from memo_core.kb.fts_rank import phrase_bm25, ranked_chunks
 from memo_core.kb.records import SearchState, VectorRow, require_owner, vector_blob
 from memo_core.kb.schema import kb_schema, vec_table_ddl
-from memo_core.kb.scope import chunk_scope, only_scope
+from memo_core.kb.scope import chunk_scope, only_scope, visible_rowids
 from memo_core.search.filters import Renderer
 from memo_core.search.keyword import (
     DocumentFrequencies,
@@ -97,12 +97,15 @@ class SqliteKnowledgeBackend:
     def finish_vector_table(self, name: str, dimensions: int) -> None:
         """Nothing to do for sqlite-vec (no index to build)."""
 
-    def index_chunks(self, rows: Sequence[tuple[int, str]]) -> None:
+    def index_chunks(
+        self, rows: Sequence[tuple[int, str]], words: Sequence[Sequence[str]] | None = None
+    ) -> None:
+        tokens = words if words is not None else [None] * len(rows)
         self.db.executemany(
             "INSERT INTO chunks_fts (rowid, raw, stemmed) VALUES (?, ?, ?)",
             [
-                (rowid, text, stem_text(text, detect_language(text, self.languages)))
-                for rowid, text in rows
+                (rowid, text, stem_text(text, detect_language(text, self.languages), mine))
+                for (rowid, text), mine in zip(rows, tokens, strict=True)
             ],
         )
 
@@ -285,14 +288,7 @@ class SqliteKnowledgeBackend:
             return ranked_chunks(self.db, phrases, limit)  # nothing to scope out
 
         def visible(rowids: list[int]) -> set[int]:
-            params: list[Any] = []
-            where = chunk_scope(owner, collections, filter, params, self.render_filter)
-            marks = ",".join("?" for _ in rowids)
-            rows = self.db.query(
-                f"SELECT c.rowid FROM chunks c WHERE c.rowid IN ({marks}) AND {where}",
-                [*rowids, *params],
-            )
-            return {int(r[0]) for r in rows}
+            return visible_rowids(self.db, owner, rowids, collections, filter, self.render_filter)
 
         return ranked_chunks(self.db, phrases, limit, visible)
 

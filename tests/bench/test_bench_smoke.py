@@ -206,3 +206,27 @@ def test_scale_defaults_run_reports_every_leg(tmp_path: Path) -> None:
         assert 0.0 <= leg["mrr@10"] <= leg["recall@10"] <= 1.0 and leg["p50_ms"] > 0
     assert result["store_s"] > 0 and result["files_mib"]["db"] > 0
     assert "target < 50 ms" in scale.defaults_report(result)
+
+
+def test_a_run_waits_for_a_peer_another_process_is_building(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+    import threading
+
+    import peers_retrieval
+
+    monkeypatch.setattr(peers_retrieval, "BUILDER_POLL_S", 0.05)
+    kept = tmp_path / "qdrant"
+    kept.mkdir()
+    builder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        (kept / "builder.pid").write_text(str(builder.pid))
+        threading.Timer(0.5, (kept / "build.json").write_text, args=["{}"]).start()
+        peers_retrieval._wait_for_builder(kept)
+        assert (kept / "build.json").exists()  # it returned only once the build was done
+    finally:
+        builder.kill()
+        builder.wait()
+    (kept / "build.json").unlink()
+    peers_retrieval._wait_for_builder(kept)  # a dead builder: no wait, the run rebuilds
