@@ -14,6 +14,9 @@ Tables (one SQLite file per base):
   the first embedder is attached, rebuilt beside the old one by a re-index.
 * ``kb_ingest_claims`` — documents being embedded right now, and by whom
   (``kb/claims.py``); transient, so ``memo migrate`` does not copy it.
+* ``sentence_vectors`` — the answer loop's sentence embeddings by (chunk id,
+  offsets, embedder), written by the questions that needed them
+  (``kb/sentence_vectors.py``); derived, so ``memo migrate`` does not copy it.
 """
 
 from __future__ import annotations
@@ -212,3 +215,31 @@ def contentless_keyword_index(db: SQLDatabase) -> None:
     others rebuilds it again at its first write). A read-only file keeps the old
     table, which every read of the new one also understands."""
     contentless_layout(db, DEFAULT_LANGUAGES)
+
+
+@kb_schema.skippable_by_readers
+def add_sentence_vectors(db: SQLDatabase) -> None:
+    """``sentence_vectors``: the answer loop's sentence embeddings, kept by the
+    questions that needed them (``kb/sentence_vectors.py``), keyed by chunk id,
+    sentence offsets and embedder. A chunk deleted, or its text changed, takes its
+    rows with it (triggers, so no write path can forget). A read-only file without
+    the table answers as before, embedding every sentence."""
+    db.executescript(
+        """
+        CREATE TABLE IF NOT EXISTS sentence_vectors (
+            chunk_id TEXT NOT NULL,
+            start INTEGER NOT NULL,
+            "end" INTEGER NOT NULL,
+            embedder TEXT NOT NULL,
+            vector BLOB NOT NULL,
+            PRIMARY KEY (chunk_id, start, "end", embedder)
+        ) WITHOUT ROWID;
+        CREATE TRIGGER IF NOT EXISTS sentence_vectors_chunk_deleted AFTER DELETE ON chunks BEGIN
+            DELETE FROM sentence_vectors WHERE chunk_id = old.id;
+        END;
+        CREATE TRIGGER IF NOT EXISTS sentence_vectors_chunk_changed
+            AFTER UPDATE OF id, text ON chunks BEGIN
+            DELETE FROM sentence_vectors WHERE chunk_id = old.id;
+        END;
+        """
+    )
