@@ -280,7 +280,8 @@ class AnnVectorIndex:
         index.expansion_search = max(self.parameters.expansion_search, 5 * count)
         exact = len(index) <= self.parameters.exact_up_to  # brute force costs ~1 ms there
         found = index.search(vector, count, threads=1, exact=exact)
-        return [(int(k), 1.0 - float(d)) for k, d in zip(found.keys, found.distances, strict=True)]
+        keys, distances = found.keys.tolist(), found.distances.tolist()  # not per element
+        return [(k, 1.0 - d) for k, d in zip(keys, distances, strict=True)]
 
     def candidates(
         self,
