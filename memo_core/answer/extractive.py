@@ -28,7 +28,7 @@ construction; the engine still runs the citation check on it.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from memo_core.answer.semantic import SentenceSimilarity
@@ -150,12 +150,15 @@ def extractive_answer(
     max_sentences: int = 2,
     config: ExtractiveConfig | None = None,
     similarity: SentenceSimilarity | None = None,
+    stored: Collection[str] = (),
 ) -> list[tuple[str, int, int]]:
     """Pick up to ``max_sentences`` sentences answering ``question``.
 
     ``passages`` are ``(chunk_id, text)`` in retrieval order (best first). Returns
     ``(chunk_id, start, end)`` spans into each passage's text, best first; an
     empty list when no sentence shares enough of the question's content words.
+    ``stored``: the ids among them that are chunks of the base (not memory facts),
+    whose sentence vectors ``similarity`` may keep in the base.
     """
     cfg = config or ExtractiveConfig()
     language = detect_language(question)
@@ -186,8 +189,14 @@ def extractive_answer(
         return []
     pool.sort(key=lambda c: (-c.pre_score, c.order))
     head, rest = pool[: cfg.candidates], pool[cfg.candidates :]
+    keys = [
+        (c.sentence.chunk_id, c.sentence.start, c.sentence.end)
+        if c.sentence.chunk_id in stored
+        else None
+        for c in head
+    ]
     sims = (
-        similarity.similarities(question, [c.sentence.text for c in head])
+        similarity.similarities(question, [c.sentence.text for c in head], keys)
         if similarity is not None
         else [0.0] * len(head)
     )

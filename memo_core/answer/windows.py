@@ -117,7 +117,8 @@ def rank_windows(
     if similarity is None or not windows:
         return windows
     top = windows[:candidates]
-    scores = similarity.similarities(question, [w.sentence for w in top])
+    keys = [(w.chunk_id, w.start, w.end) for w in top]  # so the base can keep their vectors
+    scores = similarity.similarities(question, [w.sentence for w in top], keys)
     return [replace(w, similarity=s) for w, s in zip(top, scores, strict=True)] + windows[
         candidates:
     ]

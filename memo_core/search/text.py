@@ -8,7 +8,10 @@ alphanumeric sub-tokens and wraps each in double quotes, so no input (quotes,
 from __future__ import annotations
 
 import functools
+import importlib.metadata
+import json
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 
 from memo_core.errors import InvalidInputError
@@ -19,6 +22,7 @@ __all__ = [
     "WordSelector",
     "detect_language",
     "fts_match_expression",
+    "keyword_analyzer",
     "query_words",
     "stem_text",
     "stem_token",
@@ -124,6 +128,32 @@ def stem_text(text: str, language: str, tokens: Sequence[str] | None = None) -> 
     ``tokens``: ``tokenize(text)``, when the caller has it already.
     """
     return " ".join(stem_words(tokenize(text) if tokens is None else tokens, language))
+
+
+#: Bumped whenever :func:`tokenize`, :func:`detect_language` or :func:`stem_text`
+#: change what they give for some text.
+_ANALYZER_VERSION = 1
+
+
+@functools.cache
+def keyword_analyzer(languages: Sequence[str]) -> str:
+    """What makes the keyword index's rows of a text, as a string: this code's
+    version, the languages, PyStemmer's version and Python's Unicode database (the
+    letters ``tokenize`` finds and how they lower-case). Two processes with the same
+    analyzer index every text alike (``kb/sqlite_keywords.py`` relies on it)."""
+    try:
+        stemmer = importlib.metadata.version("PyStemmer")
+    except importlib.metadata.PackageNotFoundError:  # installed some other way
+        stemmer = "unknown"
+    return json.dumps(
+        {
+            "version": _ANALYZER_VERSION,
+            "languages": list(languages),
+            "stemmer": stemmer,
+            "unicode": unicodedata.unidata_version,
+        },
+        sort_keys=True,
+    )
 
 
 def _quote(term: str) -> str:
