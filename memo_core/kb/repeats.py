@@ -256,6 +256,7 @@ def add_chunk_shingles(db: SQLDatabase, chunks: Sequence[ShingledChunk]) -> None
                 rows.append((owner, s, c.doc_rowid, c.chunk_rowid))
         if not rows:
             continue
+        rows.sort()  # in key order: each page of the B-tree is visited once per batch
         db.executemany(
             "INSERT INTO chunk_shingles (owner, shingle, doc_rowid, chunk_rowid)"
             " VALUES (?, ?, ?, ?)",
