@@ -29,6 +29,7 @@ bench/results/scale.json, .md and .png.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -736,11 +737,14 @@ def quality_base(
         tmp = Path(str(path) + ".tmp")
         for suffix in ("", "-wal", "-shm"):
             Path(str(tmp) + suffix).unlink(missing_ok=True)
+        start = time.perf_counter()
         kb = MemoBase(tmp, embedder=Lookup())
         bulk_load(kb, texts, ids, np.ascontiguousarray(vectors, dtype=np.float32))
         kb.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         kb.close()
         tmp.rename(path)
+        # The store time, for the reports that re-use the file (--defaults).
+        Path(f"{path}.store-s").write_text(str(time.perf_counter() - start))
     return MemoBase(path, embedder=Lookup()), [allq[i] for i in picked], qvecs[picked]
 
 
@@ -805,6 +809,167 @@ def quality_report(q: dict[str, Any]) -> str:
             + [f"{q[k]['hnsw'][mode]:.3f}" if "hnsw" in q[k] else "" for k in keys]
         )
     return markdown_table(head, rows)
+
+
+# -- the defaults at scale (--defaults) ----------------------------------------
+
+
+def _files_mib(path: Path) -> dict[str, float]:
+    """The base's file and the aids saved beside it, MiB each."""
+    out = {}
+    for suffix in ("", "-wal", ".hnsw", ".kwidx"):
+        f = Path(str(path) + suffix)
+        if f.exists():
+            out[suffix or "db"] = f.stat().st_size / 2**20
+    return out
+
+
+def defaults_run(folder: Path, chunks: int, asked: int, exact_questions: int) -> dict[str, Any]:
+    """memo with its default settings among ``chunks`` chunks (the QA corpus drowned
+    in peers_retrieval.py's distractors, stored once by the bulk loader and kept):
+    the search aids the base switches on by itself (loaded from beside the file, or
+    built and timed), then hybrid / keyword / vector p50, p95 and CPU per query,
+    interleaved, MRR@10 of each, the HNSW aid's recall@10 against exact search on
+    ``exact_questions`` questions (sqlite-vec's exact KNN, about 1 s a query at 1M),
+    the file and aids on disk, and the peak memory of this process over it all."""
+    out: dict[str, Any] = {"load_before": os.getloadavg()}
+    kb, questions, qvecs = quality_base(folder, chunks, asked)
+    path = Path(kb.db.path)
+    out["store_s"] = float(Path(f"{path}.store-s").read_text())
+    kb.close()
+    with contextlib.suppress(OSError):  # Linux: "5" resets VmHWM (the build's peak)
+        Path("/proc/self/clear_refs").write_text("5")
+    rss0 = _status_kib("VmRSS")
+    kb, questions, qvecs = quality_base(folder, chunks, asked)
+    start = time.perf_counter()
+    prepared = kb.prepare_search()
+    out["aids_prepare_s"] = time.perf_counter() - start
+    aids_file = Path(f"{path}.aids-build-s")
+    if not prepared:
+        built = "none: the base is below the aids' threshold"
+    elif any(a.get("builds", 0) == 0 for a in prepared.values()):
+        built = "loaded from beside the file"
+    else:
+        built = "built in this run"
+        aids_file.write_text(str(out["aids_prepare_s"]))
+    out["aids"] = {k: {**v, "how": built} for k, v in prepared.items()}
+    out["aids_build_s"] = float(aids_file.read_text()) if aids_file.exists() else None
+    vectors = [v.tolist() for v in qvecs]
+
+    def leg(mode: str) -> Callable[[int], Any]:
+        return lambda i: kb.searcher.search(
+            questions[i]["question"], owner=OWNER, k=10, mode=mode, query_vector=vectors[i]
+        )
+
+    legs = {f"memo {m} (defaults)": leg(m) for m in ("hybrid", "keyword", "vector")}
+    for i in range(min(3, len(questions))):
+        for fn in legs.values():
+            fn(i)  # warm the page cache and the statements
+    wall: dict[str, list[float]] = {n: [] for n in legs}
+    cpu: dict[str, list[float]] = {n: [] for n in legs}
+    ranks: dict[str, list[int]] = {n: [] for n in legs}
+    during = []
+    for i, q in enumerate(questions):
+        for name, fn in legs.items():
+            t0, c0 = time.perf_counter(), time.process_time()
+            hits = fn(i)
+            wall[name].append((time.perf_counter() - t0) * 1000.0)
+            cpu[name].append((time.process_time() - c0) * 1000.0)
+            ids = [h.document_id for h in hits]
+            ranks[name].append(ids.index(q["paragraph_id"]) + 1 if q["paragraph_id"] in ids else 0)
+        if (i + 1) % 25 == 0:
+            during.append(os.getloadavg()[0])
+            print(f"  {i + 1} of {len(questions)} questions (load {during[-1]:.1f})", flush=True)
+    out["legs"] = {
+        name: {
+            **stats(wall[name]),
+            "cpu_p50_ms": median(cpu[name]),
+            "mrr@10": sum(1 / r for r in ranks[name] if r) / len(ranks[name]),
+            "recall@10": sum(1 for r in ranks[name] if r) / len(ranks[name]),
+        }
+        for name in legs
+    }
+    out["load_during"] = during
+    if exact_questions:
+        exact = MemoBase(
+            path,
+            embedder=kb.embedder,
+            settings=SearchSettings(vector_index="sqlite", keyword_index="sqlite"),
+        )
+        found = []
+        for v in vectors[:exact_questions]:
+            want = exact.searcher.search("", owner=OWNER, k=10, mode="vector", query_vector=v)
+            got = kb.searcher.search("", owner=OWNER, k=10, mode="vector", query_vector=v)
+            found.append(len({h.chunk_id for h in want} & {h.chunk_id for h in got}) / 10)
+        out["hnsw_recall@10"] = float(np.mean(found))
+        out["hnsw_recall_questions"] = len(found)
+        exact.close()
+    out["peak_mib"] = (_status_kib("VmHWM") - rss0) / 1024
+    out["files_mib"] = _files_mib(path)
+    out["chunks"] = kb.store.chunk_total()
+    out["questions"] = len(questions)
+    out["status"] = kb.searcher.describe_aids()
+    kb.close()
+    out["load_after"] = os.getloadavg()
+    return out
+
+
+def defaults_report(r: dict[str, Any]) -> str:
+    rows = [
+        [
+            name,
+            f"{leg['mrr@10']:.3f}",
+            f"{leg['recall@10']:.3f}",
+            f"{leg['p50_ms']:.2f}",
+            f"{leg['p95_ms']:.2f}",
+            f"{leg['cpu_p50_ms']:.2f}",
+        ]
+        for name, leg in r["legs"].items()
+    ]
+    table = markdown_table(["leg", "MRR@10", "recall@10", "p50 ms", "p95 ms", "CPU p50 ms"], rows)
+    files = r["files_mib"]
+    aids = r["aids"]
+    hybrid = r["legs"]["memo hybrid (defaults)"]["p50_ms"]
+    limit = 50.0
+    facts = [
+        ["chunks", f"{r['chunks']:,}"],
+        ["questions timed", str(r["questions"])],
+        ["store s (bulk loader, once)", f"{r['store_s']:.0f}"],
+        [
+            "search aids build s (HNSW + keyword index, once)",
+            f"{r['aids_build_s']:.0f}" if r["aids_build_s"] is not None else "",
+        ],
+        [
+            "search aids prepare s in this run",
+            f"{r['aids_prepare_s']:.1f} ({next(iter(aids.values()))['how'] if aids else ''})",
+        ],
+        ["HNSW parameters", json.dumps(aids.get("vector_index", {}).get("parameters", ""))],
+        [
+            f"HNSW recall@10 vs exact ({r.get('hnsw_recall_questions', 0)} questions)",
+            f"{r['hnsw_recall@10']:.3f}" if "hnsw_recall@10" in r else "not measured",
+        ],
+        ["file MiB (db + wal)", f"{files.get('db', 0) + files.get('-wal', 0):.0f}"],
+        ["HNSW file MiB", f"{files.get('.hnsw', 0):.0f}"],
+        ["keyword index file MiB", f"{files.get('.kwidx', 0):.0f}"],
+        ["peak memory MiB (this process: aids loaded + queries)", f"{r['peak_mib']:.0f}"],
+    ]
+    load = ", ".join(f"{x:.1f}" for x in r["load_before"])
+    after = ", ".join(f"{x:.1f}" for x in r["load_after"])
+    during = ", ".join(f"{x:.1f}" for x in r["load_during"])
+    verdict = "met" if hybrid < limit else "MISSED"
+    model = "MiniLM-int8" if VECTOR_SOURCE == "sentences" else "HASH-embedder (not a model)"
+    return (
+        f"memo with its default settings (`MemoBase(path)`, the search aids switched on by "
+        f"the base itself) among {r['chunks']:,} chunks: the QA corpus's 500 real paragraphs "
+        "and distractors made as `peers_retrieval.py` makes them (re-sampled sentences of the "
+        "paragraphs no asked question is about, vectors the normalised sum of their sentences' "
+        f"{model} embeddings); questions: real answerable questions (text + their real "
+        "embedding), k=10, one at a time, the three legs interleaved. Machine load (1, 5, 15 "
+        f"min) before {load}, after {after}; 1-min load every 25 questions {during} (2 cores)."
+        f"\n\n{table}\n\n{markdown_table(['fact', 'value'], facts)}\n\n"
+        f"- {r['chunks']:,} chunks: memo hybrid (defaults) p50 {hybrid:.1f} ms "
+        f"(target < {limit:.0f} ms): {verdict}"
+    )
 
 
 # -- where the search aids start to pay (--threshold) ---------------------------
@@ -904,6 +1069,19 @@ def main() -> None:
         help="instead: MRR@10 of the keyword options on the corpus and among CHUNKS chunks",
     )
     parser.add_argument(
+        "--defaults",
+        type=int,
+        metavar="CHUNKS",
+        default=0,
+        help="instead: memo's default settings (aids on by themselves) among CHUNKS chunks",
+    )
+    parser.add_argument(
+        "--exact-questions",
+        type=int,
+        default=50,
+        help="with --defaults: questions for the HNSW recall against exact search",
+    )
+    parser.add_argument(
         "--threshold",
         metavar="SIZES",
         default="",
@@ -920,6 +1098,17 @@ def main() -> None:
     folder = Path(args.workdir)
     folder.mkdir(parents=True, exist_ok=True)
     questions = questions_text(args.queries)
+    if args.defaults:
+        measured = defaults_run(folder, args.defaults, args.queries, args.exact_questions)
+        md = defaults_report(measured)
+        label = (
+            f"{args.defaults // 1_000_000}m"
+            if args.defaults >= 1_000_000
+            else (f"{args.defaults // 1000}k")
+        )
+        write_results(f"scale_defaults_{label}", measured, md)
+        print(md)
+        return
     if args.threshold:
         measured = threshold(folder, [int(s) for s in args.threshold.split(",")], questions)
         md = threshold_report(measured)

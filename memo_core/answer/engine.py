@@ -111,9 +111,13 @@ class GuardedAnswerer:
         self.k = k
         self.mode = mode
         self.max_sentences = max_sentences
-        # Sentence-level similarity with the base's own embedder (the gate's features).
+        # Sentence-level similarity with the base's own embedder (the gate's features);
+        # the base keeps the sentence vectors, so a question asked again embeds none.
         embedder = getattr(kb, "embedder", None)
-        self.similarity = SentenceSimilarity(embedder) if embedder is not None else None
+        store = getattr(kb, "sentence_vectors", None)
+        self.similarity = (
+            SentenceSimilarity(embedder, store=store) if embedder is not None else None
+        )
 
     def ask(
         self,
@@ -258,6 +262,7 @@ class GuardedAnswerer:
             [(h.chunk_id, h.text) for h in hits] + [(key, e.text) for key, e in remembered.items()],
             max_sentences=self.max_sentences,
             similarity=self.similarity,
+            stored={h.chunk_id for h in hits},
         )
         by_id = {h.chunk_id: h for h in hits}
         claims = []

@@ -29,7 +29,7 @@ construction; the engine still runs the citation check on it.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from memo_core.answer.semantic import SentenceSimilarity
@@ -190,10 +190,13 @@ def pick_candidates(
     *,
     config: ExtractiveConfig | None = None,
     similarity: SentenceSimilarity | None = None,
+    stored: Collection[str] = (),
 ) -> list[PickCandidate]:
     """Every candidate sentence of ``passages`` for ``question``, by pre-score (best
     first), the first :attr:`ExtractiveConfig.candidates` with their features (what
-    :func:`extractive_answer` weighs and ``bench/fit_pick.py`` fits)."""
+    :func:`extractive_answer` weighs and ``bench/fit_pick.py`` fits). ``stored``: the
+    ids among the passages that are chunks of the base (not memory facts), whose
+    sentence vectors ``similarity`` may keep in the base."""
     cfg = config or ExtractiveConfig()
     language = detect_language(question)
     # "long" in "how long" names the answer's type; the gate does not weigh it either.
@@ -223,8 +226,14 @@ def pick_candidates(
         return []
     pool.sort(key=lambda c: (-c.pre_score, c.order))
     head, rest = pool[: cfg.candidates], pool[cfg.candidates :]
+    keys = [
+        (c.sentence.chunk_id, c.sentence.start, c.sentence.end)
+        if c.sentence.chunk_id in stored
+        else None
+        for c in head
+    ]
     sims = (
-        similarity.similarities(question, [c.sentence.text for c in head])
+        similarity.similarities(question, [c.sentence.text for c in head], keys)
         if similarity is not None
         else [0.0] * len(head)
     )
@@ -257,17 +266,20 @@ def extractive_answer(
     max_sentences: int = 2,
     config: ExtractiveConfig | None = None,
     similarity: SentenceSimilarity | None = None,
+    stored: Collection[str] = (),
 ) -> list[tuple[str, int, int]]:
     """Pick up to ``max_sentences`` sentences answering ``question``.
 
     ``passages`` are ``(chunk_id, text)`` in retrieval order (best first). Returns
     ``(chunk_id, start, end)`` spans into each passage's text, best first; an
     empty list when no sentence shares enough of the question's content words.
+    ``stored``: the ids among them that are chunks of the base (not memory facts),
+    whose sentence vectors ``similarity`` may keep in the base.
     """
     if max_sentences <= 0:
         return []
     cfg = config or ExtractiveConfig()
-    pool = pick_candidates(question, passages, config=cfg, similarity=similarity)
+    pool = pick_candidates(question, passages, config=cfg, similarity=similarity, stored=stored)
     w = cfg.weights
     scored = [c for c in pool if c.scored]
     scores = [sum(getattr(w, name) * v for name, v in c.features.items()) for c in scored]

@@ -8,6 +8,12 @@ passage retrieved again costs nothing, and the question's own vector
 (:meth:`SentenceSimilarity.query_vector`) is the one the search ranks chunks by,
 embedded once per question. The answerability gate reads the best
 similarity as a feature and the extractive picker ranks sentences with it.
+
+With a ``store`` (the base's :class:`~memo_core.kb.sentence_vectors.SentenceVectorCache`),
+the vectors of sentences of stored chunks also outlive the process: a sentence
+given with its ``(chunk id, start, end)`` key is looked up there before it is
+embedded, and kept there after, so the same question asked again (by another
+process, after a restart) embeds only the question.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from memo_core.embedders.base import Embedder
+from memo_core.errors import InvalidInputError
+from memo_core.kb.sentence_vectors import SentenceKey, SentenceVectorCache
 
 __all__ = ["SentenceSimilarity"]
 
@@ -32,9 +40,16 @@ def _unit(vector: Sequence[float]) -> list[float]:
 class SentenceSimilarity:
     """Cosine similarity of a question to sentences, with ``embedder``; vectors are cached."""
 
-    def __init__(self, embedder: Embedder, *, cache_size: int = 20_000) -> None:
+    def __init__(
+        self,
+        embedder: Embedder,
+        *,
+        cache_size: int = 20_000,
+        store: SentenceVectorCache | None = None,
+    ) -> None:
         self.embedder = embedder
         self.cache_size = cache_size
+        self.store = store
         self._documents: OrderedDict[str, list[float]] = OrderedDict()
         # The question's vector as the embedder gives it (the search's), and its unit form.
         self._queries: OrderedDict[str, tuple[list[float], list[float]]] = OrderedDict()
@@ -58,20 +73,57 @@ class SentenceSimilarity:
             self._queries.move_to_end(question)
         return vectors
 
+    def _embed(self, texts: list[str], keys: dict[str, list[SentenceKey]]) -> None:
+        """Bring ``texts`` into the in-process cache: from the store where it has them,
+        else from the embedder (and then into the store, under their keys)."""
+        fingerprint = self.embedder.fingerprint
+        keyed = {t: keys[t] for t in texts if keys.get(t)}
+        if self.store is not None and keyed:
+            stored = self.store.get([k for ks in keyed.values() for k in ks], fingerprint)
+            for text, ks in keyed.items():
+                found = next((stored[k] for k in ks if k in stored), None)
+                if found is not None:
+                    self._remember(self._documents, text, found)
+            texts = [t for t in texts if t not in self._documents]
+        if not texts:
+            return
+        vectors = self.embedder.embed_documents(texts)
+        fresh = {t: _unit(v) for t, v in zip(texts, vectors, strict=True)}
+        for text, vector in fresh.items():
+            self._remember(self._documents, text, vector)
+        if self.store is not None:
+            new = {k: fresh[t] for t, ks in keyed.items() if t in fresh for k in ks}
+            self.store.put(new, fingerprint)
+
     def query_vector(self, question: str) -> list[float]:
         """``question`` embedded as a query, as the embedder returns it: pass it to
         ``MemoBase.search(query_vector=...)`` so that the search and the sentence
         similarities share one embedding of the question."""
         return self._query(question)[0]
 
-    def similarities(self, question: str, sentences: Sequence[str]) -> list[float]:
-        """The cosine similarity of ``question`` to each of ``sentences``, in order."""
+    def similarities(
+        self,
+        question: str,
+        sentences: Sequence[str],
+        keys: Sequence[SentenceKey | None] | None = None,
+    ) -> list[float]:
+        """The cosine similarity of ``question`` to each of ``sentences``, in order.
+
+        ``keys``, one per sentence: where it sits in a stored chunk (``None`` for
+        text that is no chunk's, such as a memory fact), so its vector can be read
+        from and kept in the base's ``store``.
+        """
         if not sentences:
             return []
+        if keys is not None and len(keys) != len(sentences):
+            raise InvalidInputError(f"{len(keys)} keys for {len(sentences)} sentences")
         todo = [s for s in dict.fromkeys(sentences) if s not in self._documents]
         if todo:
-            for text, vector in zip(todo, self.embedder.embed_documents(todo), strict=True):
-                self._remember(self._documents, text, _unit(vector))
+            where: dict[str, list[SentenceKey]] = {}
+            for text, key in zip(sentences, keys or (), strict=False):
+                if key is not None:
+                    where.setdefault(text, []).append(key)
+            self._embed(todo, where)
         q = self._query(question)[1]
         out = []
         for sentence in sentences:

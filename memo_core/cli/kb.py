@@ -70,8 +70,21 @@ def _build(spec: EmbedderSpec, settings: Settings) -> Embedder | None:
 
 
 def _reranker(settings: Settings) -> Any:
-    """Cohere rerank when configured and keyed (charged to the ledger), else None."""
-    if str(settings.rerank.get("provider", "")).lower() != "cohere":
+    """Cohere rerank when configured and keyed (charged to the ledger), a local
+    cross-encoder when one is configured (``{provider: local, model: ..., path: ...}``),
+    else None."""
+    provider = str(settings.rerank.get("provider", "")).lower()
+    if provider == "local":
+        from memo_core.rerank.providers import CrossEncoderReranker
+
+        path = settings.rerank.get("path")
+        model = settings.rerank.get("model") or (f"local/{Path(path).name}" if path else None)
+        if not model:
+            return None
+        return CrossEncoderReranker(
+            str(model), model_path=Path(path).expanduser() if path else None
+        )
+    if provider != "cohere":
         return None
     key = settings.secret("COHERE_API_KEY")
     if not key:

@@ -8,17 +8,26 @@ with another model is an error instead of silently meaningless distances.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import numbers
 import operator
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from memo_core.errors import DimensionMismatchError, InvalidInputError, ProviderError
 
-__all__ = ["Embedder", "EmbedderFingerprint", "batched", "checked_unit_vector", "normalize_vector"]
+__all__ = [
+    "Embedder",
+    "EmbedderFingerprint",
+    "batched",
+    "checked_unit_blob",
+    "checked_unit_vector",
+    "normalize_vector",
+]
 
 T = TypeVar("T")
 
@@ -93,13 +102,13 @@ def normalize_vector(
 _SMALLEST_SAFE_SQUARES = 1e-200
 
 
-def _unit_floats(vector: object, dims: int) -> list[float] | None:
-    """The common case of :func:`checked_unit_vector` at C speed, or None to check slowly.
+def _plain_norm(vector: object, dims: int) -> float | None:
+    """The norm of the common case of :func:`checked_unit_vector`, or None to check slowly.
 
     A list or tuple of ``dims`` plain floats whose sum of squares is finite and not
-    tiny (so no value is NaN, infinite, or large enough to overflow the square):
-    scaled by its norm. Anything else (ints, bools, zero, extremes) takes the slow
-    path, which gives every refusal its own message.
+    tiny (so no value is NaN, infinite, or large enough to overflow the square).
+    Anything else (ints, bools, zero, extremes) takes the slow path, which gives
+    every refusal its own message.
     """
     if type(vector) not in (list, tuple) or len(vector) != dims:  # type: ignore[arg-type]
         return None
@@ -109,8 +118,41 @@ def _unit_floats(vector: object, dims: int) -> list[float] | None:
     squares = sum(map(operator.mul, values, values))
     if not (math.isfinite(squares) and squares >= _SMALLEST_SAFE_SQUARES):
         return None
-    norm = math.sqrt(squares)
-    return [v / norm for v in values]
+    return math.sqrt(squares)
+
+
+def _unit_floats(vector: object, dims: int) -> list[float] | None:
+    """The common case of :func:`checked_unit_vector` at C speed (scaled by its norm),
+    or None to check slowly."""
+    norm = _plain_norm(vector, dims)
+    if norm is None:
+        return None
+    return [v / norm for v in vector]  # type: ignore[attr-defined]
+
+
+@functools.cache
+def _numpy() -> Any:
+    try:
+        import numpy
+    except ImportError:  # the base install: the same numbers from the pure-Python path
+        return None
+    return numpy
+
+
+def checked_unit_blob(vector: object, dims: int, *, what: str = "vector") -> bytes:
+    """:func:`checked_unit_vector` as float32 bytes, the stored form of a vector.
+
+    The common case (a list of ``dims`` plain floats) is divided by its norm in one
+    array operation when numpy is installed: the same double divisions, rounded to
+    float32 alike, so the same bytes as the pure-Python path.
+    """
+    norm = _plain_norm(vector, dims)
+    np = _numpy() if norm is not None else None
+    if np is None:
+        return array("f", checked_unit_vector(vector, dims, what=what)).tobytes()
+    values: Sequence[float] = vector  # type: ignore[assignment]  # checked by _plain_norm
+    doubles = np.frombuffer(array("d", values), dtype=np.float64)
+    return bytes((doubles / norm).astype(np.float32).tobytes())
 
 
 def checked_unit_vector(vector: object, dims: int, *, what: str = "vector") -> list[float]:

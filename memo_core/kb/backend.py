@@ -78,8 +78,11 @@ class KnowledgeBackend(Protocol):
 
     def finish_vector_table(self, name: str, dimensions: int) -> None: ...
 
-    def index_chunks(self, rows: Sequence[tuple[int, str]]) -> None:
-        """Add ``(chunk rowid, text)`` rows to the keyword index (raw and stemmed)."""
+    def index_chunks(
+        self, rows: Sequence[tuple[int, str]], words: Sequence[Sequence[str]] | None = None
+    ) -> None:
+        """Add ``(chunk rowid, text)`` rows to the keyword index (raw and stemmed);
+        ``words``: ``tokenize(text)`` of each row, when the caller has it already."""
         ...
 
     def insert_vectors(self, table: str, rows: Sequence[VectorRow]) -> None: ...

@@ -25,6 +25,7 @@ from memo_core.kb.claims import DocumentClaims
 from memo_core.kb.embed_clock import add_embed_seconds
 from memo_core.kb.locators import locator_from_metadata
 from memo_core.kb.records import source_document_id
+from memo_core.kb.sentence_vectors import SentenceVectorCache
 from memo_core.kb.store import (
     ChunkInput,
     DocumentInfo,
@@ -101,6 +102,8 @@ class MemoBase:
         except BaseException:
             self.db.close()  # a refused open must not leave a connection pool running
             raise
+        #: The answer loop's sentence vectors, kept by the questions that needed them.
+        self.sentence_vectors = SentenceVectorCache(self.db)
         self.searcher = HybridSearcher(
             self.store,
             self.embedder if check_embedder else None,
@@ -120,6 +123,7 @@ class MemoBase:
     # -- lifecycle ----------------------------------------------------------
 
     def close(self) -> None:
+        self.sentence_vectors.flush()
         self.db.close()
 
     def __enter__(self) -> MemoBase:

@@ -14,7 +14,10 @@ kind of flag needs no migration.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+from memo_core.search.text import tokenize
 
 if TYPE_CHECKING:
     from memo_core.storage.base import SQLDatabase
@@ -64,14 +67,13 @@ _RU = [
     r"учётные\s+данные|учетные\s+данные|токен\w*|код\w*\s+из\s+смс)",
 ]
 _INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in _EN + _RU), re.IGNORECASE)
-# Each language's patterns need a letter of its script, so a chunk is searched only
-# with the patterns it can match.
-_BY_SCRIPT = (
-    (re.compile("[a-z]", re.IGNORECASE), re.compile("|".join(f"(?:{p})" for p in _EN), re.I)),
-    (re.compile("[а-яё]", re.IGNORECASE), re.compile("|".join(f"(?:{p})" for p in _RU), re.I)),
-)
-# And each English pattern needs some of a few words, whole (one of each set, in the
-# order of _EN; "[" and "<" stand for the bracketed role tag): an ASCII chunk is searched
+_CYRILLIC_LETTER = re.compile("[а-яё]", re.IGNORECASE)
+_RU_RULE = re.compile("|".join(f"(?:{p})" for p in _RU), re.IGNORECASE)
+# Letters that re.IGNORECASE equates with an ASCII letter although their lower case
+# is another: "ſ" (s), "ı" (i), and "İ", whose lower case is "i" and a combining dot.
+_IGNORECASE_ASCII = str.maketrans({"ſ": "s", "ı": "i", "\u0307": None})
+# Each English pattern needs some of a few words, whole (one of each set, in the
+# order of _EN; "[" and "<" stand for the bracketed role tag): a chunk is searched
 # only with the patterns whose words it holds, as one alternation over a few hundred
 # positions cost 0.1 to 0.2 ms per chunk, a fifth of storing one with a given vector.
 _SECRETS = {"private", "password", "passwords", "credentials", "api", "secret", "access"}
@@ -113,7 +115,6 @@ _EN_GATED = tuple(
     (tuple(frozenset(w) for w in words), re.compile(pattern, re.IGNORECASE))
     for words, pattern in zip(_EN_WORDS, _EN, strict=True)
 )
-_ASCII_WORD = re.compile(r"[a-z0-9]+|[\[<]")
 
 
 def instruction_spans(text: str) -> list[tuple[int, int]]:
@@ -121,16 +122,33 @@ def instruction_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _INSTRUCTION.finditer(text)]
 
 
-def chunk_flags(text: str) -> tuple[str, ...]:
-    """The ingest-time flags of one chunk's text."""
-    if text.isascii():  # lower-casing is exact: each pattern needs one of its words whole
-        words = set(_ASCII_WORD.findall(text.lower()))
-        found = any(
-            all(need & words for need in gate) and rule.search(text) for gate, rule in _EN_GATED
-        )
-    else:
-        found = any(letter.search(text) and rule.search(text) for letter, rule in _BY_SCRIPT)
-    return (INSTRUCTIONS,) if found else ()
+def chunk_flags(text: str, tokens: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The ingest-time flags of one chunk's text (``tokens``: ``tokenize(text)``, when
+    the caller has it).
+
+    An English pattern runs only when the text holds one of each of its gate's words
+    (:func:`_gate_words`); the Russian ones only on a text with a Cyrillic letter.
+    """
+    words = _gate_words(text, tokenize(text) if tokens is None else tokens)
+    if any(all(need & words for need in gate) and rule.search(text) for gate, rule in _EN_GATED):
+        return (INSTRUCTIONS,)
+    if not text.isascii() and _CYRILLIC_LETTER.search(text) and _RU_RULE.search(text):
+        return (INSTRUCTIONS,)
+    return ()
+
+
+def _gate_words(text: str, tokens: Sequence[str]) -> set[str]:
+    """The words the gates look for: the text's tokens, and "[" or "<" when it has one.
+
+    A pattern matches a word only between non-word characters, where ``tokenize``
+    also cuts, so the matched word is a whole token; lower-cased, it is the
+    pattern's word, but for the few letters IGNORECASE also takes for an ASCII one
+    (long s, dotless i, the dotted capital I that lower-cases to "i" and a dot):
+    those are folded here, so a gate never skips a text its pattern matches.
+    """
+    words = set(tokens) if text.isascii() else {t.translate(_IGNORECASE_ASCII) for t in tokens}
+    words.update(mark for mark in "[<" if mark in text)
+    return words
 
 
 def encode_flags(flags: tuple[str, ...] | list[str]) -> str:

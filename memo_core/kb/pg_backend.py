@@ -81,12 +81,15 @@ class PostgresKnowledgeBackend:
         for statement in pg_vector_index_ddl(name, dimensions):
             self.db.execute(statement)
 
-    def index_chunks(self, rows: Sequence[tuple[int, str]]) -> None:
+    def index_chunks(
+        self, rows: Sequence[tuple[int, str]], words: Sequence[Sequence[str]] | None = None
+    ) -> None:
         if not rows:
             return
         tokens = 0
-        for rowid, text in rows:
-            entry = index_text(text, self.languages)
+        given = words if words is not None else [None] * len(rows)
+        for (rowid, text), mine in zip(rows, given, strict=True):
+            entry = index_text(text, self.languages, mine)
             tokens += entry.ntok
             self.db.execute(
                 "INSERT INTO chunks_fts (rowid, owner, collection, raw, stemmed, ntok)"

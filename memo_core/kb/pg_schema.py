@@ -21,6 +21,7 @@ The same tables as the SQLite file (``kb/schema.py``), typed for PostgreSQL:
   one by a re-index, like the SQLite ``vec0`` tables.
 
 * ``kb_ingest_claims`` — documents being embedded right now (``kb/claims.py``).
+* ``sentence_vectors`` — sentence embeddings of the answer loop, as in SQLite.
 
 Migrations are recorded under the same schema name (``kb``) as SQLite's: one base
 is one dialect, and ``memo migrate`` finds a knowledge base by that name.
@@ -29,7 +30,7 @@ is one dialect, and ``memo migrate`` finds a knowledge base by that name.
 from __future__ import annotations
 
 from memo_core.kb.flags import backfill_chunk_flags
-from memo_core.kb.repeats import backfill_repeats
+from memo_core.kb.repeats import backfill_repeat_terms, backfill_repeats
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY, new_base_id
 from memo_core.storage.migrations import Migrations
@@ -178,6 +179,7 @@ def add_chunk_repeats(db: SQLDatabase) -> None:
 def rehash_chunk_shingles(db: SQLDatabase) -> None:
     """``chunk_shingles`` keyed (owner, shingle, doc_rowid, chunk_rowid), the stored
     chunks shingled again, as in SQLite (``kb/schema.py``)."""
+    _add_repeat_term_columns(db)  # backfill_repeats sets them
     db.executescript(
         """
         DROP TABLE IF EXISTS chunk_shingles;
@@ -188,7 +190,47 @@ def rehash_chunk_shingles(db: SQLDatabase) -> None:
             chunk_rowid BIGINT NOT NULL,
             PRIMARY KEY (owner, shingle, doc_rowid, chunk_rowid)
         );
-        UPDATE chunks SET repeated = 0 WHERE repeated <> 0;
+        UPDATE chunks SET repeated = 0, own_terms = '', copied_terms = '' WHERE repeated <> 0;
         """
     )
     backfill_repeats(db)
+
+
+def _add_repeat_term_columns(db: SQLDatabase) -> None:
+    for name in ("own_terms", "copied_terms"):
+        db.execute(f"ALTER TABLE chunks ADD COLUMN IF NOT EXISTS {name} TEXT NOT NULL DEFAULT ''")
+
+
+@pg_kb_schema
+def add_chunk_repeat_terms(db: SQLDatabase) -> None:
+    """``chunks.own_terms`` and ``copied_terms``, as in SQLite (``kb/schema.py``)."""
+    _add_repeat_term_columns(db)
+    backfill_repeat_terms(db)
+
+
+@pg_kb_schema
+def add_sentence_vectors(db: SQLDatabase) -> None:
+    """``sentence_vectors``, as in SQLite (``kb/schema.py``): a chunk deleted, or its
+    text changed, takes its rows with it by trigger."""
+    db.executescript(
+        """
+        CREATE TABLE IF NOT EXISTS sentence_vectors (
+            chunk_id TEXT COLLATE "C" NOT NULL,
+            start BIGINT NOT NULL,
+            "end" BIGINT NOT NULL,
+            embedder TEXT COLLATE "C" NOT NULL,
+            vector BYTEA NOT NULL,
+            PRIMARY KEY (chunk_id, start, "end", embedder)
+        );
+        CREATE OR REPLACE FUNCTION memo_drop_sentence_vectors() RETURNS trigger
+            LANGUAGE plpgsql AS $$
+        BEGIN
+            DELETE FROM sentence_vectors WHERE chunk_id = OLD.id;
+            RETURN NULL;
+        END
+        $$;
+        DROP TRIGGER IF EXISTS sentence_vectors_chunk_deleted ON chunks;
+        CREATE TRIGGER sentence_vectors_chunk_deleted AFTER DELETE OR UPDATE OF id, text
+            ON chunks FOR EACH ROW EXECUTE FUNCTION memo_drop_sentence_vectors();
+        """
+    )

@@ -8,13 +8,12 @@ backends (``kb/sqlite_backend.py``, ``kb/pg_backend.py``).
 from __future__ import annotations
 
 import hashlib
-from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from memo_core.embedders.base import EmbedderFingerprint, checked_unit_vector
+from memo_core.embedders.base import EmbedderFingerprint, checked_unit_blob
 from memo_core.errors import InvalidInputError, NamespaceRequiredError
 from memo_core.kb.repeats import ShingledChunk
 
@@ -58,7 +57,7 @@ def sha256(text: str) -> str:
 
 def vector_blob(vector: Sequence[float], dims: int) -> bytes:
     """The checked unit vector as float32 bytes: the stored form on every backend."""
-    return array("f", checked_unit_vector(vector, dims)).tobytes()
+    return checked_unit_blob(vector, dims)
 
 
 def source_document_id(collection: str, source: str) -> str:
@@ -109,6 +108,8 @@ class IndexRows:
     """Keyword, vector and shingle rows of a batch, written together once its chunks are in."""
 
     texts: list[tuple[int, str]] = field(default_factory=list)
+    #: ``tokenize(text)`` of each entry of ``texts``, in the same order.
+    words: list[list[str]] = field(default_factory=list)
     vectors: list[VectorRow] = field(default_factory=list)
     shingled: list[ShingledChunk] = field(default_factory=list)
 

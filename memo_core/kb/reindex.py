@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from memo_core.embedders.base import EmbedderFingerprint
 from memo_core.errors import StorageError
 from memo_core.kb.records import vector_blob
+from memo_core.kb.sentence_vectors import forget_other_embedders
 
 if TYPE_CHECKING:
     from memo_core.kb.store import KnowledgeStore
@@ -173,6 +174,7 @@ class VectorReindexer:
             )
             if old and old != name:
                 self.db.execute(f"DROP TABLE IF EXISTS {old}")
+            forget_other_embedders(self.db, fingerprint)
         return True
 
     def _log_position(self) -> int | None:

@@ -7,7 +7,11 @@ that document, each chunk records ``chunks.repeated``: the share of its text tha
 also occurs in at least :data:`REPEAT_DOCUMENTS` documents of the same owner (the
 share of its words inside a repeated shingle). Search (``search/repeats.py``) lowers
 a chunk's fused score by the share of the question's words that it matches only in
-repeated text (by ``repeated`` when it matches none of them literally).
+repeated text (by ``repeated`` when it matches none of them literally). So that a
+query never re-reads and re-shingles text, a chunk partly made of repeated text
+also keeps its terms (``search.repeats.repeat_term``): ``chunks.own_terms``, those
+it holds outside repeated text, and ``chunks.copied_terms``, those only inside it
+(space-separated; both empty when none or all of it is repeated).
 
 How text is compared: near-duplicate detection by *shingles*, the classic way
 (Broder's resemblance): every run of :data:`SHINGLE_WORDS` consecutive words,
@@ -49,6 +53,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
+from memo_core.search.repeats import repeat_terms
 from memo_core.search.text import tokenize
 
 if TYPE_CHECKING:
@@ -60,9 +65,9 @@ __all__ = [
     "WINDOW",
     "ShingledChunk",
     "add_chunk_shingles",
+    "backfill_repeat_terms",
     "backfill_repeats",
     "remove_chunk_shingles",
-    "repeated_masks",
     "shingles",
 ]
 
@@ -86,12 +91,14 @@ _MIX1, _MIX2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
 
 @dataclass(frozen=True)
 class ShingledChunk:
-    """A chunk to shingle: who owns it, its document, its rowid and its text."""
+    """A chunk to shingle: who owns it, its document, its rowid and its text (and
+    ``tokenize(text)``, when the writer has it already)."""
 
     owner: str
     doc_rowid: int
     chunk_rowid: int
     text: str
+    words: list[str] | None = None
 
 
 def shingles(text: str) -> frozenset[int]:
@@ -153,41 +160,41 @@ def _numpy_runs(np: Any, words_hashed: Sequence[Sequence[int]]) -> list[list[tup
     """:func:`_python_runs` of every list at once: the runs of the lists laid end to
     end, hashed and winnowed together; runs and windows that cross lists are dropped."""
     lengths = [len(h) for h in words_hashed]
-    flat = np.array(list(chain.from_iterable(words_hashed)), dtype=np.uint64)
-    n = len(flat) - SHINGLE_WORDS + 1
-    out: list[list[tuple[int, int]]] = [[] for _ in words_hashed]
+    total = sum(lengths)
+    n = total - SHINGLE_WORDS + 1
     if n <= 0:
         return [_python_runs(h) for h in words_hashed]
+    flat = np.fromiter(chain.from_iterable(words_hashed), dtype=np.uint64, count=total)
     with np.errstate(over="ignore"):
-        x = np.zeros(n, dtype=np.uint64)
-        for j, p in enumerate(_POWERS):
-            x += flat[j : j + n] * np.uint64(p)
+        x = flat[:n] * np.uint64(_POWERS[0])
+        for j in range(1, SHINGLE_WORDS):
+            x += flat[j : j + n] * np.uint64(_POWERS[j])
         x ^= x >> np.uint64(30)
         x *= np.uint64(_MIX1)
         x ^= x >> np.uint64(27)
         x *= np.uint64(_MIX2)
         x ^= x >> np.uint64(31)
     hashes = x.view(np.int64)
-    # Window starts whose WINDOW runs all belong to one list; lists with fewer runs
-    # than a window (and texts shorter than a shingle) are done one by one.
     offsets = np.cumsum([0, *lengths])
-    runs = np.asarray(lengths) - SHINGLE_WORDS + 1
-    valid = np.zeros(max(0, n - WINDOW + 1), dtype=bool)
-    short = []
-    for k, count in enumerate(runs.tolist()):
-        if count >= WINDOW:
-            valid[offsets[k] : offsets[k] + count - WINDOW + 1] = True
-        elif lengths[k]:
-            short.append(k)
-    if valid.any():
+    out: list[list[tuple[int, int]]] = [[] for _ in words_hashed]
+    if n >= WINDOW:
+        starts = np.arange(n - WINDOW + 1)
+        owner = np.searchsorted(offsets, starts, side="right") - 1
+        # A window is its list's when the last word of its last run is.
+        inside = starts + (WINDOW + SHINGLE_WORDS - 1) <= offsets[owner + 1]
         windows = np.lib.stride_tricks.sliding_window_view(hashes, WINDOW)
-        chosen = np.unique(np.flatnonzero(valid) + windows[valid].argmin(axis=1))
-        owner_of = np.searchsorted(offsets, chosen, side="right") - 1
+        chosen = np.unique((starts + windows.argmin(axis=1))[inside])
+        first = (chosen - offsets[np.searchsorted(offsets, chosen, side="right") - 1]).tolist()
         values = hashes[chosen].tolist()
-        for k, i, h in zip(owner_of.tolist(), chosen.tolist(), values, strict=True):
-            out[k].append((i - int(offsets[k]), h))
-    for k in short:
-        out[k] = _python_runs(words_hashed[k])
+        cuts = np.searchsorted(chosen, offsets).tolist()
+        for k in range(len(words_hashed)):
+            a, b = cuts[k], cuts[k + 1]
+            if a < b:
+                out[k] = list(zip(first[a:b], values[a:b], strict=True))
+    # Lists with fewer runs than a window (and texts shorter than a shingle), one by one.
+    for k, length in enumerate(lengths):
+        if 0 < length < WINDOW + SHINGLE_WORDS - 1:
+            out[k] = _python_runs(words_hashed[k])
     return out
 
 
@@ -204,20 +211,29 @@ def _mask(words: Sequence[str], runs: Sequence[tuple[int, int]], repeated: set[i
 class _Shingled:
     """Words and kept shingles of a few chunks, computed once."""
 
-    def __init__(self, texts: dict[int, str]) -> None:
-        self.words = {rowid: tokenize(text) for rowid, text in texts.items()}
+    def __init__(self, texts: dict[int, str], words: dict[int, list[str]] | None = None) -> None:
+        """``words``: ``tokenize(text)`` of some of them, when the caller has it."""
+        given = words or {}
+        self.words = {
+            rowid: given[rowid] if rowid in given else tokenize(text)
+            for rowid, text in texts.items()
+        }
         self.runs = dict(zip(self.words, _runs_of(list(self.words.values())), strict=True))
 
     def hashes(self) -> set[int]:
         return {h for runs in self.runs.values() for _, h in runs}
 
     def shares(self, repeated: set[int]) -> list[list[Any]]:
-        """``[share, rowid]`` of the chunks holding a ``repeated`` shingle."""
+        """``[share, own terms, copied terms, rowid]`` (``_set_shares``) of the chunks
+        holding a ``repeated`` shingle."""
         out: list[list[Any]] = []
         for rowid, runs in self.runs.items():
             if any(h in repeated for _, h in runs):
                 words = self.words[rowid]
-                out.append([sum(_mask(words, runs, repeated)) / len(words), rowid])
+                mask = _mask(words, runs, repeated)
+                share = sum(mask) / len(words)
+                own, copied = repeat_terms(words, mask) if share < 1.0 else ((), ())
+                out.append([share, " ".join(sorted(own)), " ".join(sorted(copied)), rowid])
         return out
 
 
@@ -228,7 +244,10 @@ def add_chunk_shingles(db: SQLDatabase, chunks: Sequence[ShingledChunk]) -> None
     for chunk in chunks:
         by_owner[chunk.owner].append(chunk)
     for owner, mine in by_owner.items():
-        shingled = _Shingled({c.chunk_rowid: c.text for c in mine})
+        shingled = _Shingled(
+            {c.chunk_rowid: c.text for c in mine},
+            {c.chunk_rowid: c.words for c in mine if c.words is not None},
+        )
         docs_of: dict[int, set[int]] = defaultdict(set)  # shingle -> new documents holding it
         rows = []
         for c in mine:
@@ -237,6 +256,7 @@ def add_chunk_shingles(db: SQLDatabase, chunks: Sequence[ShingledChunk]) -> None
                 rows.append((owner, s, c.doc_rowid, c.chunk_rowid))
         if not rows:
             continue
+        rows.sort()  # in key order: each page of the B-tree is visited once per batch
         db.executemany(
             "INSERT INTO chunk_shingles (owner, shingle, doc_rowid, chunk_rowid)"
             " VALUES (?, ?, ?, ?)",
@@ -320,26 +340,25 @@ def backfill_repeats(db: SQLDatabase, *, after_rowid: int = 0) -> None:
         _set_shares(db, shingled.shares(mine))
 
 
-def repeated_masks(
-    db: SQLDatabase, chunk_rowids: Sequence[int]
-) -> dict[int, tuple[list[str], list[bool]]]:
-    """Each chunk's words (``search.text.tokenize``) and which of them are repeated
-    text: what search needs to tell a match in the notice from one in the chunk's own words."""
-    out: dict[int, tuple[list[str], list[bool]]] = {}
-    by_owner: dict[str, dict[int, str]] = defaultdict(dict)
-    for part in _batches(chunk_rowids):
-        marks = ",".join("?" for _ in part)
-        for rowid, owner, text in db.query(
-            f"SELECT rowid, owner, text FROM chunks WHERE rowid IN ({marks})", part
-        ):
-            by_owner[str(owner)][int(rowid)] = str(text)
-    for owner, texts in by_owner.items():
-        shingled = _Shingled(texts)
-        counts = _document_counts(db, owner, shingled.hashes())
-        repeated = {h for h, n in counts.items() if n >= REPEAT_DOCUMENTS}
-        for rowid, words in shingled.words.items():
-            out[rowid] = (words, _mask(words, shingled.runs[rowid], repeated))
-    return out
+def backfill_repeat_terms(db: SQLDatabase) -> None:
+    """Set the terms of every chunk holding repeated text from its stored shingles
+    (the ``add_chunk_repeat_terms`` migration: shares stay as they were)."""
+    owners = [str(r[0]) for r in db.query("SELECT DISTINCT owner FROM chunks WHERE repeated > 0")]
+    for owner in owners:
+        last = 0
+        while True:
+            rowids = [
+                int(r[0])
+                for r in db.query(
+                    "SELECT rowid FROM chunks WHERE owner = ? AND repeated > 0 AND rowid > ?"
+                    " ORDER BY rowid LIMIT 1000",
+                    [owner, last],
+                )
+            ]
+            if not rowids:
+                break
+            _set_from_scratch(db, owner, rowids)
+            last = rowids[-1]
 
 
 def _document_counts(db: SQLDatabase, owner: str, found: Iterable[int]) -> dict[int, int]:
@@ -387,20 +406,28 @@ def _recompute(db: SQLDatabase, owner: str, changed: set[int], skip: set[int]) -
     each is set from scratch (0 where nothing of it is repeated any more)."""
     if not changed:
         return
-    shingled = _Shingled(
-        _texts(db, [r for r in _chunks_holding(db, owner, changed) if r not in skip])
-    )
+    _set_from_scratch(db, owner, [r for r in _chunks_holding(db, owner, changed) if r not in skip])
+
+
+def _set_from_scratch(db: SQLDatabase, owner: str, chunk_rowids: Sequence[int]) -> None:
+    """Set the shares and terms of ``owner``'s listed chunks from their shingles'
+    counts (0 and none where nothing of a chunk is repeated)."""
+    shingled = _Shingled(_texts(db, chunk_rowids))
     counts = _document_counts(db, owner, shingled.hashes())
     repeated = {s for s, n in counts.items() if n >= REPEAT_DOCUMENTS}
-    shares = {rowid: share for share, rowid in shingled.shares(repeated)}
-    _set_shares(db, [[shares.get(rowid, 0.0), rowid] for rowid in shingled.words])
+    found = {row[-1]: row for row in shingled.shares(repeated)}
+    _set_shares(db, [found.get(rowid, [0.0, "", "", rowid]) for rowid in shingled.words])
 
 
 def _set_shares(db: SQLDatabase, updates: Sequence[Sequence[Any]]) -> None:
-    """``chunks.repeated`` from ``[share, rowid]`` pairs: the share of each chunk's
-    words inside a kept shingle found in :data:`REPEAT_DOCUMENTS` documents or more."""
+    """``chunks.repeated``, ``own_terms`` and ``copied_terms`` from ``[share, own,
+    copied, rowid]`` rows (:meth:`_Shingled.shares`): the share of each chunk's words
+    inside a kept shingle found in :data:`REPEAT_DOCUMENTS` documents or more."""
     if updates:
-        db.executemany("UPDATE chunks SET repeated = ? WHERE rowid = ?", updates)
+        db.executemany(
+            "UPDATE chunks SET repeated = ?, own_terms = ?, copied_terms = ? WHERE rowid = ?",
+            updates,
+        )
 
 
 def _batches(values: Sequence[int]) -> Iterable[list[int]]:

@@ -8,17 +8,23 @@ Tables (one SQLite file per base):
   holding the full normalised text (chunks point into it by character span).
 * ``chunks`` — the retrievable units: text, span, locator (page / heading /
   timecode) and merged metadata (JSON), ``content_hash`` to reuse vectors.
-* ``chunks_fts`` — FTS5 over (raw, stemmed) text; rowid = ``chunks.rowid``.
+* ``chunks_fts`` — FTS5 over (raw, stemmed) text, contentless (``kb/sqlite_keywords.py``);
+  rowid = ``chunks.rowid``.
 * ``vec_chunks_<generation>`` — sqlite-vec ``vec0`` table (cosine); created when
   the first embedder is attached, rebuilt beside the old one by a re-index.
 * ``kb_ingest_claims`` — documents being embedded right now, and by whom
   (``kb/claims.py``); transient, so ``memo migrate`` does not copy it.
+* ``sentence_vectors`` — the answer loop's sentence embeddings by (chunk id,
+  offsets, embedder), written by the questions that needed them
+  (``kb/sentence_vectors.py``); derived, so ``memo migrate`` does not copy it.
 """
 
 from __future__ import annotations
 
 from memo_core.kb.flags import backfill_chunk_flags
-from memo_core.kb.repeats import backfill_repeats
+from memo_core.kb.repeats import backfill_repeat_terms, backfill_repeats
+from memo_core.kb.sqlite_keywords import contentless_layout
+from memo_core.search.text import DEFAULT_LANGUAGES
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY, new_base_id
 from memo_core.storage.migrations import Migrations
@@ -168,6 +174,7 @@ def rehash_chunk_shingles(db: SQLDatabase) -> None:
     """``chunk_shingles`` in one B-tree keyed (owner, shingle, doc_rowid, chunk_rowid),
     its hashes made per batch (``kb/repeats.py``): the stored chunks are shingled
     again and every share set anew. Only derived rows change; each chunk keeps its text."""
+    _add_repeat_term_columns(db)  # backfill_repeats sets them
     db.executescript(
         """
         DROP INDEX IF EXISTS chunk_shingles_owner;
@@ -179,7 +186,60 @@ def rehash_chunk_shingles(db: SQLDatabase) -> None:
             chunk_rowid INTEGER NOT NULL,
             PRIMARY KEY (owner, shingle, doc_rowid, chunk_rowid)
         ) WITHOUT ROWID;
-        UPDATE chunks SET repeated = 0 WHERE repeated != 0;
+        UPDATE chunks SET repeated = 0, own_terms = '', copied_terms = '' WHERE repeated != 0;
         """
     )
     backfill_repeats(db)
+
+
+def _add_repeat_term_columns(db: SQLDatabase) -> None:
+    columns = {row[1] for row in db.query("PRAGMA table_info(chunks)")}
+    for name in ("own_terms", "copied_terms"):
+        if name not in columns:
+            db.execute(f"ALTER TABLE chunks ADD COLUMN {name} TEXT NOT NULL DEFAULT ''")
+
+
+@kb_schema
+def add_chunk_repeat_terms(db: SQLDatabase) -> None:
+    """``chunks.own_terms`` and ``copied_terms``: the terms a chunk partly made of
+    repeated text holds outside it and only inside it (``kb/repeats.py``), so that
+    search reads them instead of re-shingling the chunk's text on every query."""
+    _add_repeat_term_columns(db)
+    backfill_repeat_terms(db)
+
+
+@kb_schema.skippable_by_readers
+def contentless_keyword_index(db: SQLDatabase) -> None:
+    """``chunks_fts`` keeps no copy of the texts (``kb/sqlite_keywords.py``): rebuilt
+    contentless from ``chunks.text`` with the default languages (a process with
+    others rebuilds it again at its first write). A read-only file keeps the old
+    table, which every read of the new one also understands."""
+    contentless_layout(db, DEFAULT_LANGUAGES)
+
+
+@kb_schema.skippable_by_readers
+def add_sentence_vectors(db: SQLDatabase) -> None:
+    """``sentence_vectors``: the answer loop's sentence embeddings, kept by the
+    questions that needed them (``kb/sentence_vectors.py``), keyed by chunk id,
+    sentence offsets and embedder. A chunk deleted, or its text changed, takes its
+    rows with it (triggers, so no write path can forget). A read-only file without
+    the table answers as before, embedding every sentence."""
+    db.executescript(
+        """
+        CREATE TABLE IF NOT EXISTS sentence_vectors (
+            chunk_id TEXT NOT NULL,
+            start INTEGER NOT NULL,
+            "end" INTEGER NOT NULL,
+            embedder TEXT NOT NULL,
+            vector BLOB NOT NULL,
+            PRIMARY KEY (chunk_id, start, "end", embedder)
+        ) WITHOUT ROWID;
+        CREATE TRIGGER IF NOT EXISTS sentence_vectors_chunk_deleted AFTER DELETE ON chunks BEGIN
+            DELETE FROM sentence_vectors WHERE chunk_id = old.id;
+        END;
+        CREATE TRIGGER IF NOT EXISTS sentence_vectors_chunk_changed
+            AFTER UPDATE OF id, text ON chunks BEGIN
+            DELETE FROM sentence_vectors WHERE chunk_id = old.id;
+        END;
+        """
+    )

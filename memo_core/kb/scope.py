@@ -15,7 +15,7 @@ from memo_core.search.filter_tree import parse_filter
 from memo_core.search.filters import Renderer
 from memo_core.storage.base import SQLDatabase
 
-__all__ = ["chunk_scope", "only_scope"]
+__all__ = ["chunk_scope", "only_scope", "visible_rowids"]
 
 
 def chunk_scope(
@@ -59,3 +59,35 @@ def only_scope(
             params += [owner, collections[0], collections[0]]
         state.only_scope[cache_key] = not int(db.query_one(sql, params)[0])
     return state.only_scope[cache_key]
+
+
+def visible_rowids(
+    db: SQLDatabase,
+    owner: str,
+    rowids: Sequence[int],
+    collections: Sequence[str] | None,
+    filter: Mapping[str, Any] | None,
+    render: Renderer,
+) -> set[int]:
+    """The listed chunks that belong to ``owner`` (and one of ``collections``, and
+    match the metadata ``filter``). An empty owner fails closed.
+
+    Owner and collection are compared here, not in SQL: given ``owner = ?``,
+    SQLite walks the (owner, collection) index through every chunk of the owner
+    (10 ms at 100k chunks) instead of looking the listed rowids up.
+    """
+    require_owner(owner)
+    wanted = set(collections) if collections else None
+    params: list[Any] = []
+    where = " AND " + render(parse_filter(filter), params, column="c.metadata") if filter else ""
+    out: set[int] = set()
+    for start in range(0, len(rowids), 500):
+        part = [int(r) for r in rowids[start : start + 500]]
+        marks = ",".join("?" for _ in part)
+        sql = f"SELECT c.rowid, c.owner, c.collection FROM chunks c WHERE c.rowid IN ({marks})"
+        out.update(
+            int(rowid)
+            for rowid, of, collection in db.query(sql + where, [*part, *params])
+            if of == owner and (wanted is None or collection in wanted)
+        )
+    return out

@@ -1,7 +1,8 @@
 """The knowledge base's SQLite backend: FTS5 keywords, sqlite-vec vectors, a change log.
 
-* Keyword index: ``chunks_fts`` (FTS5, ``unicode61 remove_diacritics 2``) holds each
-  chunk's raw text and its PyStemmer stems; FTS5 finds the chunks and memo's BM25
+* Keyword index: ``chunks_fts`` (FTS5, ``unicode61 remove_diacritics 2``) indexes each
+  chunk's raw text and its PyStemmer stems, keeping no copy of either
+  (``kb/sqlite_keywords.py``); FTS5 finds the chunks and memo's BM25
   (``search/bm25.py``: the knowledge base's length normalisation, column weights)
   ranks them (``kb/fts_rank.py``); document frequencies come from its ``fts5vocab``
   table.
@@ -24,7 +25,8 @@ from memo_core.kb.backend import ChangeLog, KeywordRow
 from memo_core.kb.fts_rank import phrase_bm25, ranked_chunks
 from memo_core.kb.records import SearchState, VectorRow, require_owner, vector_blob
 from memo_core.kb.schema import kb_schema, vec_table_ddl
-from memo_core.kb.scope import chunk_scope, only_scope
+from memo_core.kb.scope import chunk_scope, only_scope, visible_rowids
+from memo_core.kb.sqlite_keywords import add_keyword_rows, delete_keyword_rows, keyword_text
 from memo_core.search.filters import Renderer
 from memo_core.search.keyword import (
     DocumentFrequencies,
@@ -35,17 +37,17 @@ from memo_core.search.pg_text import Phrase, query_phrases
 from memo_core.search.sqlite_filters import render_sqlite
 from memo_core.search.text import (
     DEFAULT_LANGUAGES,
-    detect_language,
-    stem_text,
 )
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.migrations import Migrations
 
 __all__ = ["SqliteChangeLog", "SqliteKnowledgeBackend"]
 
+# The keyword index keeps no text (kb/sqlite_keywords.py): its rows are made again
+# from the chunks it indexes.
 _KEYWORD_ROWS = (
-    "SELECT f.rowid, f.raw, f.stemmed, c.owner, c.collection"
-    " FROM chunks_fts f LEFT JOIN chunks c ON c.rowid = f.rowid"
+    "SELECT c.rowid, c.text, c.owner, c.collection"
+    " FROM chunks_fts_docsize f JOIN chunks c ON c.rowid = f.id"
 )
 
 
@@ -97,14 +99,10 @@ class SqliteKnowledgeBackend:
     def finish_vector_table(self, name: str, dimensions: int) -> None:
         """Nothing to do for sqlite-vec (no index to build)."""
 
-    def index_chunks(self, rows: Sequence[tuple[int, str]]) -> None:
-        self.db.executemany(
-            "INSERT INTO chunks_fts (rowid, raw, stemmed) VALUES (?, ?, ?)",
-            [
-                (rowid, text, stem_text(text, detect_language(text, self.languages)))
-                for rowid, text in rows
-            ],
-        )
+    def index_chunks(
+        self, rows: Sequence[tuple[int, str]], words: Sequence[Sequence[str]] | None = None
+    ) -> None:
+        add_keyword_rows(self.db, self.languages, rows, words)
 
     def insert_vectors(self, table: str, rows: Sequence[VectorRow]) -> None:
         self.db.executemany(
@@ -115,10 +113,7 @@ class SqliteKnowledgeBackend:
     def delete_index_rows(self, rowids: Sequence[int], vector_table: str | None) -> None:
         if not rowids:
             return
-        for start in range(0, len(rowids), 500):
-            part = list(rowids[start : start + 500])
-            marks = ",".join("?" for _ in part)
-            self.db.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({marks})", part)
+        delete_keyword_rows(self.db, self.languages, rowids)
         if vector_table is not None:
             # One point delete per row: vec0 answers "IN (...)" with a full-table scan.
             self.db.executemany(
@@ -285,14 +280,7 @@ class SqliteKnowledgeBackend:
             return ranked_chunks(self.db, phrases, limit)  # nothing to scope out
 
         def visible(rowids: list[int]) -> set[int]:
-            params: list[Any] = []
-            where = chunk_scope(owner, collections, filter, params, self.render_filter)
-            marks = ",".join("?" for _ in rowids)
-            rows = self.db.query(
-                f"SELECT c.rowid FROM chunks c WHERE c.rowid IN ({marks}) AND {where}",
-                [*rowids, *params],
-            )
-            return {int(r[0]) for r in rows}
+            return visible_rowids(self.db, owner, rowids, collections, filter, self.render_filter)
 
         return ranked_chunks(self.db, phrases, limit, visible)
 
@@ -326,27 +314,21 @@ class SqliteKnowledgeBackend:
         self, rowids: Sequence[int] | None = None, *, batch: int = 5_000
     ) -> Iterator[list[KeywordRow]]:
         if rowids is None:
-            cursor = self.db.execute(_KEYWORD_ROWS + " ORDER BY f.rowid")
+            cursor = self.db.execute(_KEYWORD_ROWS + " ORDER BY f.id")
             while rows := cursor.fetchmany(batch):
-                yield [_keyword_row(r) for r in rows]
+                yield [self._keyword_row(r) for r in rows]
             return
         for start in range(0, len(rowids), batch):
             found = []
             for rowid in rowids[start : start + batch]:  # point look-ups on the FTS5 rowid
-                row = self.db.query_one(_KEYWORD_ROWS + " WHERE f.rowid = ?", [int(rowid)])
+                row = self.db.query_one(_KEYWORD_ROWS + " WHERE f.id = ?", [int(rowid)])
                 if row is not None:
-                    found.append(_keyword_row(row))
+                    found.append(self._keyword_row(row))
             yield found
+
+    def _keyword_row(self, r: Any) -> KeywordRow:
+        raw, stemmed = keyword_text(str(r[1]), self.languages)
+        return (int(r[0]), raw, stemmed, str(r[2]), str(r[3]))
 
     def keyword_row_count(self) -> int:
         return int(self.db.query_one("SELECT count(*) FROM chunks_fts")[0])
-
-
-def _keyword_row(r: Any) -> KeywordRow:
-    return (
-        int(r[0]),
-        str(r[1] or ""),
-        str(r[2] or ""),
-        None if r[3] is None else str(r[3]),
-        None if r[4] is None else str(r[4]),
-    )

@@ -40,11 +40,11 @@ from memo_core.kb.repeats import (
     ShingledChunk,
     add_chunk_shingles,
     remove_chunk_shingles,
-    repeated_masks,
 )
-from memo_core.kb.scope import chunk_scope, only_scope
+from memo_core.kb.scope import chunk_scope, only_scope, visible_rowids
 from memo_core.kb.sqlite_backend import SqliteKnowledgeBackend
-from memo_core.search.text import DEFAULT_LANGUAGES
+from memo_core.search.repeats import RepeatedText
+from memo_core.search.text import DEFAULT_LANGUAGES, tokenize
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY
 from memo_core.storage.registry import Implementations
@@ -93,29 +93,30 @@ def _document_values(write: DocumentWrite, created: str, updated: str) -> list[A
     ]
 
 
-def _chunk_values(write: DocumentWrite, doc_rowid: int) -> Iterator[list[Any]]:
-    """The ``chunks`` rows of a write, in :data:`_CHUNK_COLUMNS` order; a chunk's
-    metadata is the document's, its locator's and its own, merged in that order."""
-    doc_meta = dict(write.metadata or {})
-    for ord_, chunk in enumerate(write.chunks):
-        chunk_hash = sha256(chunk.text)
-        merged = {**doc_meta, **dict(chunk.locator), **dict(chunk.metadata)}
-        merged.setdefault("source", write.source)
-        merged.setdefault("title", write.title)
-        yield [
-            chunk.id or chunk_id(write.document_id, ord_, chunk.start, chunk_hash),
-            doc_rowid,
-            write.owner,
-            write.collection,
-            ord_,
-            chunk.start,
-            chunk.end,
-            chunk.text,
-            json.dumps(dict(chunk.locator), ensure_ascii=False, default=str),
-            json.dumps(merged, ensure_ascii=False, default=str),
-            chunk_hash,
-            encode_flags(chunk_flags(chunk.text)),
-        ]
+def _chunk_values(
+    write: DocumentWrite, doc_rowid: int, ord_: int, chunk: ChunkInput, words: Sequence[str]
+) -> list[Any]:
+    """The ``chunks`` row of a write's chunk, in :data:`_CHUNK_COLUMNS` order; its
+    metadata is the document's, its locator's and its own, merged in that order.
+    ``words``: ``tokenize(chunk.text)`` (the flags read them)."""
+    chunk_hash = sha256(chunk.text)
+    merged = {**dict(write.metadata or {}), **dict(chunk.locator), **dict(chunk.metadata)}
+    merged.setdefault("source", write.source)
+    merged.setdefault("title", write.title)
+    return [
+        chunk.id or chunk_id(write.document_id, ord_, chunk.start, chunk_hash),
+        doc_rowid,
+        write.owner,
+        write.collection,
+        ord_,
+        chunk.start,
+        chunk.end,
+        chunk.text,
+        json.dumps(dict(chunk.locator), ensure_ascii=False, default=str),
+        json.dumps(merged, ensure_ascii=False, default=str),
+        chunk_hash,
+        encode_flags(chunk_flags(chunk.text, words)),
+    ]
 
 
 #: The knowledge-base backend of each storage engine (``storage/registry.py``): the
@@ -286,35 +287,28 @@ class KnowledgeStore:
     ) -> None:
         """Insert or replace several documents in ONE transaction (all or none).
 
-        The same rows as :meth:`replace_document` for each, with the keyword and
-        vector rows written in bulk at the end; a bulk load (``add_texts`` with
-        precomputed vectors) commits a batch at a time instead of a document at a time.
+        The same rows as :meth:`replace_document` for each, as if the writes were
+        applied in order (a document listed twice ends as its last write): the
+        documents the base holds already are deleted, then every table gets the new
+        rows at once (:meth:`_insert_rows`); a replaced document keeps its creation time.
         """
         table = self.vector_table if self.db.has_vec else None
         fp = self.fingerprint
-        prepared = [(w, self._vector_blobs(w, table, fp)) for w in writes]
+        last = {(w.owner, w.document_id): (w, self._vector_blobs(w, table, fp)) for w in writes}
         stamp = utc_now()
-        pending = IndexRows()
         with self.db.transaction():
             self._check_vectors_current(writes, table, fp, fingerprint)
-            written: set[tuple[str, str]] = set()
-            for write, blobs in prepared:
-                key = (write.owner, write.document_id)
-                if key in written:  # replaced again in this batch: its index rows go first
-                    self._flush_index_rows(pending, table)
-                written.add(key)
-                self._write_document_rows(write, blobs, table, stamp, pending)
-            self._flush_index_rows(pending, table)
+            existing = self._existing_documents(list(last))
+            self._delete_doc_rows([rowid for rowid, _ in existing.values()])
+            created = {key: when for key, (_, when) in existing.items()}
+            self._insert_rows(list(last.values()), table, stamp, created)
 
     def insert_documents(
         self, writes: Sequence[DocumentWrite], *, fingerprint: EmbedderFingerprint | None = None
     ) -> None:
         """Bulk insert: NEW documents in ONE transaction, the rows of each table at once.
 
-        The same rows :meth:`replace_documents` writes (documents, chunks, keyword and
-        vector rows through the backend, shingles), with rowids assigned here under
-        the write lock and every table filled by one ``executemany``: the path for a
-        large load of documents the base does not hold yet. A document id the owner
+        The same rows :meth:`replace_documents` writes; a document id the owner
         already has, or one listed twice, is refused (InvalidInputError) before
         anything is written; replace those with :meth:`replace_documents`.
         """
@@ -327,42 +321,60 @@ class KnowledgeStore:
         stamp = utc_now()
         with self.db.transaction():
             self._check_vectors_current(writes, table, fp, fingerprint)
-            taken = self._existing_documents(keys)
+            taken = sorted(self._existing_documents(keys))
             if taken:
                 owner, document_id = taken[0]
                 raise InvalidInputError(
                     f"document {document_id!r} of {owner!r} exists: replace_documents replaces it"
                 )
-            doc_rowid = self._next_rowid("documents")
-            chunk_rowid = self._next_rowid("chunks")
-            documents: list[list[Any]] = []
-            chunks: list[list[Any]] = []
-            pending = IndexRows()
-            for write, blobs in prepared:
-                documents.append([doc_rowid, *_document_values(write, stamp, stamp)])
-                for values, chunk, blob in zip(
-                    _chunk_values(write, doc_rowid), write.chunks, blobs, strict=True
-                ):
-                    chunks.append([chunk_rowid, *values])
-                    pending.texts.append((chunk_rowid, chunk.text))
-                    pending.shingled.append(
-                        ShingledChunk(write.owner, doc_rowid, chunk_rowid, chunk.text)
-                    )
-                    if blob is not None and table is not None:
-                        pending.vectors.append((chunk_rowid, write.owner, write.collection, blob))
-                    chunk_rowid += 1
-                doc_rowid += 1
-            self.db.executemany(
-                f"INSERT INTO documents (rowid, {_DOCUMENT_COLUMNS})"
-                f" VALUES (?, {_marks(_DOCUMENT_COLUMNS)})",
-                documents,
-            )
-            self.db.executemany(
-                f"INSERT INTO chunks (rowid, {_CHUNK_COLUMNS}) VALUES (?, {_marks(_CHUNK_COLUMNS)})",
-                chunks,
-            )
-            self._flush_index_rows(pending, table)
-            self.backend.finish_bulk_insert(None, 0)  # rowids continue past ours
+            self._insert_rows(prepared, table, stamp, {})
+
+    def _insert_rows(
+        self,
+        prepared: Sequence[tuple[DocumentWrite, list[bytes | None]]],
+        table: str | None,
+        now: str,
+        created: Mapping[tuple[str, str], str],
+    ) -> None:
+        """The rows of documents the base does not hold (inside the caller's
+        transaction): rowids assigned here, under the write lock, and each table
+        filled by one ``executemany``; each chunk's text is tokenized once, for its
+        flags, its keyword row and its shingles."""
+        doc_rowid = self._next_rowid("documents")
+        chunk_rowid = self._next_rowid("chunks")
+        documents: list[list[Any]] = []
+        chunks: list[list[Any]] = []
+        pending = IndexRows()
+        for write, blobs in prepared:
+            when = created.get((write.owner, write.document_id), now)
+            documents.append([doc_rowid, *_document_values(write, when, now)])
+            for ord_, (chunk, blob) in enumerate(zip(write.chunks, blobs, strict=True)):
+                words = tokenize(chunk.text)
+                chunks.append([chunk_rowid, *_chunk_values(write, doc_rowid, ord_, chunk, words)])
+                pending.texts.append((chunk_rowid, chunk.text))
+                pending.words.append(words)
+                pending.shingled.append(
+                    ShingledChunk(write.owner, doc_rowid, chunk_rowid, chunk.text, words)
+                )
+                if blob is not None and table is not None:
+                    pending.vectors.append((chunk_rowid, write.owner, write.collection, blob))
+                chunk_rowid += 1
+            doc_rowid += 1
+        self.db.executemany(
+            f"INSERT INTO documents (rowid, {_DOCUMENT_COLUMNS})"
+            f" VALUES (?, {_marks(_DOCUMENT_COLUMNS)})",
+            documents,
+        )
+        self.db.executemany(
+            f"INSERT INTO chunks (rowid, {_CHUNK_COLUMNS}) VALUES (?, {_marks(_CHUNK_COLUMNS)})",
+            chunks,
+        )
+        if pending.texts:
+            self.backend.index_chunks(pending.texts, pending.words)
+        if table is not None and pending.vectors:
+            self.backend.insert_vectors(table, pending.vectors)
+        add_chunk_shingles(self.db, pending.shingled)
+        self.backend.finish_bulk_insert(None, 0)  # rowids continue past ours
 
     def _check_vectors_current(
         self,
@@ -381,17 +393,24 @@ class KnowledgeStore:
                     "were made; reopen it with that embedder"
                 )
 
-    def _existing_documents(self, keys: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
-        ids = sorted({document_id for _, document_id in keys})
-        wanted = set(keys)
-        found: list[tuple[str, str]] = []
-        for start in range(0, len(ids), 500):
-            part = ids[start : start + 500]
-            rows = self.db.query(
-                f"SELECT owner, id FROM documents WHERE id IN ({','.join('?' for _ in part)})", part
-            )
-            found.extend(k for k in ((str(r[0]), str(r[1])) for r in rows) if k in wanted)
-        return sorted(found)
+    def _existing_documents(
+        self, keys: Sequence[tuple[str, str]]
+    ) -> dict[tuple[str, str], tuple[int, str]]:
+        """``{(owner, id): (rowid, created_at)}`` of the listed documents the base holds."""
+        ids_of: dict[str, list[str]] = {}
+        for owner, document_id in dict.fromkeys(keys):
+            ids_of.setdefault(owner, []).append(document_id)
+        found: dict[tuple[str, str], tuple[int, str]] = {}
+        for owner, ids in ids_of.items():
+            for start in range(0, len(ids), 500):
+                part = ids[start : start + 500]
+                rows = self.db.query(
+                    "SELECT id, rowid, created_at FROM documents"  # the (owner, id) index
+                    f" WHERE owner = ? AND id IN ({','.join('?' for _ in part)})",
+                    [owner, *part],
+                )
+                found.update(((owner, str(r[0])), (int(r[1]), str(r[2]))) for r in rows)
+        return found
 
     def _next_rowid(self, table: str) -> int:
         return int(self.db.query_one(f"SELECT coalesce(max(rowid), 0) + 1 FROM {table}")[0])
@@ -413,58 +432,6 @@ class KnowledgeStore:
         return [
             vec if isinstance(vec, bytes) else vector_blob(vec, fp.dimensions) for vec in vectors
         ]
-
-    def _write_document_rows(
-        self,
-        write: DocumentWrite,
-        blobs: Sequence[bytes | None],
-        table: str | None,
-        now: str,
-        pending: IndexRows,
-    ) -> None:
-        """The document and chunk rows of one write (inside the caller's transaction);
-        its keyword and vector rows are added to ``pending``."""
-        owner, document_id = write.owner, write.document_id
-        row = self.db.query_one(
-            "SELECT rowid, created_at FROM documents WHERE owner = ? AND id = ?",
-            [owner, document_id],
-        )
-        created = now
-        if row is not None:
-            created = str(row[1])
-            self._delete_doc_rows([int(row[0])])
-        # RETURNING (not lastrowid): PostgreSQL has no lastrowid, SQLite >= 3.35 has both.
-        inserted = self.db.query(
-            f"INSERT INTO documents ({_DOCUMENT_COLUMNS}) VALUES ({_marks(_DOCUMENT_COLUMNS)})"
-            " RETURNING rowid",
-            _document_values(write, created, now),
-        )
-        doc_rowid = int(inserted[0][0])
-        indexed: list[tuple[int, str]] = []
-        for values, chunk, blob in zip(
-            _chunk_values(write, doc_rowid), write.chunks, blobs, strict=True
-        ):
-            inserted = self.db.query(
-                f"INSERT INTO chunks ({_CHUNK_COLUMNS}) VALUES ({_marks(_CHUNK_COLUMNS)})"
-                " RETURNING rowid",
-                values,
-            )
-            chunk_rowid = int(inserted[0][0])
-            indexed.append((chunk_rowid, chunk.text))
-            if blob is not None and table is not None:
-                pending.vectors.append((chunk_rowid, owner, write.collection, blob))
-        pending.shingled.extend(ShingledChunk(owner, doc_rowid, r, t) for r, t in indexed)
-        pending.texts.extend(indexed)
-
-    def _flush_index_rows(self, pending: IndexRows, table: str | None) -> None:
-        if pending.texts:
-            self.backend.index_chunks(pending.texts)
-        if table is not None and pending.vectors:
-            self.backend.insert_vectors(table, pending.vectors)
-        add_chunk_shingles(self.db, pending.shingled)
-        pending.texts.clear()
-        pending.vectors.clear()
-        pending.shingled.clear()
 
     # -- bulk insert (kb/transfer.py: rows arrive with their rowids) ----------
 
@@ -633,22 +600,22 @@ class KnowledgeStore:
                 )
         return out
 
-    def repeated_shares(self, rowids: Sequence[int]) -> dict[int, float]:
-        """``chunks.repeated`` of the given chunks, where above 0 (``kb/repeats.py``)."""
-        out: dict[int, float] = {}
+    def repeated_texts(self, rowids: Sequence[int]) -> dict[int, RepeatedText]:
+        """What the listed chunks holding repeated text stored about it (``kb/repeats.py``):
+        share and terms; chunks with none are left out."""
+        out: dict[int, RepeatedText] = {}
         for start in range(0, len(rowids), 500):
             part = list(rowids[start : start + 500])
             marks = ",".join("?" for _ in part)
-            for rowid, share in self.db.query(
-                f"SELECT rowid, repeated FROM chunks WHERE rowid IN ({marks}) AND repeated > 0",
+            for rowid, share, own, copied in self.db.query(
+                "SELECT rowid, repeated, own_terms, copied_terms FROM chunks"
+                f" WHERE rowid IN ({marks}) AND repeated > 0",
                 part,
             ):
-                out[int(rowid)] = float(share)
+                out[int(rowid)] = RepeatedText(
+                    float(share), frozenset(own.split()), frozenset(copied.split())
+                )
         return out
-
-    def repeated_masks(self, rowids: Sequence[int]) -> dict[int, tuple[list[str], list[bool]]]:
-        """Each chunk's words and which of them are repeated text (``kb/repeats.py``)."""
-        return repeated_masks(self.db, rowids)
 
     def visible_rowids(
         self,
@@ -665,15 +632,9 @@ class KnowledgeStore:
         owners and collections; their answers pass through here, so a wrong copy can
         never hand out another owner's chunk.
         """
-        params: list[Any] = []
-        where = chunk_scope(owner, collections, filter, params, self.backend.render_filter)
-        out: set[int] = set()
-        for start in range(0, len(rowids), 500):
-            part = [int(r) for r in rowids[start : start + 500]]
-            marks = ",".join("?" for _ in part)
-            sql = f"SELECT c.rowid FROM chunks c WHERE c.rowid IN ({marks}) AND {where}"
-            out.update(int(r[0]) for r in self.db.query(sql, [*part, *params]))
-        return out
+        return visible_rowids(
+            self.db, owner, rowids, collections, filter, self.backend.render_filter
+        )
 
     def chunk_rowids(self, owner: str, chunk_ids: Sequence[str]) -> dict[str, int]:
         require_owner(owner)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -54,7 +55,15 @@ class CohereReranker:
 
 
 class CrossEncoderReranker:
-    """A local cross-encoder through fastembed's ``TextCrossEncoder`` (ONNX, no PyTorch)."""
+    """A local cross-encoder through fastembed's ``TextCrossEncoder`` (ONNX, no PyTorch).
+
+    ``model_name`` is one of fastembed's cross-encoders, or any name for the model in
+    ``model_path``: a folder with ``model.onnx`` (or ``onnx/model.onnx``),
+    ``tokenizer.json`` and a ``tokenizer_config.json`` naming ``model_max_length``,
+    registered with fastembed under that name and loaded from the folder, so nothing
+    is downloaded. No PyPI package ships a permissively licensed cross-encoder
+    (``bench/README.md``), so memo ships none: this is for a model the user has.
+    """
 
     def __init__(self, model_name: str, *, model_path: str | Path | None = None) -> None:
         self.name = f"cross-encoder:{model_name}"
@@ -62,16 +71,26 @@ class CrossEncoderReranker:
         self.model_path = model_path
         self._model: Any = None
 
+    def _load(self) -> Any:
+        try:
+            from fastembed.common.model_description import ModelSource
+            from fastembed.rerank.cross_encoder import TextCrossEncoder
+        except ImportError as exc:
+            raise MissingDependencyError("fastembed", "local", "local rerank") from exc
+        if self.model_path is None:
+            return TextCrossEncoder(self.model_name)
+        folder = Path(self.model_path)
+        model_file = "model.onnx" if (folder / "model.onnx").exists() else "onnx/model.onnx"
+        # ValueError: a name fastembed knows (or registered before): its description holds.
+        with contextlib.suppress(ValueError):
+            TextCrossEncoder.add_custom_model(
+                self.model_name, sources=ModelSource(hf=self.model_name), model_file=model_file
+            )
+        return TextCrossEncoder(self.model_name, specific_model_path=str(folder))
+
     def rerank(self, query: str, texts: Sequence[str]) -> list[float]:
         if self._model is None:
-            try:
-                from fastembed.rerank.cross_encoder import TextCrossEncoder
-            except ImportError as exc:
-                raise MissingDependencyError("fastembed", "local", "local rerank") from exc
-            kwargs: dict[str, Any] = {}
-            if self.model_path is not None:
-                kwargs["specific_model_path"] = str(self.model_path)
-            self._model = TextCrossEncoder(self.model_name, **kwargs)
+            self._model = self._load()
         raw = list(self._model.rerank(query, list(texts)))
         # logits -> 0..1 so thresholds mean the same across models
         return [1.0 / (1.0 + math.exp(-float(s))) for s in raw]

@@ -22,12 +22,7 @@ from memo_core.search.ann_index import AnnVectorIndex
 from memo_core.search.auto_aids import AIDS_FROM_CHUNKS, KINDS, AutoAids
 from memo_core.search.keyword_index import RamKeywordIndex
 from memo_core.search.ram_index import RamVectorIndex
-from memo_core.search.repeats import (
-    DEFAULT_REPEATED_PENALTY,
-    contenders,
-    demote_repeated,
-    query_shares,
-)
+from memo_core.search.repeats import DEFAULT_REPEATED_PENALTY, demote_repeated, query_shares
 from memo_core.search.rrf import DEFAULT_RRF_K, rrf
 from memo_core.types import Hit, SearchMode
 
@@ -331,6 +326,10 @@ class HybridSearcher:
         """
         if not found:
             return found
+        if self.store.only_scope(owner, collections):
+            # Every chunk of the file is in scope (cached per file state): nothing to
+            # check per query, and a chunk the table no longer holds has no row to fetch.
+            return found
         visible = self.store.visible_rowids(owner, [rowid for rowid, _ in found], collections)
         if len(visible) == len(found):
             return found
@@ -519,14 +518,8 @@ class HybridSearcher:
             ranked = rrf(legs, k=self.settings.rrf_k, weights=leg_weights)
         keep = max(k, self.settings.rerank_top) if self.reranker and rerank else k
         if self.settings.repeated_penalty > 0 and ranked:
-            shares = self.store.repeated_shares([rowid for rowid, _ in ranked])
-            if shares:
-                # Words are read (a query-time cost) only for the repeated chunks that
-                # can still reach the first ``keep`` places.
-                reach = [r for r in contenders(ranked, shares, keep) if r in shares]
-                shares = query_shares(
-                    query, {r: shares[r] for r in reach}, self.store.repeated_masks(reach)
-                )
+            stored = self.store.repeated_texts([rowid for rowid, _ in ranked])
+            shares = query_shares(query, stored) if stored else {}
             ranked = demote_repeated(ranked, shares, self.settings.repeated_penalty)
         ranked = ranked[:keep]
         rowids = [rowid for rowid, _ in ranked]

@@ -549,9 +549,9 @@ class RamKeywordIndex:
                 return []
             if len(found) > limit:
                 found = found[np.argpartition(-scores[found], limit - 1)[:limit]]
-            rowids = self._rowids[found]
-            order = np.lexsort((rowids, -scores[found]))
-            return [(int(rowids[i]), -float(scores[found[i]])) for i in order]
+            rowids, best = self._rowids[found], scores[found]
+            order = np.lexsort((rowids, -best))
+            return list(zip(rowids[order].tolist(), (-best[order]).tolist(), strict=True))
 
     def describe(self) -> dict[str, Any]:
         """Size and counters (for benchmarks)."""

@@ -35,7 +35,7 @@ from memo_core.search.text import (
     WordSelector,
     detect_language,
     query_words,
-    stem_token,
+    stem_words,
     tokenize,
 )
 
@@ -121,12 +121,16 @@ class IndexedText:
     ntok: int
 
 
-def index_text(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES) -> IndexedText:
-    """The keyword-index row of ``text``: what FTS5 stores for ``(raw, stem_text(raw))``."""
-    tokens = tokenize(text)
+def index_text(
+    text: str, languages: Sequence[str] = DEFAULT_LANGUAGES, tokens: Sequence[str] | None = None
+) -> IndexedText:
+    """The keyword-index row of ``text``: what FTS5 stores for ``(raw, stem_text(raw))``
+    (``tokens``: ``tokenize(text)``, when the caller has it)."""
+    if tokens is None:
+        tokens = tokenize(text)
     lang = detect_language(text, languages)
     raw = [fold(t) for t in tokens]
-    stemmed = [s for s in (fold(stem_token(t, lang)) for t in tokens) if s]
+    stemmed = [s for s in (fold(t) for t in stem_words(tokens, lang)) if s]
     return IndexedText(_tsvector(raw), _tsvector(stemmed), len(raw) + len(stemmed))
 
 

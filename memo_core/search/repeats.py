@@ -10,7 +10,10 @@ place among its copies but gives way to text that is said in one place only::
 found in the chunk that it holds *only* inside repeated text: a chunk that carries
 a notice beside its own paragraph is demoted for a question the notice matches,
 not for one its own words answer. When none of the question's words occurs in the
-chunk (a vector-only match), the chunk's stored share stands in.
+chunk (a vector-only match), the chunk's stored share stands in. Words compare as
+:func:`repeat_term` makes them (stemmed), and the terms a chunk holds outside and
+only inside its repeated text are stored with it at ingest (:class:`RepeatedText`,
+``kb/repeats.py``): a query reads two short strings per chunk, never its text.
 
 With the default penalty of 0.75, a notice found first by both legs of a hybrid
 search (1/61 + 1/61 ≈ 0.0328) scores 0.0082, as if one leg alone had found it 62nd:
@@ -23,17 +26,59 @@ three eighths of its score.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 from memo_core.errors import InvalidInputError
 from memo_core.search.text import STOPWORDS, stem_token, tokenize
 
-__all__ = ["DEFAULT_REPEATED_PENALTY", "contenders", "demote_repeated", "query_shares"]
+__all__ = [
+    "DEFAULT_REPEATED_PENALTY",
+    "RepeatedText",
+    "demote_repeated",
+    "query_shares",
+    "repeat_term",
+    "repeat_terms",
+]
 
 #: How much of its score a wholly repeated chunk gives up (0: none, 1: all of it).
 DEFAULT_REPEATED_PENALTY = 0.75
 
 K = TypeVar("K", bound=Hashable)
+
+
+@dataclass(frozen=True)
+class RepeatedText:
+    """What a chunk holding repeated text keeps for search (``kb/repeats.py``).
+
+    ``share``: ``chunks.repeated``, the share of its words inside repeated text.
+    ``own``: the terms (:func:`repeat_term`) it holds outside repeated text;
+    ``copied``: those it holds only inside it. Both empty when the whole chunk is
+    repeated (every question it matches, it matches in repeated text).
+    """
+
+    share: float
+    own: frozenset[str] = frozenset()
+    copied: frozenset[str] = frozenset()
+
+
+def repeat_term(word: str) -> str:
+    """How a word compares between a question and a chunk's repeated text: its stem
+    (English; Cyrillic words take the Russian stemmer)."""
+    return stem_token(word, "english")
+
+
+def repeat_terms(words: Sequence[str], repeated: Sequence[bool]) -> tuple[set[str], set[str]]:
+    """``(own, copied)`` terms of a chunk's ``words`` (``search.text.tokenize``) given
+    which of them lie in repeated text: terms with an occurrence outside it, and
+    terms found only inside it. Stopwords do not count."""
+    own: set[str] = set()
+    inside: set[str] = set()
+    for word, in_repeat in zip(words, repeated, strict=True):
+        if word not in STOPWORDS:
+            (inside if in_repeat else own).add(word)
+    own_terms = {repeat_term(w) for w in own}
+    return own_terms, {repeat_term(w) for w in inside} - own_terms
 
 
 def demote_repeated(
@@ -59,51 +104,13 @@ def demote_repeated(
     return sorted(scored, key=lambda kv: (-kv[1], order[kv[0]]))
 
 
-def contenders(
-    ranked: Sequence[tuple[K, float]], repeated: Mapping[K, float], keep: int
-) -> list[K]:
-    """The items of ``ranked`` (best first) that can still be among its first ``keep``
-    once demoted: demotion only lowers scores, so nothing after the ``keep``-th item
-    with no repeated share can overtake it (ties keep their order). Only these need
-    their words read by :func:`query_shares`.
-    """
-    out: list[K] = []
-    clean = 0
-    for item, _ in ranked:
-        out.append(item)
-        if item not in repeated:
-            clean += 1
-            if clean >= keep:
-                break
-    return out
-
-
-def query_shares(
-    query: str,
-    stored: Mapping[K, float],
-    masks: Mapping[K, tuple[Sequence[str], Sequence[bool]]],
-) -> dict[K, float]:
-    """Per chunk, the share of the question's words it matches only in repeated text.
-
-    ``stored``: the chunks' ``repeated`` shares (only chunks above 0 need be given);
-    ``masks``: each chunk's words and which of them are repeated. Words compare by
-    stem; stopwords do not count. A chunk matching no word of the question keeps
-    its stored share.
-    """
-    terms = {_stem(t) for t in tokenize(query) if t not in STOPWORDS}
+def query_shares(query: str, stored: Mapping[K, RepeatedText]) -> dict[K, float]:
+    """Per chunk, the share of the question's terms it matches only in repeated text
+    (the chunks' stored share where it matches none of them)."""
+    terms = {repeat_term(t) for t in tokenize(query) if t not in STOPWORDS}
     out: dict[K, float] = {}
-    for item, share in stored.items():
-        words, repeated = masks.get(item, ((), ()))
-        own: set[str] = set()
-        copied: set[str] = set()
-        for word, in_repeat in zip(words, repeated, strict=True):
-            stem = _stem(word)
-            if stem in terms:
-                (copied if in_repeat else own).add(stem)
-        matched = own | copied
-        out[item] = len(copied - own) / len(matched) if matched else share
+    for item, text in stored.items():
+        copied = len(terms & text.copied)
+        matched = copied + len(terms & text.own)
+        out[item] = copied / matched if matched else text.share
     return out
-
-
-def _stem(word: str) -> str:
-    return stem_token(word, "english")  # Cyrillic words take the Russian stemmer

@@ -8,7 +8,10 @@ alphanumeric sub-tokens and wraps each in double quotes, so no input (quotes,
 from __future__ import annotations
 
 import functools
+import importlib.metadata
+import json
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 
 from memo_core.errors import InvalidInputError
@@ -19,9 +22,11 @@ __all__ = [
     "WordSelector",
     "detect_language",
     "fts_match_expression",
+    "keyword_analyzer",
     "query_words",
     "stem_text",
     "stem_token",
+    "stem_words",
     "tokenize",
 ]
 
@@ -63,6 +68,10 @@ WordSelector = Callable[[list[list[str]], list[list[str]]], Sequence[int]]
 
 def tokenize(text: str) -> list[str]:
     """Lower-cased alphanumeric sub-tokens, as FTS5's unicode61 splits them."""
+    if text.isascii():  # lower-casing first splits alike (ASCII has no context rules), faster
+        return _SUBTOKEN.findall(text.lower())
+    # Each token on its own: lower-casing a whole text applies the final-sigma rule
+    # across punctuation ("ΟΔΟΣ.Χ"), which would change a token.
     return [t.lower() for t in _SUBTOKEN.findall(text)]
 
 
@@ -94,9 +103,57 @@ def stem_token(token: str, language: str) -> str:
     return str(stemmer.stemWord(token))  # type: ignore[attr-defined]
 
 
-def stem_text(text: str, language: str) -> str:
-    """The text of the stemmed FTS column: stemmed tokens separated by spaces."""
-    return " ".join(stem_token(t, language) for t in tokenize(text))
+#: Stems already computed, per language of the text (what :func:`stem_token` was
+#: asked for): a dictionary look-up per token on the write path instead of a call.
+_STEMS: dict[str, dict[str, str]] = {}
+_STEMS_KEPT = 1 << 16
+
+
+def stem_words(tokens: Sequence[str], language: str) -> list[str]:
+    """``[stem_token(t, language) for t in tokens]`` for tokens of :func:`tokenize`."""
+    known = _STEMS.get(language)
+    if known is None or len(known) > _STEMS_KEPT:  # bounded: start afresh when full
+        known = _STEMS[language] = {}
+    out = list(map(known.get, tokens))
+    if None in out:
+        for i, (token, stem) in enumerate(zip(tokens, out, strict=True)):
+            if stem is None:
+                out[i] = known[token] = stem_token(token, language)
+    return out  # type: ignore[return-value]  # every None was replaced
+
+
+def stem_text(text: str, language: str, tokens: Sequence[str] | None = None) -> str:
+    """The text of the stemmed FTS column: stemmed tokens separated by spaces.
+
+    ``tokens``: ``tokenize(text)``, when the caller has it already.
+    """
+    return " ".join(stem_words(tokenize(text) if tokens is None else tokens, language))
+
+
+#: Bumped whenever :func:`tokenize`, :func:`detect_language` or :func:`stem_text`
+#: change what they give for some text.
+_ANALYZER_VERSION = 1
+
+
+@functools.cache
+def keyword_analyzer(languages: Sequence[str]) -> str:
+    """What makes the keyword index's rows of a text, as a string: this code's
+    version, the languages, PyStemmer's version and Python's Unicode database (the
+    letters ``tokenize`` finds and how they lower-case). Two processes with the same
+    analyzer index every text alike (``kb/sqlite_keywords.py`` relies on it)."""
+    try:
+        stemmer = importlib.metadata.version("PyStemmer")
+    except importlib.metadata.PackageNotFoundError:  # installed some other way
+        stemmer = "unknown"
+    return json.dumps(
+        {
+            "version": _ANALYZER_VERSION,
+            "languages": list(languages),
+            "stemmer": stemmer,
+            "unicode": unicodedata.unidata_version,
+        },
+        sort_keys=True,
+    )
 
 
 def _quote(term: str) -> str:

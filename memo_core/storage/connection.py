@@ -115,6 +115,9 @@ _CORRUPT_HINTS = (
     "could not fetch vector data",
     "could not find a row with rowid",
     "could not extract metadata value",
+    # FTS5 (or vec0) could not read its own shadow tables when opening the table: a
+    # damaged config or structure record (a missing module says "no such module").
+    "vtable constructor failed",
 )
 
 

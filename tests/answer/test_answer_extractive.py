@@ -135,7 +135,9 @@ def test_the_similarity_reranks_the_candidates() -> None:
         def __init__(self, sentence: str) -> None:
             self.sentence = sentence
 
-        def similarities(self, question: str, sentences: list[str]) -> list[float]:
+        def similarities(
+            self, question: str, sentences: list[str], keys: object = None
+        ) -> list[float]:
             return [1.0 if s == self.sentence else 0.0 for s in sentences]
 
     text = "The pump starts at dawn. The pump starts when the tank is full."

@@ -92,18 +92,23 @@ def test_peer_rows(tmp_path: Path, system: str, module: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("system", "module"), [("lancedb", "lancedb"), ("qdrant", "qdrant_client")]
+    ("system", "module", "row_name"),
+    [
+        ("lancedb", "lancedb", "lancedb"),
+        ("qdrant", "qdrant_client", "qdrant"),
+        ("chroma", "chromadb", "chroma-dense"),
+    ],
 )
 def test_embedded_peer_rows_with_build_disk_and_memory(
-    tmp_path: Path, system: str, module: str
+    tmp_path: Path, system: str, module: str, row_name: str
 ) -> None:
     pytest.importorskip(module, reason=f"{system} is not installed (pip install 'memo[bench]')")
     import peers_retrieval
 
     folder = _prepared(tmp_path)
     rows = peers_retrieval.worker(system, folder)
-    assert list(rows) == [system]
-    row = rows[system]
+    assert list(rows) == [row_name]
+    row = rows[row_name]
     _sane(row)
     assert row["mrr@10"] > 0.5  # six real questions about their paragraphs
     assert row["build_s"] > 0 and row["disk_mib"] > 0 and row["cpu_p50_ms"] >= 0
@@ -173,3 +178,55 @@ def test_peers_memory_on_a_few_scenarios(tmp_path: Path) -> None:
     text = peers_memory.report({"scenarios.jsonl": quality}, [speed], "hash")
     assert "LangGraph / memo" in text and "langgraph-append leaks" in text
     assert set(quality["memo"]["by_category"]) == set(quality["categories"])
+
+
+def test_kept_peer_is_reopened_not_rebuilt(tmp_path: Path) -> None:
+    pytest.importorskip("lancedb", reason="lancedb is not installed (pip install 'memo[bench]')")
+    import peers_retrieval
+
+    folder = _prepared(tmp_path)
+    keep = tmp_path / "keep"
+    first = peers_retrieval.worker("lancedb", folder, keep)["lancedb"]
+    again = peers_retrieval.worker("lancedb", folder, keep)["lancedb"]
+    assert "reused" not in first and again["reused"] is True
+    # The second run reports the first run's build and asks the same store.
+    assert again["build_s"] == first["build_s"] and again["disk_mib"] == first["disk_mib"]
+    assert again["mrr@10"] == first["mrr@10"]
+    # memo is never kept: each run builds it with the code under test.
+    assert "reused" not in peers_retrieval.worker("memo", folder, keep)["memo-hybrid"]
+
+
+def test_scale_defaults_run_reports_every_leg(tmp_path: Path) -> None:
+    import scale
+
+    result = scale.defaults_run(tmp_path, 700, asked=6, exact_questions=0)
+    assert result["chunks"] == 700 and result["questions"] == 6
+    assert set(result["legs"]) == {f"memo {m} (defaults)" for m in ("hybrid", "keyword", "vector")}
+    for leg in result["legs"].values():
+        assert 0.0 <= leg["mrr@10"] <= leg["recall@10"] <= 1.0 and leg["p50_ms"] > 0
+    assert result["store_s"] > 0 and result["files_mib"]["db"] > 0
+    assert "target < 50 ms" in scale.defaults_report(result)
+
+
+def test_a_run_waits_for_a_peer_another_process_is_building(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+    import threading
+
+    import peers_retrieval
+
+    monkeypatch.setattr(peers_retrieval, "BUILDER_POLL_S", 0.05)
+    kept = tmp_path / "qdrant"
+    kept.mkdir()
+    builder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        (kept / "builder.pid").write_text(str(builder.pid))
+        threading.Timer(0.5, (kept / "build.json").write_text, args=["{}"]).start()
+        peers_retrieval._wait_for_builder(kept)
+        assert (kept / "build.json").exists()  # it returned only once the build was done
+    finally:
+        builder.kill()
+        builder.wait()
+    (kept / "build.json").unlink()
+    peers_retrieval._wait_for_builder(kept)  # a dead builder: no wait, the run rebuilds

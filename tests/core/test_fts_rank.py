@@ -34,11 +34,13 @@ def _base(path: Path) -> MemoBase:
 
 
 def _by_hand(kb: MemoBase, query_word: str) -> dict[str, float]:
-    """memo's BM25 of a one-word query, from the stored columns' tokens."""
-    rows = kb.db.query(
-        "SELECT c.id, f.raw, f.stemmed FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid"
-    )
-    tokens = {r[0]: (index_tokens(r[1]), index_tokens(r[2])) for r in rows}
+    """memo's BM25 of a one-word query, from the indexed columns' tokens."""
+    ids = {int(r[0]): str(r[1]) for r in kb.db.query("SELECT rowid, id FROM chunks")}
+    tokens = {
+        ids[rowid]: (index_tokens(raw), index_tokens(stemmed))
+        for rows in kb.store.backend.keyword_rows()
+        for rowid, raw, stemmed, _, _ in rows
+    }
     mean = sum(len(a) + len(b) for a, b in tokens.values()) / len(tokens)
     out: dict[str, float] = {}
     for column, word in ((0, query_word), (1, query_word)):  # "glacier" stems to itself
@@ -91,10 +93,8 @@ def test_varints_and_long_chunks(tmp_path: Path) -> None:
         "SELECT d.sz FROM chunks_fts_docsize d JOIN chunks c ON c.rowid = d.id WHERE c.id = ?",
         ["long"],
     )[0]
-    raw, stemmed = kb.db.query_one(
-        "SELECT f.raw, f.stemmed FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid"
-        " WHERE c.id = 'long'"
-    )
+    rowid = kb.db.query_one("SELECT rowid FROM chunks WHERE id = 'long'")[0]
+    [(_, raw, stemmed, _, _)] = next(kb.store.backend.keyword_rows([rowid]))
     assert varints(bytes(size)) == [len(index_tokens(raw)), len(index_tokens(stemmed))]
     ranked = kb.store.keyword_candidates("default", "glacier", 10)
     assert len(ranked) == 2

@@ -126,7 +126,7 @@ def test_replacing_a_document_is_atomic(base: MemoBase, monkeypatch: pytest.Monk
     fresh = "The lighthouse was automated and the keeper retired."
     fp = base.embedder.fingerprint if base.embedder else None
 
-    def boom(rows: object) -> None:
+    def boom(rows: object, words: object = None) -> None:
         raise StorageError("the keyword index refused the rows")
 
     monkeypatch.setattr(store.backend, "index_chunks", boom)

@@ -15,7 +15,7 @@ from memo_core.kb import MemoBase
 from memo_core.kb.repeats import REPEAT_DOCUMENTS, SHINGLE_WORDS, WINDOW, shingles
 from memo_core.kb.schema import kb_schema
 from memo_core.search import SearchSettings
-from memo_core.search.repeats import contenders, demote_repeated
+from memo_core.search.repeats import RepeatedText, demote_repeated, query_shares, repeat_term
 
 NOTICE = (
     "Questions about how long Northwind keeps records are answered by the Northwind "
@@ -153,29 +153,33 @@ def test_demotion_by_hand() -> None:
         SearchSettings(repeated_penalty=-0.1)
 
 
-def test_only_chunks_that_can_still_reach_the_top_are_read() -> None:
-    ranked = [("a", 0.9), ("b", 0.8), ("c", 0.7), ("d", 0.6), ("e", 0.5), ("f", 0.4)]
-    shares = {"a": 1.0, "c": 0.5, "e": 1.0}
-    # "b" and "d" cannot be demoted: nothing after the second of them can pass both.
-    assert contenders(ranked, shares, 2) == ["a", "b", "c", "d"]
-    assert contenders(ranked, shares, 1) == ["a", "b"]
-    assert contenders(ranked, shares, 10) == [item for item, _ in ranked]
+def test_query_shares_by_hand() -> None:
+    stored = {
+        "half": RepeatedText(0.5, own=frozenset({"lentil", "soup"}), copied=frozenset({"keep"})),
+        "whole": RepeatedText(1.0),
+        "other": RepeatedText(0.25, own=frozenset({"parrot"}), copied=frozenset({"cage"})),
+    }
+    shares = query_shares("Do they keep the lentil soup?", stored)
+    assert shares["half"] == pytest.approx(1 / 3)  # "keep" only in the notice, 2 words own
+    assert shares["whole"] == 1.0  # every word repeated: whatever it matches
+    assert shares["other"] == 0.25  # matches none of them: its stored share
+    assert query_shares("keeping", stored)["half"] == 1.0  # compared by stem
 
 
-def test_demoting_the_contenders_alone_keeps_the_first_places() -> None:
-    import random
-
-    rng = random.Random(7)
-    for _ in range(300):
-        n = rng.randint(1, 25)
-        scores = sorted((rng.uniform(-1, 1) for _ in range(n)), reverse=True)
-        ranked = [(i, s) for i, s in enumerate(scores)]
-        shares = {i: rng.random() for i in range(n) if rng.random() < 0.5}
-        keep = rng.randint(1, n)
-        reach = [i for i in contenders(ranked, shares, keep) if i in shares]
-        every = demote_repeated(ranked, shares, 0.75)[:keep]
-        some = demote_repeated(ranked, {i: shares[i] for i in reach}, 0.75)[:keep]
-        assert some == every
+def test_each_partly_repeated_chunk_keeps_its_own_and_copied_terms(backend_url: str) -> None:
+    with MemoBase(backend_url, embedder=HashEmbedder(64)) as base:
+        _fill(base)
+        rows = base.db.query("SELECT id, repeated, own_terms, copied_terms FROM chunks")
+        terms = {str(r[0]): (float(r[1]), set(r[2].split()), set(r[3].split())) for r in rows}
+        assert terms["policy"] == (0.0, set(), set())
+        share, own, copied = terms["memo0"]
+        assert 0 < share < 1
+        assert {repeat_term("cafeteria"), repeat_term("lentil")} <= own
+        assert {repeat_term("retention"), repeat_term("maintains")} <= copied
+        assert not own & copied and not {"the", "about"} & (own | copied)
+        base.delete(["memo1", "memo2", "memo3", "memo4"])  # two copies left: none repeated
+        left = base.db.query("SELECT own_terms, copied_terms FROM chunks WHERE id = 'memo0'")
+        assert tuple(left[0]) == ("", "")
 
 
 def test_a_chunk_is_not_demoted_for_a_question_its_own_words_answer(backend_url: str) -> None:
@@ -298,3 +302,25 @@ def test_a_base_with_the_old_shingles_is_shingled_again(tmp_path: Path) -> None:
         stored = {int(r[0]) for r in reopened.db.query("SELECT shingle FROM chunk_shingles")}
         assert 12345 not in stored and shingles(NOTICE) <= stored
         assert len(reopened.db.query("SELECT rowid FROM chunks")) == 7  # every chunk kept
+
+
+def test_the_migration_stores_the_terms_of_chunks_already_shared(tmp_path: Path) -> None:
+    path = tmp_path / "kb.db"
+    with MemoBase(str(path), embedder=HashEmbedder(64)) as base:
+        _fill(base)
+        before = base.db.query("SELECT id, own_terms, copied_terms FROM chunks ORDER BY id")
+    con = sqlite3.connect(path)
+    con.execute("ALTER TABLE chunks DROP COLUMN own_terms")
+    con.execute("ALTER TABLE chunks DROP COLUMN copied_terms")
+    version = next(
+        i for i, m in enumerate(kb_schema.steps, 1) if m.name == "add_chunk_repeat_terms"
+    )
+    con.execute("DELETE FROM _memo_migrations WHERE schema = 'kb' AND version >= ?", [version])
+    con.commit()
+    con.close()
+    with MemoBase(str(path), embedder=HashEmbedder(64)) as reopened:
+        after = reopened.db.query("SELECT id, own_terms, copied_terms FROM chunks ORDER BY id")
+        assert [tuple(r) for r in after] == [tuple(r) for r in before]
+        assert any(r[2] for r in after)
+        question = "When does the cafeteria serve lentil soup?"
+        assert reopened.search(question, k=1, mode="keyword")[0].chunk_id == "memo0"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -195,6 +196,66 @@ def test_local_cross_encoder_without_a_model_falls_back(tmp_path: Path) -> None:
     kb.add_texts(["contract contract contract", "the term of it"], ids=["a", "b"])
     hits = kb.search("contract", k=2)  # the model folder is empty: fused order, no exception
     assert hits[0].document_id == "a" and hits[0].rerank_score is None
+
+
+class _FakeCrossEncoder:
+    """Stands in for fastembed's TextCrossEncoder: records registrations and loads."""
+
+    registered: ClassVar[dict[str, str]] = {}
+    loaded: ClassVar[list[tuple[str, str | None]]] = []
+
+    @classmethod
+    def add_custom_model(cls, model: str, sources: Any, model_file: str) -> None:
+        if model in cls.registered:
+            raise ValueError(f"Model {model} is already registered")
+        cls.registered[model] = model_file
+
+    def __init__(self, model_name: str, specific_model_path: str | None = None) -> None:
+        if model_name not in self.registered:
+            raise ValueError(f"Model {model_name} is not supported")
+        self.loaded.append((model_name, specific_model_path))
+
+    def rerank(self, query: str, documents: list[str]) -> Iterator[float]:
+        yield from (2.0 if query.split()[0] in d else -2.0 for d in documents)
+
+
+def test_a_local_cross_encoder_folder_loads_under_any_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("fastembed", reason="memo[local] not installed")
+    import fastembed.rerank.cross_encoder as cross_encoder
+
+    from memo_core.rerank import CrossEncoderReranker
+
+    monkeypatch.setattr(cross_encoder, "TextCrossEncoder", _FakeCrossEncoder)
+    monkeypatch.setattr(_FakeCrossEncoder, "registered", {})
+    monkeypatch.setattr(_FakeCrossEncoder, "loaded", [])
+    (tmp_path / "model.onnx").write_bytes(b"")
+    first = CrossEncoderReranker("my/reranker", model_path=tmp_path)
+    scores = first.rerank("kettle boils", ["the kettle", "a train"])
+    assert scores == pytest.approx([1 / (1 + math.exp(-2.0)), 1 / (1 + math.exp(2.0))])
+    assert _FakeCrossEncoder.registered == {"my/reranker": "model.onnx"}
+    assert _FakeCrossEncoder.loaded == [("my/reranker", str(tmp_path))]  # from the folder
+    # a second reranker of the same name: already registered, still loads
+    CrossEncoderReranker("my/reranker", model_path=tmp_path).rerank("kettle", ["kettle"])
+    assert len(_FakeCrossEncoder.loaded) == 2
+
+
+def test_the_config_builds_a_local_cross_encoder(tmp_path: Path) -> None:
+    from memo_core.cli.kb import _reranker
+    from memo_core.config import Settings
+    from memo_core.rerank import CrossEncoderReranker
+
+    folder = tmp_path / "ce-model"
+    built = _reranker(Settings(rerank={"provider": "local", "path": str(folder)}))
+    assert isinstance(built, CrossEncoderReranker)
+    assert (built.model_name, built.model_path) == ("local/ce-model", folder)
+    named = _reranker(
+        Settings(rerank={"provider": "local", "model": "org/ce", "path": str(folder)})
+    )
+    assert isinstance(named, CrossEncoderReranker) and named.model_name == "org/ce"
+    assert _reranker(Settings(rerank={"provider": "local"})) is None  # nothing to load
+    assert _reranker(Settings(rerank={})) is None
 
 
 class _Vector(list):  # what fastembed yields: an array with tolist()

@@ -137,3 +137,28 @@ def test_a_wrong_aid_never_hands_out_another_owners_chunk(
     assert {h.chunk_id for h in again} == {h.chunk_id for h in hits}
     assert not (index._owners == index._owner_codes["alice"]).all()  # rebuilt from the table
     kb.close()
+
+
+def test_a_file_holding_one_scope_is_not_rechecked_per_query(tmp_path: Path) -> None:
+    """The table confirms an aid's answer only where the file holds other scopes
+    (another owner or collection): with one scope every chunk is in it."""
+    settings = {"keyword_index": "memory", "vector_index": "memory"}
+    checks: list[str] = []
+
+    def scope_checks(kb: MemoBase, owner: str, mode: str) -> int:
+        kb.db.tracer = lambda sql, params: checks.append(sql)
+        checks.clear()
+        assert kb.search("harbour lantern", owner=owner, k=3, mode=mode)
+        kb.db.tracer = None
+        return sum("c.owner, c.collection FROM chunks c WHERE c.rowid IN" in s for s in checks)
+
+    alone = MemoBase(
+        tmp_path / "one.db", embedder=HashEmbedder(16), settings=SearchSettings(**settings)
+    )
+    alone.add_texts([f"harbour lantern note {i}" for i in range(6)], owner="bob")
+    both = _two_owner_base(tmp_path / "two.db", **settings)
+    for mode in ("keyword", "vector"):
+        assert scope_checks(alone, "bob", mode) == 0
+        assert scope_checks(both, "alice", mode) == 1
+    alone.close()
+    both.close()

@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from memo_core.embedders.hash import HashEmbedder
+from memo_core.kb.sqlite_keywords import stale_terms
 from memo_core.memory import MemoHood, RecallGate
+from memo_core.search.text import DEFAULT_LANGUAGES
 from memo_core.storage.connection import Database
 from memo_core.storage.identity import BASE_ID_KEY
 
@@ -204,6 +206,9 @@ def kb_problems(path: str | Path) -> list[str]:
         fts = _ids(db, "SELECT rowid FROM chunks_fts")
         if fts != chunks:
             problems.append(f"FTS rows differ from chunk rows: {len(fts ^ chunks)} differ")
+        stale = stale_terms(db, DEFAULT_LANGUAGES)
+        if stale:  # a row deleted with other values than it was indexed with
+            problems.append(f"FTS postings of {len(stale)} terms differ from the chunks' texts")
         table = db.query_one("SELECT value FROM kb_meta WHERE key = 'vector_table'")
         if table is not None:
             vecs = _ids(db, f"SELECT chunk_rowid FROM {table[0]}")
