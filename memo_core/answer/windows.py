@@ -7,7 +7,8 @@ the question's term weight. A heading (a short line with no closing punctuation,
 or a Markdown ``#`` line) is context for its neighbours, never a window's centre:
 :func:`is_heading` tells, and the extractive picker uses it too.
 :func:`answer_type_match` checks that a window holds the kind of thing the
-question asks for (a date for "when", a number for "how many", a name for "who").
+question asks for (a date for "when", a number for "how many", a name for "who");
+:func:`answer_slot` that a sentence holds one the question does not already name.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ __all__ = [
     "CANDIDATES",
     "PER_DOCUMENT",
     "Window",
+    "answer_slot",
     "answer_type_match",
     "best_window",
     "diversify",
@@ -183,6 +185,16 @@ def without_type_cue(question: str) -> str:
     return _HOW_CUE.sub(r"\1", question)
 
 
+#: (the question asks for..., the text holds one) in the order they are checked.
+_TYPE_CHECKS = (
+    (_WHEN, _DATE),
+    (_HOW_MANY, _QUANTITY),
+    (_WHO, _NAME),
+    (_WHERE, _NAME),
+    (_WHICH_OPTION, _OPTION),
+)
+
+
 def answer_type_match(question: str, window: str) -> float:
     """0.0 when the question asks for a kind of thing the window lacks, else 1.0.
 
@@ -190,19 +202,29 @@ def answer_type_match(question: str, window: str) -> float:
     name; where -> a name or a place phrase; which option / argument / mode -> an
     option token (a quoted value, a flag, an identifier, a constant).
     """
-    checks = (
-        (_WHEN, _DATE),
-        (_HOW_MANY, _QUANTITY),
-        (_WHO, _NAME),
-        (_WHERE, _NAME),
-        (_WHICH_OPTION, _OPTION),
-    )
-    for asks, holds in checks:
+    for asks, holds in _TYPE_CHECKS:
         if asks.search(question):
             if holds is _NAME and asks is _WHERE and _LOCATIVE.search(window):
                 return 1.0
             return 1.0 if holds.search(window) else 0.0
     return 1.0
+
+
+def answer_slot(question: str, sentence: str) -> float:
+    """Whether ``sentence`` fills the slot the question asks about: 1.0 when the
+    question asks for a typed thing (as :func:`answer_type_match` reads it) and the
+    sentence holds one the question does not already say, -1.0 when it holds none
+    new, 0.0 for a question of no such type.
+
+    "When did Alice sign?" is answered by "Alice signed on 3 May", not by "Alice
+    signed the lease": a date, name or number the question itself gives is no answer.
+    """
+    asked = question.casefold()
+    for asks, holds in _TYPE_CHECKS:
+        if asks.search(question):
+            new = (m.group().casefold().strip("\"'`‘’“”«»(") for m in holds.finditer(sentence))
+            return 1.0 if any(token not in asked for token in new) else -1.0
+    return 0.0
 
 
 def diversify(hits: Sequence[Hit], k: int, per_document: int = PER_DOCUMENT) -> list[Hit]:
