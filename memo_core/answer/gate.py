@@ -41,7 +41,16 @@ the question and the best hits, as a feature vector (:data:`FEATURES`):
 * ``keyword_rank`` - ``1/rank`` of the best window's chunk in the keyword leg
   (0 when that leg did not find it);
 * ``similarity_coverage`` - ``sentence_similarity × window_coverage``: a window
-  must be close in meaning *and* hold the terms, one of the two is not enough.
+  must be close in meaning *and* hold the terms, one of the two is not enough;
+* ``term_order`` - of the pairs of question terms the best window's sentence holds,
+  the share that stand in the question's order (0.5 when it holds fewer than two):
+  the sentence that answers tends to say the question's words in the question's
+  order, one that only shares its topic mixes them;
+* ``answer_slot`` - whether the best window's sentence holds a thing of the type the
+  question asks for that the question does not already name
+  (:func:`~memo_core.answer.windows.answer_slot`: +1, -1 when it holds none, 0 for
+  an untyped question): a sentence that restates "When did Alice sign the lease?"
+  without a new date does not answer it.
 
 Only the best few windows by term weight (:data:`SENTENCE_CANDIDATES`) have
 their sentence embedded: that is the gate's cost, and more candidates did not
@@ -70,7 +79,13 @@ from typing import TYPE_CHECKING, Any
 from memo_core.answer.salience import missing_terms
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.types import GateDecision
-from memo_core.answer.windows import Window, answer_type_match, rank_windows, without_type_cue
+from memo_core.answer.windows import (
+    Window,
+    answer_slot,
+    answer_type_match,
+    rank_windows,
+    without_type_cue,
+)
 from memo_core.search.text import STOPWORDS, detect_language, stem_token, tokenize
 from memo_core.types import Hit
 
@@ -106,6 +121,8 @@ FEATURES: tuple[str, ...] = (
     "rarest_term",
     "keyword_rank",
     "similarity_coverage",
+    "term_order",
+    "answer_slot",
 )
 
 #: The windows the gate reads come from this many of the best hits.
@@ -250,6 +267,8 @@ def _features(
         "rarest_term": max(idf.values(), default=0.0) / math.log(terms.total + 2),
         "keyword_rank": 0.0,
         "similarity_coverage": 0.0,
+        "term_order": 0.5,
+        "answer_slot": 0.0,
         "terms": list(idf),
         "hits": len(hits),
         "rerank_score": hits[0].rerank_score if hits else None,
@@ -297,7 +316,25 @@ def _features(
     best_hit = hits[best.rank]
     out["keyword_rank"] = 1.0 / best_hit.keyword_rank if best_hit.keyword_rank else 0.0
     out["similarity_coverage"] = (out["sentence_similarity"] or 0.0) * out["window_coverage"]
+    out["term_order"] = _term_order(list(idf), best.sentence)
+    out["answer_slot"] = answer_slot(question, best.sentence)
     return out
+
+
+def _term_order(terms: Sequence[str], sentence: str) -> float:
+    """Of the pairs of ``terms`` (the question's stemmed content terms, in order) that
+    ``sentence`` holds, the share it holds in the same order; 0.5 for fewer than two."""
+    lang = detect_language(sentence)
+    place = {t: i for i, t in enumerate(terms)}
+    held = [
+        place[t]
+        for t in dict.fromkeys(stem_token(w, lang) for w in tokenize(sentence))
+        if t in place
+    ]
+    pairs = [(a, b) for i, a in enumerate(held) for b in held[i + 1 :]]
+    if not pairs:
+        return 0.5
+    return sum(a < b for a, b in pairs) / len(pairs)
 
 
 def _phrase_overlap(question: str, held: Sequence[str], language: str) -> float:

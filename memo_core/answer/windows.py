@@ -7,7 +7,8 @@ the question's term weight. A heading (a short line with no closing punctuation,
 or a Markdown ``#`` line) is context for its neighbours, never a window's centre:
 :func:`is_heading` tells, and the extractive picker uses it too.
 :func:`answer_type_match` checks that a window holds the kind of thing the
-question asks for (a date for "when", a number for "how many", a name for "who").
+question asks for (a date for "when", a number for "how many", a name for "who");
+:func:`answer_slot` that a sentence holds one the question does not already name.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from memo_core.answer.semantic import SentenceSimilarity
-from memo_core.answer.sentences import split_sentences
+from memo_core.answer.sentences import is_signature, line_content, split_sentences
 from memo_core.search.text import detect_language, stem_token, tokenize
 from memo_core.types import Hit
 
@@ -25,6 +26,7 @@ __all__ = [
     "CANDIDATES",
     "PER_DOCUMENT",
     "Window",
+    "answer_slot",
     "answer_type_match",
     "best_window",
     "diversify",
@@ -40,12 +42,42 @@ PER_DOCUMENT = 2
 #: How many of the best windows get their sentence embedded (the costly part).
 CANDIDATES = 8
 _CLOSING = ".!?:;\"')»”…"
-#: What may stand before a heading on its line: a bullet or a section number ("4.", "2.1").
-_HEADING_PREFIX = re.compile(r"[\s\-*•]*(?:\d{1,3}(?:\.\d{1,3})*\.?)?\s*")
+#: What may stand before a heading on its line: a gutter of bars, a bullet or a section
+#: number ("4.", "2.1").
+_HEADING_PREFIX = re.compile(r"[\s|]*[\-*•]*\s*(?:\d{1,3}(?:\.\d{1,3})*\.?)?\s*")
+
+
+def _neighbour_line(text: str, start: int, end: int, step: int) -> str:
+    """The content of the nearest non-blank line after (``step`` 1) or before (-1) the
+    line spanning ``start``..``end``; "" when there is none."""
+    while True:
+        if step > 0:
+            at = text.find("\n", end)
+            if at == -1:
+                return ""
+            start, end = (
+                at + 1,
+                len(text) if text.find("\n", at + 1) == -1 else text.find("\n", at + 1),
+            )
+        else:
+            at = text.rfind("\n", 0, start)
+            if at == -1:
+                return ""
+            start, end = text.rfind("\n", 0, at) + 1, at
+        line = line_content(text[start:end])
+        if line:
+            return line
 
 
 def is_heading(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` (a sentence span) is a heading or title line."""
+    """Whether ``text[start:end]`` (a sentence span) is a heading, a title or a signature line.
+
+    A Markdown ``#`` line is a heading. A short line with no closing punctuation is a
+    title, unless it sits right under a call signature ("total(self)") or right above
+    a heading: then it is a description whose author left out the full stop ("Sum of
+    the counts"). A signature itself is no heading: it holds the defaults
+    ("fallback=(80, 24)"); the picker weighs it as such.
+    """
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
     line_end = len(text) if line_end == -1 else line_end
@@ -54,7 +86,14 @@ def is_heading(text: str, start: int, end: int) -> bool:
     sentence = text[start:end].strip()
     prefix = text[line_start:start]
     alone = _HEADING_PREFIX.fullmatch(prefix) is not None and not text[end:line_end].strip()
-    return alone and len(sentence.split()) <= _HEADING_WORDS and sentence[-1:] not in _CLOSING
+    if not alone:
+        return False
+    if len(sentence.split()) > _HEADING_WORDS or sentence[-1:] in _CLOSING:
+        return False
+    after = _neighbour_line(text, line_start, line_end, 1)
+    before = _neighbour_line(text, line_start, line_end, -1)
+    described = is_signature(before) or after.startswith("#") or is_signature(after)
+    return not described
 
 
 @dataclass(frozen=True)
@@ -183,6 +222,16 @@ def without_type_cue(question: str) -> str:
     return _HOW_CUE.sub(r"\1", question)
 
 
+#: (the question asks for..., the text holds one) in the order they are checked.
+_TYPE_CHECKS = (
+    (_WHEN, _DATE),
+    (_HOW_MANY, _QUANTITY),
+    (_WHO, _NAME),
+    (_WHERE, _NAME),
+    (_WHICH_OPTION, _OPTION),
+)
+
+
 def answer_type_match(question: str, window: str) -> float:
     """0.0 when the question asks for a kind of thing the window lacks, else 1.0.
 
@@ -190,19 +239,29 @@ def answer_type_match(question: str, window: str) -> float:
     name; where -> a name or a place phrase; which option / argument / mode -> an
     option token (a quoted value, a flag, an identifier, a constant).
     """
-    checks = (
-        (_WHEN, _DATE),
-        (_HOW_MANY, _QUANTITY),
-        (_WHO, _NAME),
-        (_WHERE, _NAME),
-        (_WHICH_OPTION, _OPTION),
-    )
-    for asks, holds in checks:
+    for asks, holds in _TYPE_CHECKS:
         if asks.search(question):
             if holds is _NAME and asks is _WHERE and _LOCATIVE.search(window):
                 return 1.0
             return 1.0 if holds.search(window) else 0.0
     return 1.0
+
+
+def answer_slot(question: str, sentence: str) -> float:
+    """Whether ``sentence`` fills the slot the question asks about: 1.0 when the
+    question asks for a typed thing (as :func:`answer_type_match` reads it) and the
+    sentence holds one the question does not already say, -1.0 when it holds none
+    new, 0.0 for a question of no such type.
+
+    "When did Alice sign?" is answered by "Alice signed on 3 May", not by "Alice
+    signed the lease": a date, name or number the question itself gives is no answer.
+    """
+    asked = question.casefold()
+    for asks, holds in _TYPE_CHECKS:
+        if asks.search(question):
+            new = (m.group().casefold().strip("\"'`‘’“”«»(") for m in holds.finditer(sentence))
+            return 1.0 if any(token not in asked for token in new) else -1.0
+    return 0.0
 
 
 def diversify(hits: Sequence[Hit], k: int, per_document: int = PER_DOCUMENT) -> list[Hit]:

@@ -7,7 +7,7 @@ from pathlib import Path
 from memo_core.answer.extractive import extractive_answer
 from memo_core.answer.gate import FEATURES, GateCalibration, SufficiencyGate, gate_features
 from memo_core.answer.gate import _DocumentFrequencies as Frequencies
-from memo_core.answer.windows import answer_type_match, best_window, is_heading
+from memo_core.answer.windows import answer_slot, answer_type_match, best_window, is_heading
 from memo_core.embedders import HashEmbedder
 from memo_core.kb import MemoBase
 from memo_core.types import Hit
@@ -62,6 +62,51 @@ def test_answer_type_match() -> None:
     assert answer_type_match("Why is it late?", "no reason") == 1.0
 
 
+def test_answer_slot_needs_a_typed_thing_the_question_does_not_name() -> None:
+    question = "When did Alice Moreau sign the harbour lease?"
+    assert answer_slot(question, "Alice Moreau signed the harbour lease on 3 May 1998.") == 1.0
+    # The same type, but only what the question already says: no answer in it.
+    assert answer_slot(question, "Alice Moreau signed the harbour lease.") == -1.0
+    assert answer_slot("Who signed the harbour lease?", "Alice Moreau signed it.") == 1.0
+    assert answer_slot("Who did Alice Moreau sign with?", "Alice Moreau signed it.") == -1.0
+    assert (
+        answer_slot("How many cranes does the harbour have in 1998?", "In 1998 it had 12.") == 1.0
+    )
+    assert (
+        answer_slot("How many cranes does the harbour have in 1998?", "In 1998 it had cranes.")
+        == -1.0
+    )
+    # A question of no checked type neither gains nor loses.
+    assert answer_slot("Why was the lease signed?", "It was signed to keep the pier.") == 0.0
+
+
+def test_the_gate_reads_term_order_and_the_answer_slot_of_the_best_sentence(
+    tmp_path: Path,
+) -> None:
+    base = MemoBase(tmp_path / "kb.db", embedder=None)
+    try:
+        base.add_texts(
+            [
+                "The night ferry leaves the north pier at 9 pm.",
+                "Pier north of the ferry night market, leaves of fern are sold.",
+                *(f"Unrelated note {i} on tides and ferns." for i in range(8)),
+            ]
+        )
+        freqs = Frequencies(base.store)
+
+        def features(question: str, text: str) -> dict[str, object]:
+            hits = [h for h in base.search(question, k=10) if h.text == text]
+            return gate_features(question, hits, freqs)
+
+        asked = "When does the night ferry leave the north pier?"
+        in_order = features(asked, "The night ferry leaves the north pier at 9 pm.")
+        mixed = features(asked, "Pier north of the ferry night market, leaves of fern are sold.")
+        assert in_order["term_order"] == 1.0 and mixed["term_order"] < 0.5
+        assert in_order["answer_slot"] == 1.0 and mixed["answer_slot"] == -1.0
+    finally:
+        base.close()
+
+
 def test_a_question_naming_what_the_base_lacks_scores_lower(tmp_path: Path) -> None:
     base = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64))
     base.add_texts(
@@ -102,3 +147,14 @@ def test_context_has_its_own_looser_floor_than_an_answer() -> None:
     for calibration in load_calibrations().values():
         assert calibration.context is not None
         assert set(calibration.weights) <= set(FEATURES)
+
+
+def test_a_description_without_a_full_stop_under_a_signature_is_no_heading() -> None:
+    # Short unpunctuated lines are titles, except a call's description whose author
+    # left out the full stop: right under a signature, or right above a heading.
+    text = "## Wheel.spin\n\nspin(self)\n\nRotate the wheel once\n\n## Wheel.stop\n\nstop(self)"
+    assert _spans(text) == ["Wheel.spin", "Wheel.stop"]
+    above = "Turning\nRotate the wheel once\n## Wheel.stop"
+    assert _spans(above) == ["Turning", "Wheel.stop"]
+    picked = extractive_answer("What does spin do to the wheel?", [("w", text)])
+    assert picked and text[picked[0][1] : picked[0][2]] == "Rotate the wheel once"
