@@ -54,6 +54,7 @@ from peers_retrieval import (
 from memo_core.embedders.base import EmbedderFingerprint
 from memo_core.kb import MemoBase
 from memo_core.kb.store import ChunkInput, DocumentWrite
+from memo_core.search.ann_index import AnnParameters
 from memo_core.search.hybrid import SearchSettings
 from memo_core.search.keyword import POSTINGS_BUDGET, select_words, word_cost
 from memo_core.search.text import fts_match_expression
@@ -641,13 +642,15 @@ def report(results: dict[str, dict[str, Any]], queries: int) -> str:
         if "sqlite-vec bit[] KNN + float re-score" in results[s]
     ]
     model = "MiniLM-int8" if VECTOR_SOURCE == "sentences" else "HASH-embedder (not a model)"
+    ann = AnnParameters()
     header = (
         "Queries per size in the table below: real questions (their text for the keyword leg, "
         f"their {model} embedding for the vector leg). Chunks: 2-5 real sentences re-sampled "
         f"from the QA corpus, each stored with the normalised sum of its sentences' {model} "
         "embeddings (384 d; a stand-in for embedding every chunk, which would take hours here). "
         "k=10, 40 candidates a leg. Latency per query, one at a time, wall clock. HNSW: "
-        "usearch, M=16, efConstruction=64, ef=max(64, 5 x depth), float16."
+        f"usearch, M={ann.connectivity}, efConstruction={ann.expansion_add}, "
+        f"ef=max({ann.expansion_search}, 5 x depth), {ann.dtype}."
     )
     return "\n\n".join(
         [
