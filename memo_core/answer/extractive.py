@@ -16,8 +16,9 @@ Then the best :attr:`ExtractiveConfig.candidates` are scored by
 share with its context, the passage rank, whether it holds the kind of thing the
 question asks for (:func:`~memo_core.answer.windows.answer_type_match`: a date for
 "when", a number for "how many"), how much of it is words rather than code or
-punctuation, whether it sits right under a heading, the relative pre-score and,
-with a
+punctuation, whether it sits right under a heading, whether it is a call
+signature alone on its line ("dist(p, q, /)": it names a call and its defaults) or
+the first sentence under one, the relative pre-score and, with a
 :class:`~memo_core.answer.semantic.SentenceSimilarity` (the base's embedder, the
 one the gate reads too), its embedding similarity to the question. The best
 sentences by that score are the answer, best first. Because
@@ -32,16 +33,23 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from memo_core.answer.semantic import SentenceSimilarity
-from memo_core.answer.sentences import split_sentences
+from memo_core.answer.sentences import is_signature, split_sentences
 from memo_core.answer.windows import answer_type_match, is_heading, without_type_cue
 from memo_core.search.text import STOPWORDS, detect_language, stem_token, tokenize
 
-__all__ = ["ExtractiveConfig", "PickWeights", "extractive_answer"]
+__all__ = [
+    "ExtractiveConfig",
+    "PickCandidate",
+    "PickWeights",
+    "extractive_answer",
+    "pick_candidates",
+]
 
 
 @dataclass(frozen=True)
 class PickWeights:
-    """Weights of the candidate score (a sum of weight x feature).
+    """Weights of the candidate score (a sum of weight x feature); ``bench/fit_pick.py``
+    fits them and reports what they pick.
 
     Fitted as a listwise (softmax) ranker on the train halves of both dev sets
     (which of a question's candidate sentences holds the gold answer; answerable
@@ -70,6 +78,12 @@ class PickWeights:
     #: context; the fit weighs that down: the first sentence under a heading mostly
     #: introduces the section rather than answering.
     after_heading: float = -1.6
+    #: 1 when the sentence comes right after a call signature ("dist(p, q, /)"): the
+    #: first sentence of an API description, which mostly says what the call does.
+    after_signature: float = 0.0
+    #: 1 for a call signature alone on its line: it names the call and its defaults
+    #: but mostly does not say what the call does.
+    signature: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -105,6 +119,8 @@ class _Sentence:
     #: The terms of the sentence (or heading) just before it in its passage.
     context: frozenset[str]
     after_heading: bool
+    after_signature: bool
+    signature: bool
     length: int
 
 
@@ -121,20 +137,31 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
     out: list[_Sentence] = []
     for rank, (chunk_id, text) in enumerate(passages):
         before: frozenset[str] = frozenset()
-        heading = False
+        heading = signature = False
         for start, end in split_sentences(text):
-            toks = _terms(text[start:end], language)
-            terms = frozenset(toks)
             sentence = text[start:end]
-            if not is_heading(text, start, end):  # a heading is context, never the answer
+            toks = _terms(sentence, language)
+            terms = frozenset(toks)
+            if is_heading(text, start, end):  # a heading is context, never the answer
+                heading, signature = True, False
+            else:
+                this = is_signature(sentence)
                 out.append(
                     _Sentence(
-                        chunk_id, rank, start, end, sentence, terms, before, heading, len(toks)
+                        chunk_id,
+                        rank,
+                        start,
+                        end,
+                        sentence,
+                        terms,
+                        before,
+                        heading,
+                        signature,
+                        this,
+                        len(toks),
                     )
                 )
-                heading = False
-            else:
-                heading = True
+                heading, signature = False, this
             before = terms
     return out
 
@@ -143,28 +170,38 @@ def _letters(text: str) -> float:
     return sum(c.isalpha() for c in text) / len(text) if text else 0.0
 
 
-def extractive_answer(
+@dataclass(frozen=True)
+class PickCandidate:
+    """One candidate sentence (``start``..``end`` of passage ``chunk_id``) with its
+    :class:`PickWeights` features, by field name; ``scored`` is False for the
+    candidates past :attr:`ExtractiveConfig.candidates` (ranked by pre-score only)."""
+
+    chunk_id: str
+    start: int
+    end: int
+    text: str
+    features: dict[str, float]
+    scored: bool
+
+
+def pick_candidates(
     question: str,
     passages: Sequence[tuple[str, str]],
     *,
-    max_sentences: int = 2,
     config: ExtractiveConfig | None = None,
     similarity: SentenceSimilarity | None = None,
     stored: Collection[str] = (),
-) -> list[tuple[str, int, int]]:
-    """Pick up to ``max_sentences`` sentences answering ``question``.
-
-    ``passages`` are ``(chunk_id, text)`` in retrieval order (best first). Returns
-    ``(chunk_id, start, end)`` spans into each passage's text, best first; an
-    empty list when no sentence shares enough of the question's content words.
-    ``stored``: the ids among them that are chunks of the base (not memory facts),
-    whose sentence vectors ``similarity`` may keep in the base.
-    """
+) -> list[PickCandidate]:
+    """Every candidate sentence of ``passages`` for ``question``, by pre-score (best
+    first), the first :attr:`ExtractiveConfig.candidates` with their features (what
+    :func:`extractive_answer` weighs and ``bench/fit_pick.py`` fits). ``stored``: the
+    ids among the passages that are chunks of the base (not memory facts), whose
+    sentence vectors ``similarity`` may keep in the base."""
     cfg = config or ExtractiveConfig()
     language = detect_language(question)
     # "long" in "how long" names the answer's type; the gate does not weigh it either.
     qterms = set(_terms(without_type_cue(question), language))
-    if not qterms or max_sentences <= 0:
+    if not qterms:
         return []
     sentences = _sentences(passages, language)
     if not sentences:
@@ -200,37 +237,64 @@ def extractive_answer(
         if similarity is not None
         else [0.0] * len(head)
     )
-    w = cfg.weights
     best = head[0].pre_score
-    scored = sorted(
-        (
-            (
-                w.coverage * c.coverage
-                + w.with_context * c.with_context
-                + w.rank / (1.0 + cfg.rank_decay * c.sentence.rank)
-                + w.answer_type * answer_type_match(question, c.sentence.text)
-                + w.similarity * sim
-                + w.pre_score * c.pre_score / best
-                + w.letters * _letters(c.sentence.text)
-                + w.after_heading * c.sentence.after_heading,
-                c.order,
-                c,
-            )
-            for c, sim in zip(head, sims, strict=True)
-        ),
-        key=lambda x: (-x[0], x[1]),
-    )
-    ranked = [c for _, _, c in scored] + rest
+    out = []
+    for c, sim in zip(head, sims, strict=True):
+        s = c.sentence
+        features = {
+            "coverage": c.coverage,
+            "with_context": c.with_context,
+            "rank": 1.0 / (1.0 + cfg.rank_decay * s.rank),
+            "answer_type": answer_type_match(question, s.text),
+            "similarity": sim,
+            "pre_score": c.pre_score / best,
+            "letters": _letters(s.text),
+            "after_heading": float(s.after_heading),
+            "after_signature": float(s.after_signature),
+            "signature": float(s.signature),
+        }
+        out.append(PickCandidate(s.chunk_id, s.start, s.end, s.text, features, True))
+    out += [PickCandidate(c.sentence.chunk_id, c.sentence.start, c.sentence.end,
+                          c.sentence.text, {}, False) for c in rest]  # fmt: skip
+    return out
+
+
+def extractive_answer(
+    question: str,
+    passages: Sequence[tuple[str, str]],
+    *,
+    max_sentences: int = 2,
+    config: ExtractiveConfig | None = None,
+    similarity: SentenceSimilarity | None = None,
+    stored: Collection[str] = (),
+) -> list[tuple[str, int, int]]:
+    """Pick up to ``max_sentences`` sentences answering ``question``.
+
+    ``passages`` are ``(chunk_id, text)`` in retrieval order (best first). Returns
+    ``(chunk_id, start, end)`` spans into each passage's text, best first; an
+    empty list when no sentence shares enough of the question's content words.
+    ``stored``: the ids among them that are chunks of the base (not memory facts),
+    whose sentence vectors ``similarity`` may keep in the base.
+    """
+    if max_sentences <= 0:
+        return []
+    cfg = config or ExtractiveConfig()
+    pool = pick_candidates(question, passages, config=cfg, similarity=similarity, stored=stored)
+    w = cfg.weights
+    scored = [c for c in pool if c.scored]
+    scores = [sum(getattr(w, name) * v for name, v in c.features.items()) for c in scored]
+    # A stable sort: equal scores keep the pre-score order.
+    order = sorted(range(len(scored)), key=lambda i: -scores[i])
+    ranked = [scored[i] for i in order] + [c for c in pool if not c.scored]
     picked: list[tuple[str, int, int]] = []
     seen: set[str] = set()
     for c in ranked:
-        s = c.sentence
         # Overlapping chunks repeat sentences: pick each sentence text once.
-        key = " ".join(s.text.split()).casefold()
+        key = " ".join(c.text.split()).casefold()
         if key in seen:
             continue
         seen.add(key)
-        picked.append((s.chunk_id, s.start, s.end))
+        picked.append((c.chunk_id, c.start, c.end))
         if len(picked) >= max_sentences:
             break
     return picked

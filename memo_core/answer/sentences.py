@@ -7,8 +7,10 @@ sentence they yield is, by construction, a verbatim quote of the text.
 the verifier benchmark, unified conflicts). It splits after ``. ! ? …`` (and any closing quotes or brackets) when the next
 word does not start in lower case, except after known abbreviations ("e.g.",
 "Dr.", "т.е.", "г."), single-letter initials ("J. K. Rowling") and inside numbers
-("3.5"); it also splits at blank lines, before bullets and numbered items, and
-after Markdown headings and short title lines.
+("3.5", and "9. 81" as tokenized text writes it); it also splits at blank lines
+(a line holding only a gutter of bars, as pydoc draws, is blank too), before
+bullets and numbered items, around a call signature alone on its line
+("dist(p, q, /)"), and after Markdown headings and short title lines.
 
 :func:`split_chat_sentences` reads chat messages (memory capture), where people
 type in lower case and one line is one thought: it splits after ``. ! ? …``
@@ -25,6 +27,8 @@ import re
 __all__ = [
     "ABBREVIATIONS",
     "CHAT_ABBREVIATIONS",
+    "is_signature",
+    "line_content",
     "sentence_around",
     "split_chat_sentences",
     "split_sentences",
@@ -50,6 +54,29 @@ _HEADING = re.compile(r"#{1,6}\s")
 _CLAUSE_NUMBER = re.compile(r"\d{1,3}(?:\.\d{1,3})*\.?\s+\S")
 _TITLE_MAX = 40
 _TITLE_WORDS = 6
+# A left gutter of bars, as pydoc draws around a class's members ("     |  text").
+_GUTTER = re.compile(r"[ \t]*(?:\|(?=\s|$)[ \t]*)+")
+# A call signature alone on its line, as API references put above a description:
+# "dist(p, q, /)", "class Path(PurePath)", "sum(xs) -> int", "open(name) from
+# builtins.type". The description, not the signature, answers. A line that goes on
+# ("S.clear() -> None -- remove all items", "cycle(p) --> p0, p1, ...") says something.
+_SIGNATURE = re.compile(
+    r"(?:class\s+)?[A-Za-z_][\w.]*\((?:[^()]|\([^()]*\))*\)"
+    r"(?:\s*->\s*[\w.\[\], ]{1,40}?|\s+from\s+[\w.]+)?:?"
+)
+# A decimal split by a tokenizer ("9. 81", "28. 5"): the period does not end a sentence.
+_SPLIT_DECIMAL = re.compile(r"(?<=\d)\. (?=\d)")
+
+
+def line_content(line: str) -> str:
+    """``line`` without surrounding whitespace and any left gutter of bars."""
+    m = _GUTTER.match(line)
+    return line[m.end() if m else 0 :].strip()
+
+
+def is_signature(line: str) -> bool:
+    """Whether ``line`` (one line, gutter allowed) is a call or class signature alone."""
+    return _SIGNATURE.fullmatch(line_content(line)) is not None
 
 
 def _is_abbreviation(text: str, dot: int) -> bool:
@@ -74,11 +101,13 @@ def _line_breaks(text: str) -> list[int]:
     pos = 0
     for k, line in enumerate(lines[:-1]):
         end = pos + len(line)
-        nxt = lines[k + 1].strip()
-        cur = line.strip()
+        nxt = line_content(lines[k + 1])
+        cur = line_content(line)
         if (
-            not cur
-            or not nxt
+            not any(c.isalnum() for c in cur)  # blank, or a rule such as "-----"
+            or not any(c.isalnum() for c in nxt)
+            or is_signature(cur)
+            or is_signature(nxt)
             or _BULLET.match(nxt)
             or _HEADING.match(nxt)
             or _HEADING.match(cur)
@@ -103,6 +132,8 @@ def _punctuation_breaks(text: str) -> list[int]:
         rest = text[end:].lstrip()
         if rest and rest[0].islower():
             continue
+        if _SPLIT_DECIMAL.match(text, m.end() - 1):
+            continue
         punct = m.group().rstrip("\"'”’»)]")
         if punct == "." and _is_abbreviation(text, m.start()) and rest:
             continue
@@ -115,7 +146,7 @@ def _trim(text: str, a: int, b: int) -> tuple[int, int]:
         a += 1
     while b > a and text[b - 1].isspace():
         b -= 1
-    for rule in (_BULLET, _HEADING):
+    for rule in (_GUTTER, _BULLET, _HEADING):
         m = rule.match(text, a, b)
         if m:
             a = m.end()

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from memo_core.answer.semantic import SentenceSimilarity
-from memo_core.answer.sentences import split_sentences
+from memo_core.answer.sentences import is_signature, line_content, split_sentences
 from memo_core.search.text import detect_language, stem_token, tokenize
 from memo_core.types import Hit
 
@@ -42,12 +42,42 @@ PER_DOCUMENT = 2
 #: How many of the best windows get their sentence embedded (the costly part).
 CANDIDATES = 8
 _CLOSING = ".!?:;\"')»”…"
-#: What may stand before a heading on its line: a bullet or a section number ("4.", "2.1").
-_HEADING_PREFIX = re.compile(r"[\s\-*•]*(?:\d{1,3}(?:\.\d{1,3})*\.?)?\s*")
+#: What may stand before a heading on its line: a gutter of bars, a bullet or a section
+#: number ("4.", "2.1").
+_HEADING_PREFIX = re.compile(r"[\s|]*[\-*•]*\s*(?:\d{1,3}(?:\.\d{1,3})*\.?)?\s*")
+
+
+def _neighbour_line(text: str, start: int, end: int, step: int) -> str:
+    """The content of the nearest non-blank line after (``step`` 1) or before (-1) the
+    line spanning ``start``..``end``; "" when there is none."""
+    while True:
+        if step > 0:
+            at = text.find("\n", end)
+            if at == -1:
+                return ""
+            start, end = (
+                at + 1,
+                len(text) if text.find("\n", at + 1) == -1 else text.find("\n", at + 1),
+            )
+        else:
+            at = text.rfind("\n", 0, start)
+            if at == -1:
+                return ""
+            start, end = text.rfind("\n", 0, at) + 1, at
+        line = line_content(text[start:end])
+        if line:
+            return line
 
 
 def is_heading(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` (a sentence span) is a heading or title line."""
+    """Whether ``text[start:end]`` (a sentence span) is a heading, a title or a signature line.
+
+    A Markdown ``#`` line is a heading. A short line with no closing punctuation is a
+    title, unless it sits right under a call signature ("total(self)") or right above
+    a heading: then it is a description whose author left out the full stop ("Sum of
+    the counts"). A signature itself is no heading: it holds the defaults
+    ("fallback=(80, 24)"); the picker weighs it as such.
+    """
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
     line_end = len(text) if line_end == -1 else line_end
@@ -56,7 +86,14 @@ def is_heading(text: str, start: int, end: int) -> bool:
     sentence = text[start:end].strip()
     prefix = text[line_start:start]
     alone = _HEADING_PREFIX.fullmatch(prefix) is not None and not text[end:line_end].strip()
-    return alone and len(sentence.split()) <= _HEADING_WORDS and sentence[-1:] not in _CLOSING
+    if not alone:
+        return False
+    if len(sentence.split()) > _HEADING_WORDS or sentence[-1:] in _CLOSING:
+        return False
+    after = _neighbour_line(text, line_start, line_end, 1)
+    before = _neighbour_line(text, line_start, line_end, -1)
+    described = is_signature(before) or after.startswith("#") or is_signature(after)
+    return not described
 
 
 @dataclass(frozen=True)

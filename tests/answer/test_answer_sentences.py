@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memo_core.answer.sentences import split_chat_sentences, split_sentences
+from memo_core.answer.sentences import is_signature, split_chat_sentences, split_sentences
 
 
 def _split(text: str) -> list[str]:
@@ -110,3 +110,51 @@ def test_chat_sentences_keep_titles_and_latin_abbreviations() -> None:
     assert _chat("Живу на ул. Ленина. Работаю рядом.") == ["Живу на ул. Ленина.", "Работаю рядом."]
     assert _chat("") == []
     assert _chat(" \n\n ") == []
+
+
+def test_a_bar_gutter_is_no_text_and_its_blank_lines_end_sentences() -> None:
+    # API references drawn with a left gutter of bars: a line holding only the
+    # gutter is a blank line, and a sentence starts after the gutter, not on it.
+    text = (
+        "    class Kettle(Appliance)\n"
+        "     |  A kettle boils water\n"
+        "     |  \n"
+        "     |  Method resolution order:\n"
+        "     |      Kettle\n"
+        "     |  \n"
+        "     |  boil(self, minutes=3)\n"
+        "     |      Heat the water until it boils."
+    )
+    assert _split(text) == [
+        "class Kettle(Appliance)",
+        "A kettle boils water",
+        "Method resolution order:\n     |      Kettle",
+        "boil(self, minutes=3)",
+        "Heat the water until it boils.",
+    ]
+
+
+def test_a_signature_alone_on_its_line_is_its_own_sentence() -> None:
+    text = "rotate(angle, /)\nTurn the image by angle degrees.\nS.pop() -> item -- the last item"
+    assert _split(text) == [
+        "rotate(angle, /)",
+        "Turn the image by angle degrees.",
+        "S.pop() -> item -- the last item",
+    ]
+    assert is_signature("     |  open(name, mode='r') from builtins.type")
+    assert is_signature("class Kettle(Appliance)") and is_signature("total(self) -> int")
+    assert not is_signature("S.pop() -> item -- the last item")  # it goes on to say something
+    assert not is_signature("Call rotate(angle) first.")
+
+
+def test_a_decimal_split_by_a_tokenizer_stays_one_sentence() -> None:
+    text = "The lighthouse stands at 28. 5 degrees east. Its lamp is 3. 2 metres tall."
+    assert _split(text) == [
+        "The lighthouse stands at 28. 5 degrees east.",
+        "Its lamp is 3. 2 metres tall.",
+    ]
+
+
+def test_a_rule_line_ends_a_sentence() -> None:
+    text = "Timers run in the background\n----------\nQueues are drained on exit."
+    assert _split(text) == ["Timers run in the background", "Queues are drained on exit."]

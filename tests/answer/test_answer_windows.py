@@ -147,3 +147,14 @@ def test_context_has_its_own_looser_floor_than_an_answer() -> None:
     for calibration in load_calibrations().values():
         assert calibration.context is not None
         assert set(calibration.weights) <= set(FEATURES)
+
+
+def test_a_description_without_a_full_stop_under_a_signature_is_no_heading() -> None:
+    # Short unpunctuated lines are titles, except a call's description whose author
+    # left out the full stop: right under a signature, or right above a heading.
+    text = "## Wheel.spin\n\nspin(self)\n\nRotate the wheel once\n\n## Wheel.stop\n\nstop(self)"
+    assert _spans(text) == ["Wheel.spin", "Wheel.stop"]
+    above = "Turning\nRotate the wheel once\n## Wheel.stop"
+    assert _spans(above) == ["Turning", "Wheel.stop"]
+    picked = extractive_answer("What does spin do to the wheel?", [("w", text)])
+    assert picked and text[picked[0][1] : picked[0][2]] == "Rotate the wheel once"
