@@ -73,6 +73,11 @@ def write_memo(folder: Path, ids: list[str], texts: list[str], vectors: np.ndarr
     kb = MemoBase(path, embedder=StoredVectorsOnly(vectors.shape[1]))
     given = vectors.tolist()  # a caller's Python lists, as LangChain hands them over
     wall, cpu = _clocked(lambda: kb.add_texts(texts, ids=ids, vectors=given))
+    # The search aids a large ingest starts building in a background thread are not
+    # the write path (LanceDB builds no vector index here): waited for off the clock,
+    # so their CPU time counts neither for memo nor for LanceDB, measured next in
+    # this very process (process_time counts every thread).
+    kb.searcher.aids.wait()
     tables = kb.db.query("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC")
     kb.close()
     return wall, cpu, _size(path), {str(n): int(s) for n, s in tables}

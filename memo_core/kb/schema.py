@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from memo_core.kb.flags import backfill_chunk_flags
 from memo_core.kb.repeats import backfill_repeat_terms, backfill_repeats
-from memo_core.kb.sqlite_keywords import contentless_layout
+from memo_core.kb.sqlite_keywords import ANALYZER_TABLE, contentless_layout
 from memo_core.search.text import DEFAULT_LANGUAGES
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY, new_base_id
@@ -243,3 +243,14 @@ def add_sentence_vectors(db: SQLDatabase) -> None:
         END;
         """
     )
+
+
+@kb_schema.skippable_by_readers
+def keyword_analyzer_beside_index(db: SQLDatabase) -> None:
+    """The keyword analyzer's record moves from ``kb_meta`` (which ``memo migrate``
+    copies to any engine) to ``chunks_fts_analyzer``, beside the index it describes."""
+    db.execute(f"CREATE TABLE IF NOT EXISTS {ANALYZER_TABLE} (analyzer TEXT NOT NULL)")
+    row = db.query_one("SELECT value FROM kb_meta WHERE key = 'keyword_analyzer'")
+    if row is not None and db.query_one(f"SELECT count(*) FROM {ANALYZER_TABLE}")[0] == 0:
+        db.execute(f"INSERT INTO {ANALYZER_TABLE} (analyzer) VALUES (?)", [str(row[0])])
+    db.execute("DELETE FROM kb_meta WHERE key = 'keyword_analyzer'")

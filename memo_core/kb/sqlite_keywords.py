@@ -9,8 +9,9 @@ chunk's text cost more than the index itself (1.3 KB of 6 KB per chunk).
 FTS5 removes a contentless row only when given the very values it indexed (the
 ``'delete'`` command), so memo recomputes them from ``chunks.text`` with the
 analyzer that indexed them: ``search.text.tokenize``, the language detection over
-the base's languages, PyStemmer. That analyzer is recorded in ``kb_meta``
-(``keyword_analyzer``, :func:`~memo_core.search.text.keyword_analyzer`); a write by
+the base's languages, PyStemmer. That analyzer is recorded beside the index, in
+``chunks_fts_analyzer`` (:func:`~memo_core.search.text.keyword_analyzer`; a fact of
+this engine's index, so ``memo migrate`` does not copy it); a write by
 a process whose analyzer differs (other languages, another PyStemmer or Unicode
 version) first rebuilds the whole index with its own, so every delete gives FTS5
 the values it holds. (``contentless_delete=1`` would need no values, but it needs
@@ -25,7 +26,7 @@ from memo_core.search.text import detect_language, keyword_analyzer, stem_text
 from memo_core.storage.base import SQLDatabase
 
 __all__ = [
-    "ANALYZER_KEY",
+    "ANALYZER_TABLE",
     "KEYWORD_INDEX_DDL",
     "add_keyword_rows",
     "contentless_layout",
@@ -35,8 +36,8 @@ __all__ = [
     "stale_terms",
 ]
 
-#: The ``kb_meta`` key recording the analyzer that made every row of ``chunks_fts``.
-ANALYZER_KEY = "keyword_analyzer"
+#: The one-row table recording the analyzer that made every row of ``chunks_fts``.
+ANALYZER_TABLE = "chunks_fts_analyzer"
 
 KEYWORD_INDEX_DDL = (
     "CREATE VIRTUAL TABLE chunks_fts USING fts5("
@@ -111,10 +112,9 @@ def rebuild_keyword_index(
             ],
         )
         last = int(rows[-1][0])
+    db.execute(f"DELETE FROM {ANALYZER_TABLE}")
     db.execute(
-        "INSERT INTO kb_meta (key, value) VALUES (?, ?)"
-        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        [ANALYZER_KEY, keyword_analyzer(tuple(languages))],
+        f"INSERT INTO {ANALYZER_TABLE} (analyzer) VALUES (?)", [keyword_analyzer(tuple(languages))]
     )
 
 
@@ -124,6 +124,7 @@ def contentless_layout(db: SQLDatabase, languages: Sequence[str]) -> None:
     db.executescript("DROP TABLE IF EXISTS chunks_fts_vocab; DROP TABLE IF EXISTS chunks_fts;")
     db.execute(KEYWORD_INDEX_DDL)
     db.execute(_VOCAB_DDL)
+    db.execute(f"CREATE TABLE IF NOT EXISTS {ANALYZER_TABLE} (analyzer TEXT NOT NULL)")
     rebuild_keyword_index(db, languages)
 
 
@@ -161,6 +162,6 @@ def _analyzer_current(
 ) -> None:
     """Rebuild the index when this process would analyze text otherwise than the
     analyzer that indexed it (the rows being ``adding`` are left to the caller)."""
-    row = db.query_one("SELECT value FROM kb_meta WHERE key = ?", [ANALYZER_KEY])
+    row = db.query_one(f"SELECT analyzer FROM {ANALYZER_TABLE}")
     if row is None or str(row[0]) != keyword_analyzer(tuple(languages)):
         rebuild_keyword_index(db, languages, skip=adding)

@@ -51,6 +51,7 @@ from memo_core.storage.registry import Implementations
 from memo_core.types import Hit
 
 __all__ = [
+    "DOCUMENT_TEXT_SQL",
     "KB_BACKENDS",
     "ChunkInput",
     "DocumentInfo",
@@ -76,6 +77,23 @@ def _marks(columns: str) -> str:
     return ",".join("?" for _ in columns.split(","))
 
 
+#: SQL giving the text of document ``d``: ``documents.text`` is empty when the document
+#: is its one chunk (a text stored as it came, the vector-store way), whose
+#: ``chunks.text`` then holds it, rather than the same text twice.
+DOCUMENT_TEXT_SQL = (
+    "coalesce(nullif(d.text, ''),"
+    " (SELECT c.text FROM chunks c WHERE c.doc_rowid = d.rowid ORDER BY c.ord LIMIT 1), '')"
+)
+
+
+def _stored_text(write: DocumentWrite) -> str:
+    """``documents.text`` of a write: '' when its one chunk is the whole text."""
+    chunks = write.chunks
+    if len(chunks) == 1 and chunks[0].start == 0 and chunks[0].text == write.text:
+        return ""
+    return write.text
+
+
 def _document_values(write: DocumentWrite, created: str, updated: str) -> list[Any]:
     """The ``documents`` row of a write, in :data:`_DOCUMENT_COLUMNS` order."""
     return [
@@ -86,7 +104,7 @@ def _document_values(write: DocumentWrite, created: str, updated: str) -> list[A
         write.title,
         write.kind,
         write.content_hash or sha256(write.text),
-        write.text,
+        _stored_text(write),
         json.dumps(dict(write.metadata or {}), ensure_ascii=False, default=str),
         created,
         updated,
@@ -537,7 +555,7 @@ class KnowledgeStore:
 
     def document_text(self, owner: str, document_id: str) -> str | None:
         row = self.db.query_one(
-            "SELECT text FROM documents WHERE owner = ? AND id = ?",
+            f"SELECT {DOCUMENT_TEXT_SQL} FROM documents d WHERE d.owner = ? AND d.id = ?",
             [require_owner(owner), document_id],
         )
         return None if row is None else str(row[0])

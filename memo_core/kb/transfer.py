@@ -3,7 +3,7 @@
 ``memo migrate`` calls :func:`copy_knowledge_base` for the ``kb`` part of a base.
 What is copied, and why this way:
 
-* ``kb_meta`` row for row (but the base's id and its keyword analyzer), so the destination records the same embedder
+* ``kb_meta`` row for row, so the destination records the same embedder
   fingerprint and the same active vector table: the base opens with the embedder
   it was indexed with, and refuses any other, exactly as before.
 * ``documents`` and ``chunks`` with their rowids, so chunk -> document links and
@@ -30,7 +30,6 @@ from memo_core.embedders.base import EmbedderFingerprint
 from memo_core.errors import ConfigError, StorageError
 from memo_core.kb.base import open_store
 from memo_core.kb.repeats import backfill_repeats
-from memo_core.kb.sqlite_keywords import ANALYZER_KEY
 from memo_core.kb.store import KnowledgeStore
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY
@@ -59,13 +58,10 @@ def copy_knowledge_base(src: SQLDatabase, dst: SQLDatabase, *, batch: int = 500)
     for table in ("documents", "chunks"):
         if int(dst.query_one(f"SELECT count(*) FROM {table}")[0]):
             raise ConfigError(f"{dst.path} already holds {table}; copy into an empty base")
-    # The destination keeps its own identity (storage/identity.py) and the record of
-    # the analyzer that builds its keyword rows (kb/sqlite_keywords.py).
-    meta = [
+    meta = [  # the destination keeps its own identity (storage/identity.py)
         (str(k), str(v))
         for k, v in src.query(
-            "SELECT key, value FROM kb_meta WHERE key NOT IN (?, ?) ORDER BY key",
-            [BASE_ID_KEY, ANALYZER_KEY],
+            "SELECT key, value FROM kb_meta WHERE key <> ? ORDER BY key", [BASE_ID_KEY]
         )
     ]
     vector_table = _prepare_destination(source, target, meta)

@@ -16,7 +16,7 @@ import pytest
 from memo_core.embedders import HashEmbedder
 from memo_core.kb import MemoBase
 from memo_core.kb.schema import kb_schema
-from memo_core.kb.sqlite_keywords import ANALYZER_KEY, keyword_text, stale_terms
+from memo_core.kb.sqlite_keywords import ANALYZER_TABLE, keyword_text, stale_terms
 from memo_core.search.text import DEFAULT_LANGUAGES
 
 TEXTS = {
@@ -82,10 +82,10 @@ def test_another_analyzer_rebuilds_the_index_before_it_writes(tmp_path: Path) ->
     # German stems for Latin text: a delete with those stems would miss the English
     # ones stored, unless the index is first rebuilt with them.
     with MemoBase(path, embedder=HashEmbedder(32), languages=("german",)) as kb:
-        before = kb.db.query_one("SELECT value FROM kb_meta WHERE key = ?", [ANALYZER_KEY])[0]
+        before = kb.db.query_one(f"SELECT analyzer FROM {ANALYZER_TABLE}")[0]
         assert _keyword_ids(kb, "moored") == ["harbour"]  # reading changes nothing
         kb.delete(["orchard"])
-        after = kb.db.query_one("SELECT value FROM kb_meta WHERE key = ?", [ANALYZER_KEY])[0]
+        after = kb.db.query_one(f"SELECT analyzer FROM {ANALYZER_TABLE}")[0]
         assert before != after and '["german"]' in after
         assert stale_terms(kb.db, ("german",)) == []
         assert _keyword_ids(kb, "pruned") == []
@@ -109,7 +109,7 @@ def _old_layout(path: Path) -> None:
         """
     )
     con.executemany("INSERT INTO chunks_fts (rowid, raw, stemmed) VALUES (?, ?, ?)", rows)
-    con.execute("DELETE FROM kb_meta WHERE key = ?", [ANALYZER_KEY])
+    con.execute(f"DROP TABLE {ANALYZER_TABLE}")
     version = next(
         i for i, m in enumerate(kb_schema.steps, 1) if m.name == "contentless_keyword_index"
     )
@@ -134,4 +134,25 @@ def test_a_base_with_the_old_layout_is_migrated(tmp_path: Path, query: str) -> N
         got = [(h.chunk_id, h.score) for h in kb.search(query, k=10, mode="keyword")]
         assert got == expected
         kb.delete(["harbour"])
+        assert stale_terms(kb.db, DEFAULT_LANGUAGES) == []
+
+
+def test_a_base_with_the_analyzer_in_kb_meta_moves_it_beside_the_index(tmp_path: Path) -> None:
+    path = tmp_path / "kb.db"
+    with MemoBase(path, embedder=HashEmbedder(32)) as kb:
+        _fill(kb)
+        recorded = kb.db.query_one(f"SELECT analyzer FROM {ANALYZER_TABLE}")[0]
+    con = sqlite3.connect(path)  # as the first contentless version kept it
+    con.execute(f"DROP TABLE {ANALYZER_TABLE}")
+    con.execute("INSERT INTO kb_meta (key, value) VALUES ('keyword_analyzer', ?)", [recorded])
+    version = next(
+        i for i, m in enumerate(kb_schema.steps, 1) if m.name == "keyword_analyzer_beside_index"
+    )
+    con.execute("DELETE FROM _memo_migrations WHERE schema = 'kb' AND version >= ?", [version])
+    con.commit()
+    con.close()
+    with MemoBase(path, embedder=HashEmbedder(32)) as kb:
+        assert kb.db.query_one(f"SELECT analyzer FROM {ANALYZER_TABLE}")[0] == recorded
+        assert kb.store.meta("keyword_analyzer") is None
+        kb.delete(["kiln"])
         assert stale_terms(kb.db, DEFAULT_LANGUAGES) == []

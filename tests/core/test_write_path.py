@@ -10,15 +10,19 @@ from __future__ import annotations
 import math
 import re
 from array import array
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memo_core.embedders import HashEmbedder
 from memo_core.embedders import base as embedder_base
 from memo_core.embedders.base import checked_unit_blob, checked_unit_vector
 from memo_core.errors import InvalidInputError
+from memo_core.kb import MemoBase
 from memo_core.kb.flags import chunk_flags
+from memo_core.kb.records import ChunkInput
 from memo_core.search.text import stem_text, stem_token, stem_words, tokenize
 
 _SUBTOKEN = re.compile(r"[^\W_]+")
@@ -104,3 +108,16 @@ def test_without_numpy_the_same_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_bad_vector_is_refused_on_the_fast_path_too(bad: object) -> None:
     with pytest.raises(InvalidInputError):
         checked_unit_blob(bad, 4)
+
+
+def test_a_document_that_is_its_one_chunk_is_stored_once(tmp_path: Path) -> None:
+    whole = "The ferry timetable changes on the first of May."
+    parts = "Part one is here.\nPart two follows."
+    with MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(16)) as kb:
+        kb.add_texts([whole], ids=["whole"])
+        chunks = [ChunkInput("Part one is here.", 0, 17), ChunkInput("Part two follows.", 18, 35)]
+        kb.add_document(parts, document_id="parts", chunks=chunks)
+        stored = dict(kb.db.query("SELECT id, text FROM documents"))
+        assert stored == {"whole": "", "parts": parts}  # the chunk holds the first one
+        assert kb.store.document_text(kb.owner, "whole") == whole
+        assert kb.store.document_text(kb.owner, "parts") == parts

@@ -25,6 +25,7 @@ from typing import Any
 
 from memo_core.embedders.hash import HashEmbedder
 from memo_core.kb.sqlite_keywords import stale_terms
+from memo_core.kb.store import DOCUMENT_TEXT_SQL
 from memo_core.memory import MemoHood, RecallGate
 from memo_core.search.text import DEFAULT_LANGUAGES
 from memo_core.storage.connection import Database
@@ -214,12 +215,20 @@ def kb_problems(path: str | Path) -> list[str]:
             vecs = _ids(db, f"SELECT chunk_rowid FROM {table[0]}")
             if vecs != chunks:
                 problems.append(f"vector rows differ from chunk rows: {len(vecs ^ chunks)} differ")
-        texts = {int(r[0]): str(r[1]) for r in db.query("SELECT rowid, text FROM documents")}
+        texts = {
+            int(r[0]): str(r[1])
+            for r in db.query(f"SELECT d.rowid, {DOCUMENT_TEXT_SQL} FROM documents d")
+        }
         ords: dict[int, list[int]] = {}
-        for doc_rowid, ord_, start, end, text in db.query(
-            'SELECT doc_rowid, ord, start, "end", text FROM chunks ORDER BY doc_rowid, ord'
+        for doc_rowid, ord_, start, end, text, digest in db.query(
+            'SELECT doc_rowid, ord, start, "end", text, content_hash FROM chunks'
+            " ORDER BY doc_rowid, ord"
         ):
             ords.setdefault(int(doc_rowid), []).append(int(ord_))
+            if hashlib.sha256(str(text).encode()).hexdigest() != digest:
+                problems.append(
+                    f"a chunk of document {doc_rowid} is not the text it was stored with"
+                )
             if int(doc_rowid) not in texts:
                 problems.append(f"chunk of missing document {doc_rowid}")
             elif texts[int(doc_rowid)][int(start) : int(end)] != text:
@@ -240,7 +249,9 @@ def kb_documents(path: str | Path) -> dict[tuple[str, str], tuple[str, tuple[str
         chunks: dict[int, list[str]] = {}
         for doc_rowid, text in db.query("SELECT doc_rowid, text FROM chunks ORDER BY ord"):
             chunks.setdefault(int(doc_rowid), []).append(str(text))
-        for rowid, owner, doc_id, text in db.query("SELECT rowid, owner, id, text FROM documents"):
+        for rowid, owner, doc_id, text in db.query(
+            f"SELECT d.rowid, d.owner, d.id, {DOCUMENT_TEXT_SQL} FROM documents d"
+        ):
             out[(str(owner), str(doc_id))] = (str(text), tuple(chunks.get(int(rowid), [])))
     return out
 

@@ -37,6 +37,7 @@ from memo_core.errors import DatabaseLockedError, MemoError
 from memo_core.ingest import IngestPolicy
 from memo_core.kb import MemoBase
 from memo_core.kb.ingest import ingest_sources
+from memo_core.kb.store import DOCUMENT_TEXT_SQL
 from memo_core.ledger import SpendLedger
 from memo_core.memory import MemoHood
 from memo_core.memory.namespace import encode_namespace
@@ -262,7 +263,7 @@ def lost_writes(
     try:
         docs = {
             (str(o), str(i)): str(t)
-            for o, i, t in db.query("SELECT owner, id, text FROM documents")
+            for o, i, t in db.query(f"SELECT d.owner, d.id, {DOCUMENT_TEXT_SQL} FROM documents d")
         }
         sources = {(str(o), str(s)) for o, s in db.query("SELECT owner, source FROM documents")}
     finally:
@@ -329,7 +330,7 @@ def _prefix_losses(
     with Database(kb_path) as db:
         docs = {
             (str(o), str(i)): sha(str(t))
-            for o, i, t in db.query("SELECT owner, id, text FROM documents")
+            for o, i, t in db.query(f"SELECT d.owner, d.id, {DOCUMENT_TEXT_SQL} FROM documents d")
         }
     with Database(mem_path) as mdb:
         turns = {str(r[0]) for r in mdb.query("SELECT id FROM mem_turns")}

@@ -39,6 +39,7 @@ from memo_core.errors import MemoError, NamespaceRequiredError, UnsafeURLError
 from memo_core.ingest import IngestPolicy, urlguard
 from memo_core.kb import MemoBase
 from memo_core.kb.ingest import ingest_sources
+from memo_core.kb.store import DOCUMENT_TEXT_SQL
 from memo_core.memory import MemoHood
 from memo_core.memory.namespace import ancestors, normalize_namespace
 
@@ -285,7 +286,7 @@ def test_obsidian_links_and_symlinks_cannot_escape_the_vault(
     assert [Path(s).name for s in report.added] == ["Home.md"]
     hits = fresh_kb.search("TOPSECRET payroll", mode="keyword")
     assert all("TOPSECRET" not in h.text for h in hits)
-    texts = fresh_kb.db.query("SELECT text FROM documents")
+    texts = fresh_kb.db.query(f"SELECT {DOCUMENT_TEXT_SQL} FROM documents d")
     assert all("TOPSECRET" not in str(t[0]) for t in texts)
     # A note path that resolves outside the allowed roots is refused by name, too.
     before = kb_state(fresh_kb)
