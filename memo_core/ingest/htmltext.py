@@ -17,7 +17,7 @@ from typing import Any
 from memo_core.ingest.markdown import extract_markdown
 from memo_core.ingest.types import ExtractedDocument
 
-__all__ = ["extract_html", "html_title", "html_to_markdown"]
+__all__ = ["extract_html", "html_title", "html_to_markdown", "unescape_markdown"]
 
 _SKIP = frozenset(
     {
@@ -132,6 +132,32 @@ class _TextCollector(HTMLParser):
         self.out.append(data)
 
 
+#: The punctuation trafilatura's Markdown output puts a backslash before. The page
+#: never showed those backslashes, and a quote or an identifier (``max_value``,
+#: ``a*b``) must read as it does on the page, so they are taken out again.
+_MD_ESCAPE = re.compile(r"\\([`*_{}\[\]<>()#+\-.!|~])")
+#: Escapes that keep the structure the Markdown reader sees: at the start of a line
+#: an unescaped ``#`` would make a heading, a backtick a code fence, ``>`` a quote.
+_STRUCTURAL_AT_LINE_START = frozenset("#`>")
+
+
+def _unescaped(match: re.Match[str]) -> str:
+    line, char = match.string, match.group(1)
+    if char == "|" and line.lstrip().startswith("|"):  # a table row: keep its cells
+        return match.group(0)
+    at_line_start = match.start() == len(line) - len(line.lstrip())
+    if at_line_start and char in _STRUCTURAL_AT_LINE_START:
+        return match.group(0)
+    return char
+
+
+def unescape_markdown(text: str) -> str:
+    """``text`` without the backslash escapes of Markdown punctuation, except where the
+    backslash keeps a line from becoming a heading, fence or quote, or keeps a ``|``
+    inside a table cell from splitting it."""
+    return "\n".join(_MD_ESCAPE.sub(_unescaped, line) for line in text.split("\n"))
+
+
 def html_to_markdown(markup: str, *, use_trafilatura: bool = True) -> str:
     """The main text of ``markup`` with ``#`` headings; empty when there is none."""
     if use_trafilatura:
@@ -151,7 +177,7 @@ def html_to_markdown(markup: str, *, use_trafilatura: bool = True) -> str:
             except (Exception, RecursionError):  # hostile markup: fall back, never crash
                 extracted = None
             if extracted and extracted.strip():
-                return str(extracted)
+                return unescape_markdown(str(extracted))
     collector = _TextCollector()
     collector.feed(markup)
     collector.close()

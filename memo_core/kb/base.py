@@ -123,6 +123,7 @@ class MemoBase:
     # -- lifecycle ----------------------------------------------------------
 
     def close(self) -> None:
+        self.searcher.close()  # before the file closes: a background build reads it
         self.sentence_vectors.flush()
         self.db.close()
 

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from memo_core.errors import MissingDependencyError
 from memo_core.search.sidecar import (
+    check_stop,
     read_header,
     save_with_header,
     snapshot_usable,
@@ -97,6 +98,7 @@ class AnnVectorIndex:
         *,
         path: str | os.PathLike[str] | None = None,
         parameters: AnnParameters | None = None,
+        stop: threading.Event | None = None,
     ) -> None:
         try:
             import numpy
@@ -107,6 +109,8 @@ class AnnVectorIndex:
         self._index_cls: Any = Index
         self.store = store
         self.parameters = parameters or AnnParameters()
+        #: Set when the base closes mid-build (``auto_aids.py``): the build stops.
+        self.stop = stop
         local = store.db.local_file  # None on a server or in RAM: nothing to save beside
         self.path: Path | None = (
             Path(path) if path is not None else Path(local + ".hnsw") if local else None
@@ -237,6 +241,7 @@ class AnnVectorIndex:
             want["vector_table"], batch=self.parameters.build_batch
         )
         for rows in batches:
+            check_stop(self.stop)
             keys = np.fromiter((r[0] for r in rows), dtype=np.uint64, count=len(rows))
             matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32)
             index.add(keys, matrix.reshape(len(rows), dims))

@@ -23,14 +23,17 @@ then serves from RAM) leaves the base on the SQL engines, and says why in
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import logging
 import threading
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memo_core.errors import ConfigError
+from memo_core.search.sidecar import BuildStopped
 
 if TYPE_CHECKING:
     from memo_core.kb.store import KnowledgeStore
@@ -55,6 +58,17 @@ KINDS = ("vector_index", "keyword_index")
 #: What each aid is when ``"auto"`` switches it on.
 ENGINES = {"vector_index": "hnsw", "keyword_index": "memory"}
 _SUFFIX = {"vector_index": ".hnsw", "keyword_index": ".kwidx"}
+
+
+#: Every AutoAids with a thread, stopped at interpreter exit: a daemon thread killed
+#: inside usearch's C++ code at exit aborts the process ("terminate called ...").
+_LIVE: weakref.WeakSet[AutoAids] = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_all() -> None:
+    for aids in list(_LIVE):
+        aids.close()
 
 
 def _missing_dependency(kind: str) -> str | None:
@@ -94,6 +108,8 @@ class AutoAids:
         self._install = install
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        #: Set by close(): a running build stops after its current batch, none starts.
+        self._stop = threading.Event()
         self._ready: set[str] = set()
         self._failed: dict[str, str] = {}
         self._count_key: object = None
@@ -137,6 +153,8 @@ class AutoAids:
         """Start building the due aids (no-op when built, building or not due); with
         ``wait`` build them on this thread. True when something was started or built."""
         with self._lock:
+            if self._stop.is_set():  # closed: its file may be gone
+                return False
             due = [k for k in self._wanted() if k not in self._ready]
             if not due or self.building:
                 return False
@@ -147,8 +165,18 @@ class AutoAids:
                 target=self._build_apart, args=(due,), name="memo-search-aids", daemon=True
             )
             self.started += 1
+            _LIVE.add(self)
             self._thread.start()
             return True
+
+    def close(self) -> None:
+        """Stop a background build and wait for it (one batch at most): its base is
+        closing, and the thread must not outlive the files it reads and writes."""
+        self._stop.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
+        _LIVE.discard(self)
 
     @property
     def building(self) -> bool:
@@ -184,11 +212,15 @@ class AutoAids:
 
         for kind in kinds:
             aid: AnnVectorIndex | RamKeywordIndex = (
-                AnnVectorIndex(store) if kind == "vector_index" else RamKeywordIndex(store)
+                AnnVectorIndex(store, stop=self._stop)
+                if kind == "vector_index"
+                else RamKeywordIndex(store, stop=self._stop)
             )
             try:
                 with store.reading():
                     usable = aid.refresh()
+            except BuildStopped:  # the base is closing: nothing to hand over
+                return
             except Exception as exc:  # an aid never makes a search fail
                 log.warning("%s: the %s aid was not built (%s)", store.db.path, kind, exc)
                 self._failed[kind] = str(exc)
@@ -196,6 +228,9 @@ class AutoAids:
             if not usable:  # no vectors (keyword-only base): nothing to serve
                 self._failed[kind] = "the base holds no vectors"
                 continue
+            if self._stop.is_set():
+                return
+            aid.stop = None  # it now follows writes on the query path: never stopped
             aid.rebind(self.store)
             self._install(kind, aid)
             self._ready.add(kind)

@@ -159,6 +159,8 @@ class HybridSearcher:
         s = self.settings
         auto = tuple(k for k in KINDS if getattr(s, k) == "auto")
         if self._auto_aids is None or self._auto_for != (auto, s.aids_from_chunks):
+            if self._auto_aids is not None:  # settings changed: the old build's aids are unwanted
+                self._auto_aids.close()
             self._auto_aids = AutoAids(
                 self.store, auto, s.aids_from_chunks, self._open_reader, self._install
             )
@@ -184,6 +186,11 @@ class HybridSearcher:
         if chosen == "auto":
             return "memory" if self.aids.active("keyword_index") else "sqlite"
         return chosen
+
+    def close(self) -> None:
+        """Stop any background build of the search aids (the base is closing)."""
+        if self._auto_aids is not None:
+            self._auto_aids.close()
 
     def after_ingest(self) -> None:
         """An ingest ended: start building the ``"auto"`` aids if it made them due."""

@@ -49,6 +49,7 @@ from memo_core.errors import MissingDependencyError
 from memo_core.search.bm25 import COLUMN_WEIGHTS, COLUMNS, K1, KB_B, idf, length_norm
 from memo_core.search.pg_text import fold
 from memo_core.search.sidecar import (
+    check_stop,
     read_header,
     save_with_header,
     snapshot_usable,
@@ -103,6 +104,7 @@ class RamKeywordIndex:
         path: str | Path | None = None,
         compact_share: float = 0.1,
         compact_min: int = 5_000,
+        stop: threading.Event | None = None,
     ) -> None:
         try:
             import numpy
@@ -116,6 +118,8 @@ class RamKeywordIndex:
         )
         self.compact_share = compact_share
         self.compact_min = compact_min
+        #: Set when the base closes mid-build (``auto_aids.py``): the build stops.
+        self.stop = stop
         self._lock = threading.RLock()
         self._ready = False
         self._distrusted = False  # the saved file proved wrong: build, do not load
@@ -182,6 +186,7 @@ class RamKeywordIndex:
         rowids, lengths, owners, collections = array("q"), array("q"), array("i"), array("i")
         position = 0
         for rows in self.store.backend.keyword_rows():
+            check_stop(self.stop)
             for rowid, raw, stemmed, owner, collection in rows:
                 length = 0
                 for col, text in enumerate((raw, stemmed)):

@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "BuildStopped",
+    "check_stop",
     "file_checksum",
     "read_header",
     "save_with_header",
@@ -32,6 +34,17 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+
+class BuildStopped(Exception):
+    """A build was asked to stop (its base is closing): the half-built index is dropped."""
+
+
+def check_stop(stop: threading.Event | None) -> None:
+    """Raise :class:`BuildStopped` once ``stop`` is set: called between a build's batches,
+    so a base that closes waits for one batch at most, not for the whole build."""
+    if stop is not None and stop.is_set():
+        raise BuildStopped
 
 
 def snapshot_usable(seq: int, low: int, high: int) -> bool:

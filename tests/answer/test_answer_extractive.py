@@ -145,3 +145,20 @@ def test_the_similarity_reranks_the_candidates() -> None:
     for wanted in ("The pump starts at dawn.", "The pump starts when the tank is full."):
         picked = extractive_answer(q, [("p", text)], max_sentences=1, similarity=Prefers(wanted))  # type: ignore[arg-type]
         assert [text[a:b] for _, a, b in picked] == [wanted]
+
+
+def test_a_call_signature_yields_to_the_description_under_it() -> None:
+    # The signature holds the call's rare name and the question's argument; the
+    # sentence under it says what the call does.
+    text = (
+        "brew_tea(leaves, minutes=4)\n"
+        "Steep the leaves for the given minutes in water just off the boil.\n\n"
+        "The kettle holds enough for six cups."
+    )
+    q = "What does brew_tea steep the leaves in?"
+    answer = "Steep the leaves for the given minutes in water just off the boil."
+    assert _picks(q, [("t", text)])[0] == answer
+    # Without the signature's weights the signature wins on its terms.
+    assert _picks(q, [("t", text)], signature=0.0, after_signature=0.0)[0] == (
+        "brew_tea(leaves, minutes=4)"
+    )

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import random
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -240,3 +242,39 @@ def test_the_local_embedder_loads_after_the_hnsw_aid(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "loaded"
+
+
+def test_closing_the_base_stops_a_background_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """close() must not return while the build thread still reads the file: it stops
+    the build between two batches and waits for it, and nothing is handed over."""
+    from memo_core.kb.sqlite_backend import SqliteKnowledgeBackend
+
+    real_rows = SqliteKnowledgeBackend.vector_rows
+    batches_read = []
+    first_batch = threading.Event()
+    slow_batches = 400
+
+    def slow_rows(self: SqliteKnowledgeBackend, table: str, *, batch: int = 5_000) -> Any:
+        rows = [r for chunk in real_rows(self, table, batch=batch) for r in chunk]
+        for _ in range(slow_batches):  # a build long enough to be caught midway
+            batches_read.append(1)
+            first_batch.set()
+            yield rows[:1]
+            time.sleep(0.02)
+
+    monkeypatch.setattr(SqliteKnowledgeBackend, "vector_rows", slow_rows)
+    db = tmp_path / "kb.db"
+    kb = _base(db, aids_from_chunks=30, keyword_index="sqlite")
+    kb.add_texts(_texts(40))
+    assert first_batch.wait(60)
+    aids = kb.searcher.aids
+    assert aids.building
+    kb.close()
+    assert not aids.building  # the thread is gone once close() returns
+    assert len(batches_read) < slow_batches  # stopped midway, not waited out
+    assert _sidecars(db) == []  # nothing half-built saved or handed over
+    assert "vector_index" not in aids._ready
+    assert "vector_index" not in aids._failed  # a stop is no failure
+    assert not aids.start()  # a closed base starts no new build

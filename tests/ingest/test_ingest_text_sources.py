@@ -296,3 +296,35 @@ def test_unknown_suffix_with_text_is_plain_text(tmp_path: Path, policy: IngestPo
     assert doc.kind == "text"
     with pytest.raises(UnsupportedSourceError):
         extract(_write(tmp_path / "photo.bin", PNG), policy=policy)
+
+
+def test_html_quotes_read_as_the_page_shows_them(tmp_path: Path, policy: IngestPolicy) -> None:
+    """trafilatura's Markdown puts backslashes before ``_``, ``*``, brackets...; the
+    page never showed them, so a quoted identifier must not carry them."""
+    pytest.importorskip("trafilatura")
+    page = (
+        "<html><head><title>Knobs</title></head><body><article><h1>Tuning knobs</h1>"
+        "<p>Set retry_limit=7 and keep buffer_size*2 under the [soft] cap, since the "
+        "worker pool (spare_threads) reads both values at start-up every morning.</p>"
+        "<p># is the comment marker of this file format and it stays literal text here, "
+        "never a heading of its own in the extracted document.</p>"
+        "<table><tr><td>left|right</td><td>mode_b</td></tr></table>"
+        "</article></body></html>"
+    )
+    doc = _one(extract(_write(tmp_path / "knobs.html", page), policy=policy))
+    assert "Set retry_limit=7 and keep buffer_size*2 under the [soft] cap" in doc.text
+    assert "(spare_threads)" in doc.text and "\\_" not in doc.text
+    assert "\\# is the comment marker" in doc.text  # still no heading of its own
+    assert [s.locator.get("heading") for s in doc.sections] == ["Tuning knobs"]
+    assert "left\\|right" in doc.text and "mode_b" in doc.text  # one table cell
+
+
+def test_markdown_unescape_keeps_structure() -> None:
+    from memo_core.ingest.htmltext import unescape_markdown
+
+    assert unescape_markdown("a\\_b \\*c\\* \\[d\\]") == "a_b *c* [d]"
+    assert unescape_markdown("\\# not a heading\n  \\> not a quote") == (
+        "\\# not a heading\n  \\> not a quote"
+    )
+    assert unescape_markdown("| x\\|y | z\\_w |") == "| x\\|y | z_w |"
+    assert unescape_markdown("path C:\\temp stays") == "path C:\\temp stays"
