@@ -139,7 +139,7 @@ class SentenceVectorCache:
                     "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                     rows,
                 )
-        except MemoError as exc:  # a busy or read-only base: this batch stays in RAM only
+        except MemoError as exc:  # a busy or read-only base: this batch is dropped (a cache)
             log.info("sentence vector cache: %d rows not written (%s)", len(rows), exc)
 
     def pending(self) -> int:

@@ -20,7 +20,7 @@ SQLite 3.43, and a file that uses it cannot be read by an older SQLite.)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from memo_core.search.text import detect_language, keyword_analyzer, stem_text
 from memo_core.storage.base import SQLDatabase
@@ -99,19 +99,11 @@ def rebuild_keyword_index(
     """Index every stored chunk (but ``skip``) anew with this analyzer, and record it:
     the contentless layout's migration, and a write under another analyzer."""
     db.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('delete-all')")
-    last = 0
-    while rows := db.query(
-        "SELECT rowid, text FROM chunks WHERE rowid > ? ORDER BY rowid LIMIT ?", [last, _BATCH]
-    ):
+    for rows in _stored_chunks(db):
         db.executemany(
             _INSERT,
-            [
-                (int(r[0]), *keyword_text(str(r[1]), languages))
-                for r in rows
-                if int(r[0]) not in skip
-            ],
+            [(r, *keyword_text(t, languages)) for r, t in rows if r not in skip],
         )
-        last = int(rows[-1][0])
     db.execute(f"DELETE FROM {ANALYZER_TABLE}")
     db.execute(
         f"INSERT INTO {ANALYZER_TABLE} (analyzer) VALUES (?)", [keyword_analyzer(tuple(languages))]
@@ -141,20 +133,26 @@ def stale_terms(db: SQLDatabase, languages: Sequence[str]) -> list[str]:
         """
     )
     try:
-        last = 0
-        while rows := db.query(
-            "SELECT rowid, text FROM chunks WHERE rowid > ? ORDER BY rowid LIMIT ?", [last, _BATCH]
-        ):
+        for rows in _stored_chunks(db):
             db.executemany(
                 "INSERT INTO temp.fresh_fts (rowid, raw, stemmed) VALUES (?, ?, ?)",
-                [(int(r[0]), *keyword_text(str(r[1]), languages)) for r in rows],
+                [(r, *keyword_text(t, languages)) for r, t in rows],
             )
-            last = int(rows[-1][0])
         held = {str(t): (int(d), int(c)) for t, d, c in db.query(_COUNTS.format("chunks_fts"))}
         made = {str(t): (int(d), int(c)) for t, d, c in db.query(_COUNTS.format("fresh_fts"))}
     finally:
         db.executescript("DROP TABLE temp.fresh_fts_vocab; DROP TABLE temp.fresh_fts;")
     return sorted(t for t in held.keys() | made.keys() if held.get(t) != made.get(t))
+
+
+def _stored_chunks(db: SQLDatabase) -> Iterator[list[tuple[int, str]]]:
+    """Every stored chunk's ``(rowid, text)``, in rowid order, a batch at a time."""
+    last = 0
+    while rows := db.query(
+        "SELECT rowid, text FROM chunks WHERE rowid > ? ORDER BY rowid LIMIT ?", [last, _BATCH]
+    ):
+        yield [(int(r[0]), str(r[1])) for r in rows]
+        last = int(rows[-1][0])
 
 
 def _analyzer_current(
