@@ -167,10 +167,22 @@ def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+#: A dot between two name characters, as in an attribute access (not a decimal "3.12").
+_DOTTED_NAME = re.compile(r"[^\W\d]\.[^\W\d]")
+
+
 def _query_terms(query: str, drop_stopwords: bool) -> list[list[str]]:
-    """Whitespace words of the query, each as its list of sub-tokens (a phrase)."""
-    words = [tokenize(w) for w in query.split()]
-    words = [w for w in words if w]
+    """Whitespace words of the query, each as its list of sub-tokens (a phrase); a dotted
+    name also as each of its parts alone."""
+    words: list[list[str]] = []
+    for word in query.split():
+        tokens = tokenize(word)
+        if tokens:
+            words.append(tokens)
+        # A dotted name ("Path.owner", "os.path.join") is also searched by its parts: API
+        # references list a member under its class ("owner(self)"), not as the phrase.
+        if len(tokens) > 1 and _DOTTED_NAME.search(word):
+            words += [[t] for t in tokens]
     if drop_stopwords:
         kept = [w for w in words if not (len(w) == 1 and w[0] in STOPWORDS)]
         if kept:
