@@ -17,8 +17,10 @@ written, and :func:`missing_literals` lists those a passage does not contain:
   ``doc=``);
 * ``name`` - the words between a determiner and a kind of thing a reference
   documents ("the async while *statement*", "the retry *clause*", "its
-  savebreaks *command*"), and in a Russian question a run of Latin-script words
-  (Russian technical text names code in Latin letters: "оператор async while").
+  savebreaks *command*") when they are a term rather than common English (by the
+  ``wordfreq`` lists: "the last *element*" describes, it does not name); in a
+  Russian question, a run of Latin-script words (Russian technical text names
+  code in Latin letters: "оператор async while").
 
 Letters-and-words literals (``name``, a ``code`` span of plain words) match by
 stemmed words standing together, case aside, so "soft keyword" is in "soft
@@ -80,8 +82,9 @@ JOINING_WORDS: frozenset[str] = frozenset(_JOINING_WORDS_TEXT.split())
 MAX_NAME_WORDS = 2
 
 _OPERATOR_CHARS = frozenset("!#$%&*+-./:<=>?@\\^|~")
-# Punctuation of prose: a token of only these is no literal ("-", "...", "?").
-_PROSE_ONLY = re.compile(r"[-\u2010-\u2015.,;:!?'\"()\[\]«»“”‘’…]+")
+# Punctuation of prose: a token of only these is no literal ("-", "--", "...");
+# "??" or "!!" inside a question is (the question's own mark was taken off).
+_PROSE_ONLY = re.compile(r"[-\u2010-\u2015.,;'\"()\[\]«»“”‘’…]+")
 # A quoted or backticked span, opened and closed at token edges (not "don't").
 # Quotes hug what they quote: ' t have ' is two apostrophes of split words, and
 # \ "term \ " an escaped quote mangled by the text's source, not a literal.

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memo_core.answer.lexicon import dictionary_available
 from memo_core.answer.literals import Literal, missing_literals, question_literals
@@ -112,3 +114,23 @@ def test_hard_misses_include_the_missing_literals() -> None:
     evidence = ["With --retry the client retries; no retry happens without it."]
     assert missing_terms(question, evidence) == ["--no-retry"]
     assert missing_terms(question, ["--no-retry turns retries off."]) == []
+
+
+_FLAGS = st.from_regex(r"--?[a-z][a-z0-9]{0,6}(-[a-z]{1,5})?", fullmatch=True)
+_OPERATORS = st.text(alphabet="!%&*+<=>?@^|~", min_size=2, max_size=4)
+
+
+@given(flag=_FLAGS, other=_FLAGS)
+def test_an_option_is_missing_exactly_when_the_evidence_lacks_it(flag: str, other: str) -> None:
+    question = f"What does the {flag} option do?"
+    assert missing_literals(question, [f"Pass {flag} to turn it on."]) == []
+    if other != flag:
+        assert missing_literals(question, [f"Pass {other} to turn it on."]) == [flag]
+
+
+@given(op=_OPERATORS, other=_OPERATORS)
+def test_an_operator_is_missing_exactly_when_the_evidence_lacks_it(op: str, other: str) -> None:
+    question = f"How does a {op} b work?"
+    assert missing_literals(question, [f"The expression a {op} b combines them."]) == []
+    if other != op:
+        assert missing_literals(question, [f"The expression a {other} b combines them."]) == [op]
