@@ -1,12 +1,15 @@
-"""Quote or refuse on both dev sets, today's engine side by side with the previous gate.
+"""Quote or refuse on the dev sets, today's engine side by side with the previous gate.
 
-    python bench/answer_eval.py [--sets squad,pydoc] [--split heldout] [--limit N]
+    python bench/answer_eval.py [--sets squad,pydoc,topics] [--split heldout] [--limit N]
                                 [--formats mixed] [--bases DIR] [--name answer]
 
-Sets (loaded by ``bench/answer_sets.py``): the public SQuAD split in ../shared/eval/qa
-and the pydoc set (54 standard-library modules rebuilt by
-``bench/data/answer/build_docs.py``; ``--formats mixed`` puts txt, md, html and pdf
-in one base, ``all`` ingests every format of every module). Each set goes into a
+Sets (loaded by ``bench/answer_sets.py``): the public SQuAD split in ../shared/eval/qa,
+the pydoc set (54 standard-library modules rebuilt by
+``bench/data/answer/build_docs.py``) and the topics set (the Language Reference
+sections of ``pydoc_data.topics``, rebuilt by ``bench/data/topics/build_docs.py``;
+asked only when named, it checks that the first two carry over). For the two
+rendered sets ``--formats mixed`` puts txt, md, html and pdf in one base, ``all``
+ingests every format of every document. Each set goes into a
 fresh MemoBase with the offline MiniLM int8 embedder; every question is asked, in
 extractive mode, of two engines over that same base:
 
@@ -43,7 +46,15 @@ from pathlib import Path
 from typing import Any
 
 from _common import markdown_table, write_results
-from answer_sets import SPLITS, AnswerSet, EvalQuestion, build_docs_module, load_set
+from answer_sets import (
+    RENDERED_SETS,
+    SETS,
+    SPLITS,
+    AnswerSet,
+    EvalQuestion,
+    build_docs_module,
+    load_set,
+)
 from legacy_gate import LegacyAnswerer
 
 from memo_core.answer.engine import Explanation, GuardedAnswerer
@@ -155,6 +166,9 @@ def judge(
         "holds_gold": False,
         "locator_ok": None,
         "failure": None,
+        # Which document the first quote came from (its text stays out of the committed
+        # results: the documents are third-party and rebuilt, never committed).
+        "quoted_from": Path(outcome.quotes[0].source).name if outcome.quotes else None,
     }
     if q.kind == "answerable" and not outcome.refused and q.answer:
         gold = normalize(q.answer)
@@ -287,7 +301,7 @@ def evaluate(answer_set: AnswerSet, embedder: Any, bases: Path | None = None) ->
         summary["ms_per_question"] = round(1000 * sum(seconds[name]) / n, 1)
         summary["ms_p50"] = round(1000 * statistics.median(seconds[name] or [0.0]), 1)
         summary["errors"] = errors[name]
-        if answer_set.name == "pydoc":
+        if answer_set.name in RENDERED_SETS:
             summary["by_format"] = by_format(records[name], answer_set.refusal_kinds)
         result["engines"][name] = summary
     result["records"] = records
@@ -343,7 +357,7 @@ def tables(results: list[dict[str, Any]]) -> str:
         if res["skipped"]:
             line += f"; left out: {res['skipped']}"
         out.append(line)
-        if res["set"] == "pydoc":
+        if res["set"] in RENDERED_SETS:
             fmt_rows = []
             for name in ENGINES:
                 for fmt, s in res["engines"][name]["by_format"].items():
@@ -359,7 +373,7 @@ def tables(results: list[dict[str, Any]]) -> str:
                             f"{_fmt(s['locator_correct'])} of {s['locator_checked']}",
                         ]
                     )
-            out.append("\npydoc set by the format each module was ingested in:\n")
+            out.append(f"\n{res['set']} set by the format each document was ingested in:\n")
             out.append(
                 markdown_table(
                     [
@@ -400,10 +414,12 @@ def tables(results: list[dict[str, Any]]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sets", default="squad,pydoc", help="comma-separated: squad, pydoc")
+    parser.add_argument("--sets", default="squad,pydoc", help=f"comma-separated: {', '.join(SETS)}")
     parser.add_argument("--limit", type=int, default=0, help="questions per kind (0 = all)")
     parser.add_argument(
-        "--formats", default="mixed", help="pydoc documents: mixed, all, txt, md, html or pdf"
+        "--formats",
+        default="mixed",
+        help="pydoc / topics documents: mixed, all, txt, md, html or pdf",
     )
     parser.add_argument("--split", default="all", choices=SPLITS, help="which questions to ask")
     parser.add_argument("--bases", type=Path, help="keep the ingested bases here for reuse")
@@ -413,7 +429,7 @@ def main() -> None:
     results = []
     for name in args.sets.split(","):
         options: dict[str, Any] = {"limit": args.limit, "split": args.split}
-        if name == "pydoc":
+        if name in RENDERED_SETS:
             options["formats"] = args.formats
         results.append(evaluate(load_set(name, **options), embedder, args.bases))
         print(f"{name} done", flush=True)
@@ -423,7 +439,7 @@ def main() -> None:
         "limit": args.limit,
         "formats": args.formats,
         "sets": [{k: v for k, v in r.items() if k != "records"} for r in results],
-        "records": {r["set"]: r["records"] for r in results if r["set"] == "pydoc"},
+        "records": {r["set"]: r["records"] for r in results if r["set"] in RENDERED_SETS},
     }
     write_results(args.name, payload, table)
     print(table)

@@ -1,8 +1,9 @@
-"""The two quote-or-refuse evaluation sets, loaded the same way for every benchmark.
+"""The quote-or-refuse evaluation sets, loaded the same way for every benchmark.
 
     from answer_sets import load_set            # bench/ is on sys.path for bench scripts
     squad = load_set("squad", limit=200)        # ../shared/eval/qa (public SQuAD split)
     pydoc = load_set("pydoc", formats="mixed")  # stdlib docs rebuilt by bench/data/answer/build_docs.py
+    topics = load_set("topics")                 # Language Reference, bench/data/topics/build_docs.py
     with squad.open_base(embedder) as kb:       # a fresh MemoBase in a temporary folder, ingested
         for q in squad.questions: ...
     heldout = load_set("pydoc", split="heldout")  # the half calibrate_gate.py never fits on
@@ -24,6 +25,14 @@ with its documents. ``q.should_answer`` is the label a gate is calibrated on.
   text (or whose ``absent`` term is) is left out and counted in ``skipped``.
   Answerable questions carry the gold locators of their answer: the PDF page(s)
   and Markdown heading path(s) where the span sits.
+* ``topics``: the pydoc set's kinds, formats and locators over a different
+  shape of text: the Python Language Reference sections shipped with every
+  Python as ``pydoc_data.topics`` (long prose with grammar rules, examples and
+  nested headings; ``bench/data/topics/build_docs.py``). It checks that what
+  was tuned on the first two sets carries over; nothing is fitted on it.
+
+The held-out half of each set is fixed by its :attr:`EvalQuestion.group` (a
+SQuAD paragraph, a pydoc module, a reference topic), so no group is on both sides.
 """
 
 from __future__ import annotations
@@ -47,8 +56,11 @@ from memo_core.kb import MemoBase
 
 HERE = Path(__file__).resolve().parent
 PYDOC_DIR = HERE / "data" / "answer"
+TOPICS_DIR = HERE / "data" / "topics"
 
 __all__ = [
+    "RENDERED_SETS",
+    "SETS",
     "SPLITS",
     "AnswerSet",
     "EvalQuestion",
@@ -56,15 +68,25 @@ __all__ = [
     "load_set",
     "pydoc_set",
     "squad_set",
+    "topics_docs_module",
+    "topics_set",
 ]
 
 
 def build_docs_module() -> Any:
     """bench/data/answer/build_docs.py as a module (it is a script, not a package member)."""
-    name = "memo_bench_build_docs"
+    return _script_module("memo_bench_build_docs", PYDOC_DIR / "build_docs.py")
+
+
+def topics_docs_module() -> Any:
+    """bench/data/topics/build_docs.py as a module."""
+    return _script_module("memo_bench_topics_docs", TOPICS_DIR / "build_docs.py")
+
+
+def _script_module(name: str, path: Path) -> Any:
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, PYDOC_DIR / "build_docs.py")
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
@@ -80,11 +102,11 @@ class EvalQuestion:
     question: str
     kind: str
     answer: str | None = None
-    doc: str | None = None  # pydoc: the module the question is about
-    format: str | None = None  # pydoc: the format that module was ingested in (mixed / one format)
+    doc: str | None = None  # pydoc / topics: the module or topic the question is about
+    format: str | None = None  # the format that document was ingested in (mixed / one format)
     gold_pages: frozenset[int] = frozenset()  # PDF pages (1-based) holding the answer span
     gold_headings: frozenset[str] = frozenset()  # Markdown heading paths holding the answer span
-    group: str = ""  # what the held-out split keeps together: a SQuAD paragraph, a pydoc module
+    group: str = ""  # what the held-out split keeps together: a paragraph, a module, a topic
 
     @property
     def should_answer(self) -> bool:
@@ -261,20 +283,40 @@ def pydoc_set(
     formats: str = "mixed", limit: int = 0, rebuild: bool = False, split: str = "all"
 ) -> AnswerSet:
     """The pydoc set on this Python, rebuilding the documents when absent or from another Python."""
-    bd = build_docs_module()
+    return _rendered_set("pydoc", build_docs_module(), formats, limit, rebuild, split)
+
+
+def topics_set(
+    formats: str = "mixed", limit: int = 0, rebuild: bool = False, split: str = "all"
+) -> AnswerSet:
+    """The Language Reference set on this Python, rebuilt like the pydoc set."""
+    return _rendered_set("topics", topics_docs_module(), formats, limit, rebuild, split)
+
+
+def _rendered_set(
+    name: str, bd: Any, formats: str, limit: int, rebuild: bool, split: str
+) -> AnswerSet:
+    """A set whose documents a ``build_docs.py`` renders in every format from this Python.
+
+    ``bd`` is that script as a module: ``DOCS``, ``FORMATS``, ``build``,
+    ``load_questions``, ``validate`` and the span look-up; its manifest maps each
+    document to its files, Markdown sections and PDF page starts.
+    """
     docs: Path = bd.DOCS
     manifest_path = docs / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else None
     if rebuild or manifest is None or manifest["python"] != list(sys.version_info[:3]):
         manifest = bd.build(docs)
-    assignment = _module_formats(list(bd.MODULES), formats, tuple(bd.FORMATS))
+    documents = list(manifest["modules"])
+    assignment = _module_formats(documents, formats, tuple(bd.FORMATS))
     raw = bd.load_questions()
-    problems = {line.split(":", 1)[0] for line in bd.validate(raw, docs)}
+    problems = {line.split(":", 1)[0] for line in bd.validate(raw, docs, documents=documents)}
     skipped: Counter[str] = Counter()
     questions = []
     for q in raw:
         if q["id"] in problems:
-            # On another Python the span may be missing, or the "absent" term present.
+            # On another Python the span may be missing, the "absent" term present,
+            # or (topics) the document not rendered at all.
             skipped[q["kind"]] += 1
             continue
         pages: frozenset[int] = frozenset()
@@ -297,7 +339,7 @@ def pydoc_set(
         )
     files = [docs / manifest["modules"][m]["files"][f] for m, fs in assignment.items() for f in fs]
     return AnswerSet(
-        name="pydoc",
+        name=name,
         questions=_take(_split(questions, split), limit),
         refusal_kinds=("near_miss", "nonexistent"),
         files=files,
@@ -307,10 +349,15 @@ def pydoc_set(
     )
 
 
+#: Every set by name; ``pydoc`` and ``topics`` take formats, limit, rebuild and split.
+SETS = {"squad": squad_set, "pydoc": pydoc_set, "topics": topics_set}
+
+#: The sets whose documents are rendered in several formats (reported per format).
+RENDERED_SETS = ("pydoc", "topics")
+
+
 def load_set(name: str, **options: Any) -> AnswerSet:
-    """``squad`` (options: limit, split) or ``pydoc`` (options: formats, limit, rebuild, split)."""
-    if name == "squad":
-        return squad_set(**options)
-    if name == "pydoc":
-        return pydoc_set(**options)
-    raise ValueError(f"unknown answer set {name!r} (squad, pydoc)")
+    """``squad`` (options: limit, split), ``pydoc`` or ``topics`` (formats, limit, rebuild, split)."""
+    if name not in SETS:
+        raise ValueError(f"unknown answer set {name!r} ({', '.join(SETS)})")
+    return SETS[name](**options)

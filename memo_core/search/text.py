@@ -66,10 +66,17 @@ STOPWORDS: frozenset[str] = frozenset(_STOPWORDS_TEXT.split())
 WordSelector = Callable[[list[list[str]], list[list[str]]], Sequence[int]]
 
 
+#: The letters lower-cased otherwise in a whole text than in a token alone: a final
+#: sigma (the rule reads the neighbours) and the dotted capital I ("i" and a
+#: combining dot, which is no word character). Every other letter lower-cases to one
+#: letter alike, so a text without these splits alike lower-cased first.
+_LOWER_IN_CONTEXT = ("Σ", "İ")
+
+
 def tokenize(text: str) -> list[str]:
     """Lower-cased alphanumeric sub-tokens, as FTS5's unicode61 splits them."""
-    if text.isascii():  # lower-casing first splits alike (ASCII has no context rules), faster
-        return _SUBTOKEN.findall(text.lower())
+    if text.isascii() or not any(letter in text for letter in _LOWER_IN_CONTEXT):
+        return _SUBTOKEN.findall(text.lower())  # lower-cased first: one call, faster
     # Each token on its own: lower-casing a whole text applies the final-sigma rule
     # across punctuation ("ΟΔΟΣ.Χ"), which would change a token.
     return [t.lower() for t in _SUBTOKEN.findall(text)]
@@ -160,10 +167,22 @@ def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+#: A dot between two name characters, as in an attribute access (not a decimal "3.12").
+_DOTTED_NAME = re.compile(r"[^\W\d]\.[^\W\d]")
+
+
 def _query_terms(query: str, drop_stopwords: bool) -> list[list[str]]:
-    """Whitespace words of the query, each as its list of sub-tokens (a phrase)."""
-    words = [tokenize(w) for w in query.split()]
-    words = [w for w in words if w]
+    """Whitespace words of the query, each as its list of sub-tokens (a phrase); a dotted
+    name also as each of its parts alone."""
+    words: list[list[str]] = []
+    for word in query.split():
+        tokens = tokenize(word)
+        if tokens:
+            words.append(tokens)
+        # A dotted name ("Path.owner", "os.path.join") is also searched by its parts: API
+        # references list a member under its class ("owner(self)"), not as the phrase.
+        if len(tokens) > 1 and _DOTTED_NAME.search(word):
+            words += [[t] for t in tokens]
     if drop_stopwords:
         kept = [w for w in words if not (len(w) == 1 and w[0] in STOPWORDS)]
         if kept:

@@ -86,3 +86,16 @@ def test_language_detection_by_script() -> None:
     assert detect_language("срок договора") == "russian"
     assert detect_language("term of the contract") == "english"
     assert detect_language("срок", ["english"]) == "english"
+
+
+def test_dotted_names_are_searched_by_their_parts_too() -> None:
+    """An API reference lists a member under its class ("flush(self)"), not as "Cache.flush"."""
+    db = Database(":memory:")
+    db.execute("CREATE VIRTUAL TABLE f USING fts5(raw, stemmed)")
+    member = "class Cache\n  Methods defined here:\n  flush(self)\n    Write every pending entry."
+    for text in [member, "Version 4.25 shipped"]:
+        db.execute("INSERT INTO f VALUES (?, ?)", [text, stem_text(text, "english")])
+    assert _match(db, "Cache.flush") == [member]
+    # A decimal stays one phrase: "4.25" does not match a text holding only "4" or "25".
+    assert '"4"' not in (fts_match_expression("Is 4.25 out?") or "")
+    assert _match(db, "4.25") == ["Version 4.25 shipped"]

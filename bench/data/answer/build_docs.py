@@ -34,6 +34,7 @@ import pydoc
 import re
 import sys
 from collections import Counter
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -251,6 +252,26 @@ def file_stem(name: str) -> str:
     return name.replace(".", "_")
 
 
+def write_document(
+    out: Path,
+    stem: str,
+    text: str,
+    markdown: tuple[str, list[tuple[int, str]]],
+    page: str,
+    title: str,
+) -> dict[str, Any]:
+    """Write one document in every format under ``out``; its manifest entry (files, locators)."""
+    (out / "txt" / f"{stem}.txt").write_text(text, encoding="utf-8")
+    (out / "md" / f"{stem}.md").write_text(markdown[0], encoding="utf-8")
+    (out / "html" / f"{stem}.html").write_text(page, encoding="utf-8")
+    return {
+        "files": {fmt: f"{fmt}/{stem}.{fmt}" for fmt in FORMATS},
+        "txt_chars": len(text),
+        "md_sections": markdown[1],
+        "pdf_page_starts": render_pdf(text, title, out / "pdf" / f"{stem}.pdf"),
+    }
+
+
 def build(out: Path = DOCS) -> dict[str, Any]:
     for fmt in FORMATS:
         (out / fmt).mkdir(parents=True, exist_ok=True)
@@ -263,16 +284,9 @@ def build(out: Path = DOCS) -> dict[str, Any]:
         stem = file_stem(name)
         text = render_text(name)
         markdown, sections = render_markdown(name)
-        (out / "txt" / f"{stem}.txt").write_text(text, encoding="utf-8")
-        (out / "md" / f"{stem}.md").write_text(markdown, encoding="utf-8")
-        (out / "html" / f"{stem}.html").write_text(render_html(name), encoding="utf-8")
-        pages = render_pdf(text, f"pydoc {name}", out / "pdf" / f"{stem}.pdf")
-        manifest["modules"][name] = {
-            "files": {fmt: f"{fmt}/{stem}.{fmt}" for fmt in FORMATS},
-            "txt_chars": len(text),
-            "md_sections": sections,
-            "pdf_page_starts": pages,
-        }
+        manifest["modules"][name] = write_document(
+            out, stem, text, (markdown, sections), render_html(name), f"pydoc {name}"
+        )
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     return manifest
 
@@ -308,8 +322,13 @@ def load_questions(path: Path = QUESTIONS) -> list[dict[str, Any]]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def validate(questions: list[dict[str, Any]], docs: Path = DOCS) -> list[str]:
+def validate(
+    questions: list[dict[str, Any]], docs: Path = DOCS, documents: Collection[str] = MODULES
+) -> list[str]:
     """Problems with the question set on this Python's rebuilt text (empty when all is well).
+
+    ``documents`` are the names a question's ``doc`` may take (the topics set
+    reuses these rules over its own documents).
 
     Answerable: the answer span occurs in the module's text AND Markdown (up to
     layout). Nonexistent: the ``absent`` term it asks about does NOT occur in the
@@ -330,7 +349,7 @@ def validate(questions: list[dict[str, Any]], docs: Path = DOCS) -> list[str]:
         seen.add(qid)
         if q["kind"] not in KINDS:
             problems.append(f"{qid}: unknown kind {q['kind']!r}")
-        if q["doc"] not in MODULES:
+        if q["doc"] not in documents:
             problems.append(f"{qid}: unknown doc {q['doc']!r}")
             continue
         if not set(q["formats"]) <= set(FORMATS) or not q["formats"]:
@@ -366,12 +385,20 @@ def validate(questions: list[dict[str, Any]], docs: Path = DOCS) -> list[str]:
 
 
 def check(min_per_kind: dict[str, int] | None = None) -> int:
-    if not (DOCS / "manifest.json").exists():
-        build()
-    questions = load_questions()
-    problems = validate(questions)
-    counts = Counter(q["kind"] for q in questions)
     wanted = min_per_kind or {"answerable": 100, "near_miss": 80, "nonexistent": 80}
+    return run_check(DOCS, build, load_questions, validate, wanted)
+
+
+def run_check(
+    docs: Path, run_build: Any, load: Any, run_validate: Any, wanted: dict[str, int]
+) -> int:
+    """Validate a builder's questions on this Python's documents (built when absent) and
+    print the problems and the counts per kind (too few of a kind is a problem); exit code."""
+    if not (docs / "manifest.json").exists():
+        run_build(docs)
+    questions = load()
+    problems = run_validate(questions, docs)
+    counts = Counter(q["kind"] for q in questions)
     for kind, least in wanted.items():
         if counts[kind] < least:
             problems.append(f"only {counts[kind]} {kind} questions (want >= {least})")
@@ -384,15 +411,20 @@ def check(min_per_kind: dict[str, int] | None = None) -> int:
     return 1 if problems else 0
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def cli(doc: str, out: Path, run_build: Any, run_check: Any, noun: str) -> None:
+    """The command line both document builders share: build into ``--out``, or ``--check``."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="validate questions.jsonl")
-    parser.add_argument("--out", type=Path, default=DOCS, help="output folder")
+    parser.add_argument("--out", type=Path, default=out, help="output folder")
     args = parser.parse_args()
     if args.check:
-        sys.exit(check())
-    manifest = build(args.out)
-    print(f"{len(manifest['modules'])} modules x {len(FORMATS)} formats -> {args.out}")
+        sys.exit(run_check())
+    manifest = run_build(args.out)
+    print(f"{len(manifest['modules'])} {noun} x {len(FORMATS)} formats -> {args.out}")
+
+
+def main() -> None:
+    cli(__doc__, DOCS, build, check, "modules")
 
 
 if __name__ == "__main__":
