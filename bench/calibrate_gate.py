@@ -206,12 +206,18 @@ def make_embedder(name: str) -> Any:
 def collect(name: str, sets: Sequence[str], bases: Path | None) -> tuple[str, list[Row]]:
     """The embedder's model name and every question's feature row, over ``sets``."""
     embedder = make_embedder(name)
-    similarity = SentenceSimilarity(embedder) if embedder is not None else None
     rows: list[Row] = []
     model = KEYWORD_ONLY
     for set_name in sets:
         answer_set = load_set(set_name)
         with answer_set.open_base(embedder, keep=bases) as kb:
+            # The base keeps the sentence vectors, so a run on kept bases embeds only what
+            # no earlier run (nor `kb ask`) did.
+            similarity = (
+                SentenceSimilarity(embedder, store=kb.sentence_vectors)
+                if embedder is not None
+                else None
+            )
             if kb.store.fingerprint is not None:
                 model = kb.store.fingerprint.model
             hits = retrieve_all(answer_set, kb)
