@@ -60,7 +60,7 @@ KIND_NOUNS: frozenset[str] = frozenset(_KIND_NOUNS_TEXT.split())
 #: Words that end a name run when walking back from its kind noun: what comes
 #: before them is the question's, not the name's.
 _DETERMINERS_TEXT = (
-    "the a an this that these those its their his her my your our whose any each every some no"
+    "the a an this that these those its their his her my your our whose any each every some"
 )
 DETERMINERS: frozenset[str] = frozenset(_DETERMINERS_TEXT.split())
 
@@ -83,11 +83,13 @@ _OPERATOR_CHARS = frozenset("!#$%&*+-./:<=>?@\\^|~")
 # Punctuation of prose: a token of only these is no literal ("-", "...", "?").
 _PROSE_ONLY = re.compile(r"[-\u2010-\u2015.,;:!?'\"()\[\]«»“”‘’…]+")
 # A quoted or backticked span, opened and closed at token edges (not "don't").
+# Quotes hug what they quote: ' t have ' is two apostrophes of split words, and
+# \ "term \ " an escaped quote mangled by the text's source, not a literal.
 _QUOTED = re.compile(
     r"`([^`\n]{1,60})`"
-    r"|(?<![\w])\"([^\"\n]{1,60})\"(?!\w)"
-    r"|(?<![\w])'([^'\n]{1,60})'(?!\w)"
-    r"|“([^”\n]{1,60})”|«([^»\n]{1,60})»|‘([^’\n]{1,60})’"
+    r"|(?<![\w\\])\"([^\"\s\\](?:[^\"\n\\]{0,58}[^\"\s\\])?)\"(?!\w)"
+    r"|(?<![\w\\])'([^'\s\\](?:[^'\n\\]{0,58}[^'\s\\])?)'(?!\w)"
+    r"|“(\S(?:[^”\n]{0,58}\S)?)”|«(\S(?:[^»\n]{0,58}\S)?)»|‘(\S(?:[^’\n]{0,58}\S)?)’"
 )
 _FLAG = re.compile(r"--?[^\W\d_][\w-]*")
 _IDENT = re.compile(r"[^\W\d]\w*")
@@ -149,7 +151,13 @@ def _token_literal(token: str, *, last: bool) -> Literal | None:
     if not _WORD_CHAR.search(token):
         if last and len(token) > 1 and token[-1] in "?.!":
             token = token[:-1]  # the question's own mark: "differ from ==?"
-        if _PROSE_ONLY.fullmatch(token) or not all(c in _OPERATOR_CHARS for c in token):
+        if len(token) > 3 and token.endswith("..."):
+            token = token[:-3]  # a series left open: "1 + 1/2 +..."
+        # One character alone is prose as often as an operator ("1000 + years",
+        # "Harvard / Radcliffe", a stray "\\"), and a reference shows it anyway.
+        if len(token) < 2 or _PROSE_ONLY.fullmatch(token):
+            return None
+        if not all(c in _OPERATOR_CHARS for c in token):
             return None
         return Literal(token, "symbol")
     core = _POSSESSIVE.sub("", token.lstrip(_OPENERS).rstrip(_SENTENCE_END))
@@ -191,21 +199,34 @@ def _name_runs(text: str, tokens: list[tuple[int, str]]) -> list[tuple[int, Lite
                 break
             if previous.lower() in DETERMINERS:
                 joined = len(run) > 1 and any(w.lower() in JOINING_WORDS for w in run)
-                if run and len(run) <= MAX_NAME_WORDS and not joined:
-                    out.append((words[j + 1][0], _name(list(reversed(run)))))
+                name = _name(run[::-1]) if run and len(run) <= MAX_NAME_WORDS else None
+                if name is not None and not joined:
+                    out.append((words[j + 1][0], name))
                 break
             run.append(previous)
     return out
 
 
-def _name(words: list[str]) -> Literal:
-    """The name a run of words stands for: all of them when the first is a term of
-    its own ("async while", "doctest FLAKY"), else only the last, which the others
-    describe in common words ("the same try statement", "the old cmp function")."""
-    frequency = word_frequency(words[0].split("-")[0]) if len(words) > 1 else None
-    if frequency is not None and frequency < COMMON_ZIPF:
+def _name(words: list[str]) -> Literal | None:
+    """The name a run of words stands for, if it is one.
+
+    All of them when the first is a term of its own ("async while", "doctest
+    FLAKY"), else only the last, which the others describe in common words ("the
+    same try statement", "the old cmp function"); and that last word only when it
+    is a term too: "the last element", "a pending exception", "its transport
+    method" describe a thing, they do not name it. Without a word-frequency list
+    nothing tells the two apart, and no run is a name.
+    """
+    if len(words) > 1 and _is_term(words[0]):
         return Literal(" ".join(words), "name")
-    return Literal(words[-1], "name")
+    return Literal(words[-1], "name") if _is_term(words[-1]) else None
+
+
+def _is_term(word: str) -> bool:
+    """Whether ``word`` is rarer than common language: a name, not a description
+    (a hyphenated compound counts as one word: "do-while", "reverse-step")."""
+    frequency = word_frequency(word.replace("-", ""))
+    return frequency is not None and frequency < COMMON_ZIPF
 
 
 def _plain_word(token: str) -> str | None:
@@ -228,8 +249,8 @@ def _latin_runs(tokens: list[tuple[int, str]]) -> list[tuple[int, Literal]]:
         if start >= 0 and _LATIN_WORD.fullmatch(core):
             run.append((start, core))
             continue
-        if run:
-            out.append((run[0][0], _name([w for _, w in run])))
+        if run:  # Russian text writes code in Latin letters, common words or not
+            out.append((run[0][0], Literal(" ".join(w for _, w in run), "name")))
         run = []
     return out
 

@@ -39,6 +39,11 @@ def test_options_operators_and_punctuated_tokens_are_taken_verbatim() -> None:
 def test_prose_punctuation_and_plain_words_are_not_literals() -> None:
     assert question_literals("Why is the sky blue - and can't it be green?") == []
     assert question_literals("What is the tenant's deposit... and who holds it?") == []
+    # A character alone is prose as often as an operator.
+    assert question_literals("Did 1000 + people sign at Oxford / Cambridge?") == []
+    assert question_literals("Does 1 + 1/2 + 1/4 +... converge?") == []
+    # Apostrophes of split words and mangled escaped quotes are no quotation.
+    assert question_literals('Why didn \' t the \\ "northern \\ " fleet sail?') == []
     assert question_literals("Which command line option turns caching off?") == []
 
 
@@ -50,6 +55,8 @@ def test_names_of_kinds_of_things() -> None:
     assert _found("What does the old retry setting control?") == [("name", "retry")]
     # Of two kind nouns in a row the first ends the name.
     assert _found("What does the pgdump verbose option flag do?") == [("name", "pgdump verbose")]
+    # Common words describe a thing, they do not name it.
+    assert _found("What does the last element of a pending queue hold?") == []
     # Two phrases joined by a function word are not one name.
     assert _found("Where is the text of error messages kept?") == []
     # Without a determiner before it, a run is not a name ("Which ... option").
