@@ -292,7 +292,12 @@ def _verbatim(literal: Literal, text: str) -> bool:
     """
     written = literal.text
     pattern = re.escape(" ".join(written.split())).replace(r"\ ", r"\s+")
-    before = r"(?<![\w])" if _WORD_CHAR.match(written[0]) else _NOT_OPERATOR_BEFORE
+    if literal.kind == "flag":
+        before = r"(?<![\w-])"  # an option starts a word: "-a" is not in "-a-a"
+    elif _WORD_CHAR.match(written[0]):
+        before = r"(?<![\w])"
+    else:
+        before = _NOT_OPERATOR_BEFORE  # an operator may touch its operands: "x>>y"
     if not _WORD_CHAR.match(written[-1]):
         after = _NOT_OPERATOR_AFTER
     elif literal.kind == "symbol" and not _WORD_CHAR.match(written[0]):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memo_core.answer.lexicon import dictionary_available
@@ -120,6 +120,8 @@ _FLAGS = st.from_regex(r"--?[a-z][a-z0-9]{0,6}(-[a-z]{1,5})?", fullmatch=True)
 _OPERATORS = st.text(alphabet="!%&*+<=>?@^|~", min_size=2, max_size=4)
 
 
+# No deadline: a loaded machine is no failure (the brief: never assert wall-clock times).
+@settings(deadline=None)
 @given(flag=_FLAGS, other=_FLAGS)
 def test_an_option_is_missing_exactly_when_the_evidence_lacks_it(flag: str, other: str) -> None:
     question = f"What does the {flag} option do?"
@@ -128,6 +130,7 @@ def test_an_option_is_missing_exactly_when_the_evidence_lacks_it(flag: str, othe
         assert missing_literals(question, [f"Pass {other} to turn it on."]) == [flag]
 
 
+@settings(deadline=None)
 @given(op=_OPERATORS, other=_OPERATORS)
 def test_an_operator_is_missing_exactly_when_the_evidence_lacks_it(op: str, other: str) -> None:
     question = f"How does a {op} b work?"
