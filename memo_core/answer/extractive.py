@@ -29,7 +29,7 @@ construction; the engine still runs the citation check on it.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memo_core.answer.semantic import SentenceSimilarity
@@ -192,13 +192,15 @@ def pick_candidates(
     *,
     config: ExtractiveConfig | None = None,
     similarity: SentenceSimilarity | None = None,
-    stored: Collection[str] = (),
+    stored: Collection[str] | Mapping[str, tuple[int, int]] = (),
 ) -> list[PickCandidate]:
     """Every candidate sentence of ``passages`` for ``question``, by pre-score (best
     first), the first :attr:`ExtractiveConfig.candidates` with their features (what
     :func:`extractive_answer` weighs and ``bench/fit_pick.py`` fits). ``stored``: the
     ids among the passages that are chunks of the base (not memory facts), whose
-    sentence vectors ``similarity`` may keep in the base."""
+    sentence vectors ``similarity`` may keep in the base; as a mapping, each id's
+    ``(start, end)``: where the chunk's own text lies in a passage widened beyond it
+    (``answer/passages.py``), since the base keys a vector by its span in the chunk."""
     cfg = config or ExtractiveConfig()
     language = detect_language(question)
     # "long" in "how long" names the answer's type; the gate does not weigh it either.
@@ -228,12 +230,7 @@ def pick_candidates(
         return []
     pool.sort(key=lambda c: (-c.pre_score, c.order))
     head, rest = pool[: cfg.candidates], pool[cfg.candidates :]
-    keys = [
-        (c.sentence.chunk_id, c.sentence.start, c.sentence.end)
-        if c.sentence.chunk_id in stored
-        else None
-        for c in head
-    ]
+    keys = [_sentence_key(c.sentence, stored) for c in head]
     sims = (
         similarity.similarities(question, [c.sentence.text for c in head], keys)
         if similarity is not None
@@ -261,6 +258,20 @@ def pick_candidates(
     return out
 
 
+def _sentence_key(
+    s: _Sentence, stored: Collection[str] | Mapping[str, tuple[int, int]]
+) -> tuple[str, int, int] | None:
+    """The base's key of a sentence vector: its span in its chunk's own text."""
+    if s.chunk_id not in stored:
+        return None
+    if not isinstance(stored, Mapping):
+        return (s.chunk_id, s.start, s.end)
+    lo, hi = stored[s.chunk_id]
+    if s.start < lo or s.end > hi:
+        return None  # reaches past the chunk: text the key could not name
+    return (s.chunk_id, s.start - lo, s.end - lo)
+
+
 def extractive_answer(
     question: str,
     passages: Sequence[tuple[str, str]],
@@ -268,7 +279,7 @@ def extractive_answer(
     max_sentences: int = 2,
     config: ExtractiveConfig | None = None,
     similarity: SentenceSimilarity | None = None,
-    stored: Collection[str] = (),
+    stored: Collection[str] | Mapping[str, tuple[int, int]] = (),
 ) -> list[tuple[str, int, int]]:
     """Pick up to ``max_sentences`` sentences answering ``question``.
 
@@ -276,7 +287,8 @@ def extractive_answer(
     ``(chunk_id, start, end)`` spans into each passage's text, best first; an
     empty list when no sentence shares enough of the question's content words.
     ``stored``: the ids among them that are chunks of the base (not memory facts),
-    whose sentence vectors ``similarity`` may keep in the base.
+    whose sentence vectors ``similarity`` may keep in the base (as in
+    :func:`pick_candidates`).
     """
     if max_sentences <= 0:
         return []
