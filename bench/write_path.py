@@ -143,7 +143,7 @@ def memo_parts(ids: list[str], texts: list[str], vectors: np.ndarray) -> list[li
         (
             "Python: shingle rows",
             lambda: repeats._Shingled(dict(enumerate(texts)), dict(enumerate(words))).new_rows(
-                list(range(n))
+                "bench", list(range(n))
             ),
         ),
     ]

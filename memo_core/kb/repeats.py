@@ -49,7 +49,7 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import accumulate, chain
+from itertools import accumulate, chain, repeat
 from typing import TYPE_CHECKING, Any
 
 from memo_core.search.repeats import repeat_terms
@@ -230,7 +230,12 @@ def _numpy_kept(np: Any, words_hashed: Sequence[Sequence[int]]) -> _Kept:
     # A window is its list's when the last word of its last run is.
     inside = starts + short <= offsets[owner + 1]
     windows = np.lib.stride_tricks.sliding_window_view(hashes, WINDOW)
-    chosen = np.unique((starts + windows.argmin(axis=1))[inside])
+    # Each window's smallest (the first on a tie) never lies left of the one before
+    # it, so the chosen runs come in order: each once is each unlike the one before.
+    picked = (starts + windows.argmin(axis=1))[inside]
+    first_of_its_kind = np.ones(len(picked), dtype=bool)
+    first_of_its_kind[1:] = picked[1:] != picked[:-1]
+    chosen = picked[first_of_its_kind]
     first = (chosen - offsets[np.searchsorted(offsets, chosen, side="right") - 1]).tolist()
     values = hashes[chosen].tolist()
     cuts = np.searchsorted(chosen, offsets).tolist()
@@ -290,23 +295,26 @@ class _Shingled:
                 out.append([share, " ".join(sorted(own)), " ".join(sorted(copied)), rowid])
         return out
 
-    def new_rows(self, doc_of: Sequence[int]) -> tuple[list[tuple[int, int, int]], dict[int, int]]:
-        """The ``(shingle, doc_rowid, chunk_rowid)`` rows of these chunks (``doc_of``:
-        each one's document), each once and in key order (each page of the B-tree is
-        then visited once per batch), and how many of their documents hold each shingle."""
+    def new_rows(
+        self, owner: str, doc_of: Sequence[int]
+    ) -> tuple[list[tuple[str, int, int, int]], dict[int, int]]:
+        """The ``(owner, shingle, doc_rowid, chunk_rowid)`` rows of ``owner``'s chunks
+        (``doc_of``: each one's document), each once and in key order (each page of the
+        B-tree is then visited once per batch), and how many of their documents hold
+        each shingle."""
         kept = self.kept
         try:
             import numpy as np
         except ImportError:  # the base install: the same rows, sorted in Python
             rows = sorted(
                 {
-                    (h, doc, rowid)
+                    (owner, h, doc, rowid)
                     for k, (doc, rowid) in enumerate(zip(doc_of, self.rowids, strict=True))
                     for h in kept.of(k)
                 }
             )
             docs: dict[int, int] = defaultdict(int)
-            for h, _ in dict.fromkeys((h, doc) for h, doc, _ in rows):
+            for h, _ in dict.fromkeys((h, doc) for _, h, doc, _ in rows):
                 docs[h] += 1
             return rows, dict(docs)
         cuts = np.array(kept.cuts, dtype=np.int64)
@@ -323,7 +331,7 @@ class _Shingled:
             new_doc[1:] = ~same
             fresh[1:] = ~(same & (chunk[1:] == chunk[:-1]))
         shingle, doc, chunk, new_doc = shingle[fresh], doc[fresh], chunk[fresh], new_doc[fresh]
-        rows = list(zip(shingle.tolist(), doc.tolist(), chunk.tolist(), strict=True))
+        rows = list(zip(repeat(owner), shingle.tolist(), doc.tolist(), chunk.tolist()))
         distinct, docs_per = np.unique(shingle[new_doc], return_counts=True)
         return rows, dict(zip(distinct.tolist(), docs_per.tolist(), strict=True))
 
@@ -339,13 +347,13 @@ def add_chunk_shingles(db: SQLDatabase, chunks: Sequence[ShingledChunk]) -> None
             {c.chunk_rowid: c.text for c in mine},
             {c.chunk_rowid: c.words for c in mine if c.words is not None},
         )
-        rows, new_docs = shingled.new_rows([c.doc_rowid for c in mine])
+        rows, new_docs = shingled.new_rows(owner, [c.doc_rowid for c in mine])
         if not rows:
             continue
         db.executemany(
             "INSERT INTO chunk_shingles (owner, shingle, doc_rowid, chunk_rowid)"
             " VALUES (?, ?, ?, ?)",
-            [(owner, *row) for row in rows],
+            rows,
         )
         counts = _document_counts(db, owner, new_docs, least=REPEAT_DOCUMENTS)
         _set_shares(db, shingled.shares(set(counts)))

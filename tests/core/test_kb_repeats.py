@@ -245,6 +245,9 @@ def test_the_pure_python_shingles_equal_the_numpy_ones() -> None:
     texts = [NOTICE, POLICY, *TOPICS, long_text, "Too short here.", "", "one two " * 6]
     hashed = [[repeats._word_hash(w) for w in tokenize(t)] for t in texts]
     assert repeats._numpy_runs(np, hashed) == [repeats._python_runs(h) for h in hashed]
+    # Only texts with fewer runs than a window, though enough words for one together.
+    few = [[repeats._word_hash(w) for w in tokenize(t)] for t in TOPICS]
+    assert repeats._numpy_runs(np, few) == [repeats._python_runs(h) for h in few]
     for words, runs in zip(hashed, repeats._numpy_runs(np, hashed), strict=True):
         assert all(-(2**63) <= h < 2**63 for _, h in runs)
         starts = [i for i, _ in runs]
@@ -273,16 +276,16 @@ def test_a_batchs_shingle_rows_are_the_same_with_and_without_numpy(
         15: "one two " * 12,
     }
     docs = [1, 2, 3, 3, 4, 5]
-    with_numpy = repeats._Shingled(texts).new_rows(docs)
+    with_numpy = repeats._Shingled(texts).new_rows("ann", docs)
     monkeypatch.setitem(sys.modules, "numpy", None)  # import numpy now fails
-    without = repeats._Shingled(texts).new_rows(docs)
+    without = repeats._Shingled(texts).new_rows("ann", docs)
     assert with_numpy == without
     rows, per_shingle = with_numpy
     assert rows == sorted(set(rows))
     notice = shingles(NOTICE)
-    assert notice <= {s for s, _, c in rows if c == 12}  # two copies, one row each
+    assert notice <= {s for _, s, _, c in rows if c == 12}  # two copies, one row each
     assert all(per_shingle[s] == 3 for s in notice)  # documents 1, 2 and 3
-    assert {c for _, _, c in rows} == set(texts)
+    assert {c for _, _, _, c in rows} == set(texts) and {o for o, *_ in rows} == {"ann"}
 
 
 def test_a_batch_of_copies_makes_the_earlier_copies_boilerplate(backend_url: str) -> None:

@@ -155,3 +155,22 @@ def test_a_document_that_is_its_one_chunk_is_stored_once(tmp_path: Path) -> None
         assert stored == {"whole": "", "parts": parts}  # the chunk holds the first one
         assert kb.store.document_text(kb.owner, "whole") == whole
         assert kb.store.document_text(kb.owner, "parts") == parts
+
+
+def test_vector_rows_go_in_with_a_page_cache_holding_several_blocks(tmp_path: Path) -> None:
+    # vec0 writes each vector into a 1,024-vector blob through its overflow pages: the
+    # insert runs with a page cache that holds a few such blobs, then gives it back.
+    with MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(16)) as kb:
+        held = kb.db.query_one("PRAGMA cache_size")[0]
+        seen: list[str] = []
+        kb.db.tracer = lambda sql, params: seen.append(" ".join(sql.split()))
+        kb.add_texts(
+            ["The ferry leaves at nine.", "The bus leaves at ten."], vectors=[[1.0] * 16] * 2
+        )
+        kb.db.tracer = None
+        inserts = [i for i, sql in enumerate(seen) if sql.startswith("INSERT INTO vec_chunks")]
+        raised = [i for i, sql in enumerate(seen) if sql == "PRAGMA cache_size = -8192"]
+        given_back = [i for i, sql in enumerate(seen) if sql == f"PRAGMA cache_size = {held}"]
+        assert inserts and raised and given_back
+        assert raised[0] < inserts[0] < given_back[-1]
+        assert kb.db.query_one("PRAGMA cache_size")[0] == held
