@@ -64,9 +64,6 @@ from memo_core.kb import MemoBase
 
 ENGINES = ("engine", "legacy")
 
-#: How much of the first quote a question's record keeps.
-QUOTED_CHARS = 300
-
 
 @dataclass(frozen=True)
 class Quote:
@@ -169,8 +166,8 @@ def judge(
         "holds_gold": False,
         "locator_ok": None,
         "failure": None,
-        # What was shown first, so a miss or a false answer can be read in the results.
-        "quoted": outcome.quotes[0].text[:QUOTED_CHARS] if outcome.quotes else None,
+        # Which document the first quote came from (its text stays out of the committed
+        # results: the documents are third-party and rebuilt, never committed).
         "quoted_from": Path(outcome.quotes[0].source).name if outcome.quotes else None,
     }
     if q.kind == "answerable" and not outcome.refused and q.answer:

@@ -21,7 +21,8 @@ perturbed quotes (must never verify)
   negation_inserted          "not" inserted after the first auxiliary verb (or before
                              the answer when there is none)
   negation_removed           a negation of the sentence removed ("not", "never", "n't"...)
-  answer_swapped             the gold answer replaced by another paragraph's answer
+  answer_swapped             the gold answer replaced by another paragraph's answer (not
+                             the same answer with or without an article)
   other_paragraph_sentence   the most similar sentence of 20 other paragraphs
   truncated_two_words        two words of the sentence that are not verbatim in it
                              (one letter changed, or the word between them dropped)
@@ -132,6 +133,15 @@ def answer_sentence(paragraph: str, answer: str) -> tuple[int, int] | None:
         if a <= at and at + len(answer) <= b:
             return a, b
     return None  # the answer spans a sentence boundary
+
+
+_ARTICLE = re.compile(r"^(?:a|an|the)\s+")
+
+
+def same_answer(a: str, b: str) -> bool:
+    """The same answer, but for case and a leading article ("the Court of Justice" and
+    "Court of Justice"): swapping one for the other would only double an article."""
+    return _ARTICLE.sub("", normalize(a)) == _ARTICLE.sub("", normalize(b))
 
 
 def present(quote: str, source: str) -> bool:
@@ -366,7 +376,7 @@ def build_cases(
         add("negation_inserted", q, insert_negation(sentence, answer_at))
         add("negation_removed", q, remove_negation(sentence))
         other = rng.choice(questions)
-        if other["paragraph_id"] != pid and other["answer"].casefold() != answer.casefold():
+        if other["paragraph_id"] != pid and not same_answer(other["answer"], answer):
             add("answer_swapped", q, sentence.replace(answer, other["answer"], 1))
         else:
             skipped["answer_swapped: drew the same paragraph or answer"] += 1

@@ -1,6 +1,6 @@
 """The write path with precomputed vectors: memo against LanceDB, time and bytes per chunk.
 
-    python bench/write_path.py [--chunks 20000] [--dims 384]
+    python bench/write_path.py [--chunks 20000] [--dims 384] [--parts]
 
 Both get the same texts (90 words each, drawn at random from the paragraphs of
 ../shared/eval/qa/corpus.jsonl) and the same random unit vectors. memo stores them
@@ -9,7 +9,11 @@ vectors, change log, shingles); LanceDB as its documentation sets up a hybrid ta
 (``create_table`` from Arrow, then ``create_index("text", config=FTS())``). Prints
 wall and CPU seconds per 1,000 chunks, the ratio to LanceDB (target, issue 21.3: at
 most 2x), bytes per chunk on disk, what each of memo's tables and indexes costs per
-chunk (SQLite's ``dbstat``), and the machine's load during the run.
+chunk (SQLite's ``dbstat``), and the machine's load during the run. ``--parts``
+also prints where memo's CPU goes, per chunk: each SQL statement's time inside the
+real run (the driver's C code, triggers included), and each Python step of the
+write (tokenizing, flags, stems, vector scaling, hashing, shingles) timed alone on
+the same texts and vectors.
 """
 
 from __future__ import annotations
@@ -83,6 +87,71 @@ def write_memo(folder: Path, ids: list[str], texts: list[str], vectors: np.ndarr
     return wall, cpu, _size(path), {str(n): int(s) for n, s in tables}
 
 
+def memo_parts(ids: list[str], texts: list[str], vectors: np.ndarray) -> list[list[Any]]:
+    """``[part, microseconds of CPU per chunk]``: SQL statements timed inside one
+    ``add_texts`` (a fresh base), then the Python steps alone on the same data."""
+    from memo_core.kb import repeats
+    from memo_core.kb.flags import chunk_flags
+    from memo_core.kb.records import sha256, vector_blobs
+    from memo_core.search.text import detect_language, stem_text, tokenize
+    from memo_core.storage.connection import Database
+
+    spent: dict[str, float] = {}
+    plain_execute, plain_executemany = Database.execute, Database.executemany
+
+    def clock(sql: str, run: Callable[[], Any]) -> Any:
+        start = time.process_time()
+        try:
+            return run()
+        finally:
+            key = " ".join(sql.split())[:60]
+            spent[key] = spent.get(key, 0.0) + time.process_time() - start
+
+    def execute(self: Database, sql: str, params: Any = ()) -> Any:
+        return clock(sql, lambda: plain_execute(self, sql, params))
+
+    def executemany(self: Database, sql: str, rows: Any) -> Any:
+        return clock(sql, lambda: plain_executemany(self, sql, rows))
+
+    n = len(texts)
+    with tempfile.TemporaryDirectory() as tmp:
+        kb = MemoBase(Path(tmp) / "parts.db", embedder=StoredVectorsOnly(vectors.shape[1]))
+        given = vectors.tolist()
+        Database.execute, Database.executemany = execute, executemany  # type: ignore[method-assign]
+        try:
+            _, total = _clocked(lambda: kb.add_texts(texts, ids=ids, vectors=given))
+        finally:
+            Database.execute, Database.executemany = plain_execute, plain_executemany  # type: ignore[method-assign]
+        kb.searcher.aids.wait()
+        kb.close()
+    rows: list[list[Any]] = [["add_texts, all of it", total / n * 1e6]]
+    sql = sorted(spent.items(), key=lambda kv: -kv[1])
+    rows.append(["SQL, every statement", sum(spent.values()) / n * 1e6])
+    rows += [[f"SQL: {key}", cpu / n * 1e6] for key, cpu in sql if cpu / n * 1e6 >= 0.5]
+    words = [tokenize(t) for t in texts]
+    steps: list[tuple[str, Callable[[], Any]]] = [
+        ("Python: tokenize", lambda: [tokenize(t) for t in texts]),
+        ("Python: flags", lambda: [chunk_flags(t, w) for t, w in zip(texts, words, strict=True)]),
+        ("Python: language", lambda: [detect_language(t) for t in texts]),
+        (
+            "Python: stems",
+            lambda: [stem_text(t, "english", w) for t, w in zip(texts, words, strict=True)],
+        ),
+        ("Python: vectors checked and scaled", lambda: vector_blobs(given, vectors.shape[1])),
+        ("Python: sha256", lambda: [sha256(t) for t in texts]),
+        ("Python: shingles kept", lambda: repeats._runs_of(words)),
+        (
+            "Python: shingle rows",
+            lambda: repeats._Shingled(dict(enumerate(texts)), dict(enumerate(words))).new_rows(
+                "bench", list(range(n))
+            ),
+        ),
+    ]
+    for name, step in steps:
+        rows.append([name, _clocked(step)[1] / n * 1e6])
+    return rows
+
+
 def write_lancedb(folder: Path, ids: list[str], texts: list[str], vectors: np.ndarray) -> Any:
     import lancedb
     import pyarrow as pa
@@ -114,6 +183,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=20000)
     parser.add_argument("--dims", type=int, default=384)
+    parser.add_argument("--parts", action="store_true", help="where memo's CPU goes")
     args = parser.parse_args()
     ids, texts, vectors = _data(args.chunks, args.dims)
     n = args.chunks
@@ -124,6 +194,7 @@ def main() -> None:
             lance: tuple[float, float, int] | None = write_lancedb(Path(tmp), ids, texts, vectors)
         except ImportError:
             lance = None  # pip install lancedb (the bench extra)
+    parts = memo_parts(ids, texts, vectors) if args.parts else []
     load_after = os.getloadavg()
     rows = [["memo", memo_wall / n * 1000, memo_cpu / n * 1000, round(memo_bytes / n)]]
     if lance is not None:
@@ -148,6 +219,8 @@ def main() -> None:
             f"(target <= 2x), {memo_bytes / lance[2]:.2f}x the bytes"
         )
     text = f"{header}\n\n{table}\n\n{verdict}\n\n{costs}"
+    if parts:
+        text += "\n\n" + markdown_table(["memo's write, part", "CPU µs per chunk"], parts)
     result = {
         "chunks": n,
         "memo": {"wall": memo_wall, "cpu": memo_cpu, "bytes": memo_bytes, "tables": tables},
@@ -155,6 +228,7 @@ def main() -> None:
             {"wall": lance[0], "cpu": lance[1], "bytes": lance[2]} if lance is not None else None
         ),
         "load": {"before": load_before, "after": load_after},
+        "parts": {str(name): cpu for name, cpu in parts},
     }
     write_results("write_path", {"setup": header, **result}, text)
     print(text)

@@ -10,8 +10,8 @@ the question and the best hits, as a feature vector (:data:`FEATURES`):
   its neighbours; a heading is never the window's centre) of the top hits, so a
   chunk that only mentions the terms far apart does not count as an answer;
 * ``hard_missing`` - 1 when one of the question's numbers, versions, capitalised
-  names or code identifiers (:func:`~memo_core.answer.salience.hard_terms`) is
-  absent from the passage of the best window, else 0: a question about "version
+  names or code identifiers (:func:`~memo_core.answer.salience.hard_terms`), or a
+  literal it names verbatim (:mod:`~memo_core.answer.literals`), is absent from the passage of the best window, else 0: a question about "version
   3.14" is not answered by the text about 3.12, nor one about ``header_row`` by
   the text about ``csv.reader``'s other parameters;
 * ``rare_missing`` - the IDF of the rarest question term absent from the best hit,

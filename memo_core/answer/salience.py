@@ -7,7 +7,9 @@ text about its other parameters. :func:`hard_terms` picks out the question's
 numbers, versions, capitalised names (not its first word, which is capitalised
 anyway) and code identifiers (``snake_case``, ``camelCase``, the attribute of a
 dotted name); :func:`missing_terms` lists those absent from the evidence (numbers
-and identifiers exactly, names by stem). The gate reads them as features; the engine refuses an answer
+and identifiers exactly, names by stem), with the literals the question names
+verbatim (:mod:`~memo_core.answer.literals`: options, operators, quoted code, "the
+X statement"). The gate reads them as features; the engine refuses an answer
 whose cited passages miss one.
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from memo_core.answer.literals import missing_literals
 from memo_core.search.text import STOPWORDS, detect_language, stem_token
 
 __all__ = ["hard_terms", "missing_terms"]
@@ -55,7 +58,17 @@ def hard_terms(question: str) -> list[str]:
 
 
 def missing_terms(question: str, evidence: Iterable[str]) -> list[str]:
-    """The :func:`hard_terms` of ``question`` that no text of ``evidence`` contains."""
+    """The :func:`hard_terms` of ``question`` that no text of ``evidence`` contains,
+    then the literals it names verbatim that none names
+    (:func:`~memo_core.answer.literals.missing_literals`: ``--no-restart``, ``>>>``,
+    "the async while statement")."""
+    texts = list(evidence)
+    missing = _missing_hard_terms(question, texts)
+    seen = {m.lower() for m in missing}
+    return missing + [m for m in missing_literals(question, texts) if m.lower() not in seen]
+
+
+def _missing_hard_terms(question: str, evidence: list[str]) -> list[str]:
     terms = hard_terms(question)
     if not terms:
         return []

@@ -14,7 +14,9 @@ decides too: noise is what scanners and fingers actually do -
 * a letter typed with a key next to the right one (QWERTY, ЙЦУКЕН).
 
 Any other letter replaced by another is not a slip: "n" -> "v" or "du" -> "ve"
-makes a different word even when no dictionary knows it.
+makes a different word even when no dictionary knows it. Nor does it become two
+slips by being spelt as a dropped letter with an added one beside it ("converting"
+-> "convecting": "r" dropped, a "c" like the "e" next to it added).
 """
 
 from __future__ import annotations
@@ -68,35 +70,54 @@ def slip_distance(a: str, b: str) -> float:
     of two neighbouring letters cost one each; an added letter costs one when it
     doubles or neighbours a letter beside it; a replaced letter costs one only when
     it is a look-alike or a keyboard neighbour; a two-for-one glyph merge costs one.
-    A replacement is never a drop plus an unrelated addition.
+    A replacement is never a drop plus an addition side by side: "converting" ->
+    "convecting" drops the "r" and adds a "c" that looks like the "e" beside it,
+    which is "r" replaced by "c", a letter no scanner or finger takes for an "r"
+    (likewise a two-for-one glyph read next to a dropped or added letter).
     """
     near = _neighbours()
     n, m = len(a), len(b)
     inf = float("inf")
-    d = [[inf] * (m + 1) for _ in range(n + 1)]
-    for i in range(n + 1):
-        d[i][0] = float(i)
-    for j in range(m + 1):
-        d[0][j] = float(j)
+    # Three tables by the last edit of the cheapest path to (i, j): ``b`` losing a
+    # letter (a drop, or two glyphs of ``b`` read as one), ``a`` gaining one (an added
+    # letter, or one glyph read as two), or anything else (a match, a look-alike, a
+    # swap). A loss may not sit next to a gain: together they replace a letter.
+    dropped = [[inf] * (m + 1) for _ in range(n + 1)]
+    added = [[inf] * (m + 1) for _ in range(n + 1)]
+    other = [[inf] * (m + 1) for _ in range(n + 1)]
+    other[0][0] = 0.0
     for i in range(1, n + 1):
-        for j in range(1, m + 1):
+        added[i][0] = float(i)
+    for j in range(1, m + 1):
+        dropped[0][j] = float(j)
+
+    def best(i: int, j: int) -> float:
+        return min(dropped[i][j], added[i][j], other[i][j])
+
+    for i in range(n + 1):
+        for j in range(m + 1):
+            if i == 0 or j == 0:
+                continue
             ca, cb = a[i - 1], b[j - 1]
-            best = d[i][j - 1] + 1  # a letter of ``b`` dropped
+            dropped[i][j] = min(dropped[i][j - 1], other[i][j - 1]) + 1
             if _stray(a, i - 1, near):
-                best = min(best, d[i - 1][j] + 1)
-            if ca == cb:
-                best = min(best, d[i - 1][j - 1])
-            elif (ca, cb) in near:
-                best = min(best, d[i - 1][j - 1] + 1)
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                best = min(best, d[i - 2][j - 2] + 1)
+                added[i][j] = min(added[i - 1][j], other[i - 1][j]) + 1
             for two, one in _MERGES:
-                if a[max(0, i - 2) : i] == two and cb == one and i > 1:
-                    best = min(best, d[i - 2][j - 1] + 1)
-                if b[max(0, j - 2) : j] == two and ca == one and j > 1:
-                    best = min(best, d[i - 1][j - 2] + 1)
-            d[i][j] = best
-    return d[n][m]
+                if i > 1 and a[i - 2 : i] == two and cb == one:  # "m" read as "rn"
+                    gain = min(added[i - 2][j - 1], other[i - 2][j - 1]) + 1
+                    added[i][j] = min(added[i][j], gain)
+                if j > 1 and b[j - 2 : j] == two and ca == one:  # "rn" read as "m"
+                    loss = min(dropped[i - 1][j - 2], other[i - 1][j - 2]) + 1
+                    dropped[i][j] = min(dropped[i][j], loss)
+            cell = inf
+            if ca == cb:
+                cell = best(i - 1, j - 1)
+            elif (ca, cb) in near:
+                cell = best(i - 1, j - 1) + 1
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cell = min(cell, best(i - 2, j - 2) + 1)
+            other[i][j] = cell
+    return best(n, m)
 
 
 def _stray(word: str, k: int, near: frozenset[tuple[str, str]]) -> bool:

@@ -31,7 +31,8 @@ sentence. In the fuzzy stage, a slip that turns one dictionary word into another
 (:func:`~memo_core.answer.lexicon.is_dictionary_word`; without the ``wordfreq``
 list installed every such slip counts as a substitution); a rare word the list
 misses or ranks among misspellings ("connecting" -> "convecting") is caught by the
-shape of its edit instead.
+shape of its edit instead; and when only the quote's word is one the list knows, the
+noise can only be in the source, whose word must then be one slip of the quote's.
 
 The old plugin accepted "the term is 12 months" against "the term is 24 months"
 (a 0.82 similarity); here it fails on the number rule, whatever the threshold.
@@ -191,15 +192,21 @@ def _vocabulary(folded_source: str) -> frozenset[str]:
     return frozenset(_TOKEN.findall(folded_source))
 
 
-def _substitution(a: str, b: str) -> bool:
+def _substitution(a: str, b: str, slips: float) -> bool:
     """Is quote word ``a`` another real word than source word ``b`` (not a typo of it)?
 
-    Yes when both are dictionary words ("lease"/"least", "encourage"/"encourages"),
-    when ``a`` is a common word and ``b`` a rare one the list knows ("primarily" for
+    ``slips``: how many slips turn ``b`` into ``a`` (:func:`slip_distance`). Yes when
+    both are dictionary words ("lease"/"least", "encourage"/"encourages"), when ``a``
+    is a common word and ``b`` a rare one the list knows ("primarily" for
     "primality"), when both are known forms of one stem ("encourage" for
     "encourages"), or when one is the other with an ending, known to the list or not
-    ("lobates" for "lobate", see :func:`_inflected`). Without a word list, every edit
-    is presumed a substitution.
+    ("lobates" for "lobate", see :func:`_inflected`). Also when ``a`` is a spelling
+    the list knows and ``b`` one it does not: then the noise, if any, is in the
+    source, so ``b`` must be a slip of ``a`` ("stations" does not become "stationis"
+    by a slip: a rare name, not a misprint), and a single one: two slips in one
+    word that land on a listed spelling ("photocytes" -> "phagocytes") are another
+    word far more often than they are noise. Without a word list, every edit is
+    presumed a substitution.
     """
     fa, fb = word_frequency(a), word_frequency(b)
     if fa is None or fb is None or _inflected(a, b):
@@ -208,7 +215,15 @@ def _substitution(a: str, b: str) -> bool:
         return True
     if fa >= COMMON_ZIPF and fb > 0:
         return True
+    if fa > 0 and (slips > 1 or (fb == 0 and slip_distance(b, a) > 1)):
+        return True
     return fa > 0 and fb > 0 and _same_stem(a, b)
+
+
+def _split_clitic(word: str) -> tuple[str, str]:
+    """``word`` without its apostrophe ending, and that ending ("people's" -> "people", "'s")."""
+    at = word.find("'")
+    return (word, "") if at < 0 else (word[:at], word[at:])
 
 
 def _same_stem(a: str, b: str) -> bool:
@@ -473,10 +488,16 @@ class CitationVerifier:
         """Quote word ``a`` for source word ``b``: a spelling slip, or a different word?
 
         A different word when :func:`_substitution` says so, or when ``a`` is itself
-        a word of the source (``vocabulary``: a term the word list may not know).
+        a word of the source (``vocabulary``: a term the word list may not know). An
+        apostrophe ending ("'s", "'re") must be the same on both sides, and the words
+        before it are what is compared ("peoples's" for "people's": "peoples" is
+        another word).
         """
         cfg = self.config
-        if min(len(a), len(b)) < cfg.min_edit_length:
+        if a in vocabulary:
+            return "bad", _COST_BAD
+        (a, a_clitic), (b, b_clitic) = _split_clitic(a), _split_clitic(b)
+        if a_clitic != b_clitic or min(len(a), len(b)) < cfg.min_edit_length:
             return "bad", _COST_BAD
         if a[:1] != b[:1] or a.endswith(b) or b.endswith(a):
             return "bad", _COST_BAD  # a changed first letter or an added prefix: another word
@@ -484,7 +505,7 @@ class CitationVerifier:
         dist = slip_distance(a, b)
         if dist > limit:  # not what OCR or typing does ("connecting" -> "convecting")
             return "bad", _COST_BAD
-        if a in vocabulary or _substitution(a, b):
+        if _substitution(a, b, dist):
             return "bad", _COST_BAD
         return "slip", _COST_SLIP * dist
 

@@ -25,6 +25,7 @@ __all__ = [
     "EmbedderFingerprint",
     "batched",
     "checked_unit_blob",
+    "checked_unit_blobs",
     "checked_unit_vector",
     "normalize_vector",
 ]
@@ -153,6 +154,30 @@ def checked_unit_blob(vector: object, dims: int, *, what: str = "vector") -> byt
     values: Sequence[float] = vector  # type: ignore[assignment]  # checked by _plain_norm
     doubles = np.frombuffer(array("d", values), dtype=np.float64)
     return bytes((doubles / norm).astype(np.float32).tobytes())
+
+
+def checked_unit_blobs(
+    vectors: Sequence[object], dims: int, *, what: str = "vector"
+) -> list[bytes]:
+    """:func:`checked_unit_blob` of each vector, the same bytes: the common ones (lists
+    of ``dims`` plain floats) scaled together in one array operation, the rest (and
+    all of them without numpy) one by one, each refusal with its own message."""
+    norms = [_plain_norm(vector, dims) for vector in vectors]
+    np = _numpy()
+    plain = [i for i, norm in enumerate(norms) if norm is not None]
+    if np is None or len(plain) < 2:
+        return [checked_unit_blob(vector, dims, what=what) for vector in vectors]
+    doubles = np.array([vectors[i] for i in plain], dtype=np.float64)
+    divisors = np.array([norms[i] for i in plain], dtype=np.float64)
+    scaled = (doubles / divisors[:, None]).astype(np.float32).tobytes()
+    size = 4 * dims
+    out: list[bytes | None] = [None] * len(vectors)
+    for k, i in enumerate(plain):
+        out[i] = scaled[k * size : (k + 1) * size]
+    return [
+        blob if blob is not None else checked_unit_blob(vectors[i], dims, what=what)
+        for i, blob in enumerate(out)
+    ]
 
 
 def checked_unit_vector(vector: object, dims: int, *, what: str = "vector") -> list[float]:

@@ -9,14 +9,18 @@ normalised and its ``content_hash`` is stable across re-ingests.
 
 from __future__ import annotations
 
+import functools
+import importlib
+import importlib.util
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import Any
 
 from memo_core.errors import InvalidInputError
 from memo_core.ingest.types import ExtractedDocument, Section
 
-__all__ = ["DocumentBuilder", "normalize_text"]
+__all__ = ["HYPHEN_MARGIN", "WORD_ZIPF", "DocumentBuilder", "joins_across_line", "normalize_text"]
 
 # C0/C1 control characters except tab and newline; DEL; zero-width no-break space
 # (a stray BOM); soft hyphen (invisible, breaks words for search).
@@ -24,15 +28,59 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ufeff\u00ad]")
 _LINE_BREAKS = re.compile("\r\n|[\r\u2028\u2029\x85]")
 _TRAILING_SPACE = re.compile(r"[ \t\f\v\u00a0]+(?=\n|\Z)")
 _BLANK_RUNS = re.compile(r"\n{3,}")
-# A word broken across lines by a hyphen, as PDF text extraction leaves it:
-# "infor-\nmation" -> "information". Only letter-hyphen-newline-lowercase letter,
-# so "Jean-\nPierre" and list dashes are left alone.
-_HYPHEN_BREAK = re.compile(r"(?<=[^\W\d_])-\n(?=[^\W\d_])")
+# A hyphen at a line end between two words: "infor-\nmation" (a word the line broke,
+# as typesetting and PDF extraction leave it) or "left-\nhand" (a compound whose own
+# hyphen fell at the line end). Only letter-hyphen-newline-lowercase letter, so
+# "Jean-\nPierre" and list dashes are left alone.
+_HYPHEN_BREAK = re.compile(r"([^\W\d_]+)-\n([^\W\d_]+)")
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
+_HAS_WORDFREQ = importlib.util.find_spec("wordfreq") is not None
+#: Zipf frequency (wordfreq's scale: 3.0 is once per million words) from which a spelling
+#: counts as a word here, and by how much the hyphenated spelling must be the more
+#: frequent one to keep its hyphen although the joined one is a word too (web lists
+#: hold misspellings such as "чтото"). Measured with ``python bench/hyphenation.py``
+#: on the line-end hyphens of the Python docs (all compounds, their source says) and
+#: on their dictionary words broken at random: 27 of 29 compounds keep the hyphen,
+#: 1555 of 1558 broken words are joined.
+WORD_ZIPF = 3.0
+HYPHEN_MARGIN = 1.5
 
 
-def _join_if_lowercase(match: re.Match[str]) -> str:
-    following = match.string[match.end()]
-    return "" if following.islower() else match.group(0)
+def _zipf() -> Callable[[str, str], float] | None:
+    """wordfreq's ``zipf_frequency``; ``None`` without the optional "local" extra."""
+    return (
+        getattr(importlib.import_module("wordfreq"), "zipf_frequency", None)
+        if _HAS_WORDFREQ
+        else None
+    )
+
+
+@functools.lru_cache(maxsize=16384)
+def joins_across_line(left: str, right: str) -> bool:
+    """Whether ``left-\nright`` is one word the line broke (join it), not a compound.
+
+    Decided by word frequencies (``wordfreq``, English or Russian by script): the
+    hyphen stays when both parts are words and the joined spelling is not one
+    ("left-hand", "built-in") or is far rarer than the hyphenated one ("что-то");
+    otherwise the parts are joined ("infor-mation", "some-thing"). Without
+    ``wordfreq`` every such hyphen is joined.
+    """
+    zipf = _zipf()
+    if zipf is None:
+        return True
+    language = "ru" if _CYRILLIC.search(left + right) else "en"
+    left, right = left.lower(), right.lower()
+    if zipf(left, language) < WORD_ZIPF or zipf(right, language) < WORD_ZIPF:
+        return True  # a part is no word: a word the line broke
+    joined = zipf(left + right, language)
+    return joined >= WORD_ZIPF and zipf(f"{left}-{right}", language) <= joined + HYPHEN_MARGIN
+
+
+def _join_broken_word(match: re.Match[str]) -> str:
+    left, right = match.group(1), match.group(2)
+    if right[0].islower() and joins_across_line(left, right):
+        return left + right
+    return match.group(0)
 
 
 def normalize_text(text: str) -> str:
@@ -40,8 +88,9 @@ def normalize_text(text: str) -> str:
 
     Line endings become ``\\n``; form feeds become paragraph breaks; NUL and other
     control characters, BOMs and soft hyphens are dropped; trailing spaces go;
-    words hyphenated across a line break are joined; runs of blank lines collapse
-    to one; the result is NFC and stripped. Idempotent.
+    a word hyphenated across a line break is joined, a compound keeps its hyphen
+    (:func:`joins_across_line`); runs of blank lines collapse to one; the result is
+    NFC and stripped. Idempotent.
     """
     # Each rewrite runs only when its trigger is present: most text has none.
     if "\r" in text or "\u2028" in text or "\u2029" in text or "\x85" in text:
@@ -50,8 +99,13 @@ def normalize_text(text: str) -> str:
     text = _CONTROL.sub("", text)
     text = unicodedata.normalize("NFC", text)
     text = _TRAILING_SPACE.sub("", text)
-    if "-\n" in text:
-        text = _HYPHEN_BREAK.sub(_join_if_lowercase, text)
+    while "-\n" in text:
+        # A match takes the word after the line end, so in "a-\nb-\nc" the second
+        # break is read on the next pass, with the joined word if "a-\nb" joined.
+        joined = _HYPHEN_BREAK.sub(_join_broken_word, text)
+        if joined == text:
+            break
+        text = joined
     if "\n\n\n" in text:
         text = _BLANK_RUNS.sub("\n\n", text)
     return text.strip()

@@ -72,6 +72,9 @@ _RU_RULE = re.compile("|".join(f"(?:{p})" for p in _RU), re.IGNORECASE)
 # Letters that re.IGNORECASE equates with an ASCII letter although their lower case
 # is another: "ſ" (s), "ı" (i), and "İ", whose lower case is "i" and a combining dot.
 _IGNORECASE_ASCII = str.maketrans({"ſ": "s", "ı": "i", "\u0307": None})
+# The letters whose lower case holds one of those (İ: "i" and a dot): a text with
+# none of them needs no folding.
+_IGNORECASE_LETTERS = ("ſ", "ı", "\u0307", "İ")
 # Each English pattern needs some of a few words, whole (one of each set, in the
 # order of _EN; "[" and "<" stand for the bracketed role tag): a chunk is searched
 # only with the patterns whose words it holds, as one alternation over a few hundred
@@ -146,7 +149,10 @@ def _gate_words(text: str, tokens: Sequence[str]) -> set[str]:
     (long s, dotless i, the dotted capital I that lower-cases to "i" and a dot):
     those are folded here, so a gate never skips a text its pattern matches.
     """
-    words = set(tokens) if text.isascii() else {t.translate(_IGNORECASE_ASCII) for t in tokens}
+    if text.isascii() or not any(letter in text for letter in _IGNORECASE_LETTERS):
+        words = set(tokens)
+    else:
+        words = {t.translate(_IGNORECASE_ASCII) for t in tokens}
     words.update(mark for mark in "[<" if mark in text)
     return words
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from memo_core.embedders.base import EmbedderFingerprint, checked_unit_blob
+from memo_core.embedders.base import EmbedderFingerprint, checked_unit_blob, checked_unit_blobs
 from memo_core.errors import InvalidInputError, NamespaceRequiredError
 from memo_core.kb.repeats import ShingledChunk
 
@@ -58,6 +58,14 @@ def sha256(text: str) -> str:
 def vector_blob(vector: Sequence[float], dims: int) -> bytes:
     """The checked unit vector as float32 bytes: the stored form on every backend."""
     return checked_unit_blob(vector, dims)
+
+
+def vector_blobs(vectors: Sequence[Sequence[float] | bytes], dims: int) -> list[bytes]:
+    """:func:`vector_blob` of each vector (a blob is kept as it is), scaled together."""
+    given = [i for i, v in enumerate(vectors) if not isinstance(v, bytes)]
+    made = iter(checked_unit_blobs([vectors[i] for i in given], dims))
+    mine = set(given)
+    return [next(made) if i in mine else v for i, v in enumerate(vectors)]  # type: ignore[misc]
 
 
 def source_document_id(collection: str, source: str) -> str:

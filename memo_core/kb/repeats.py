@@ -45,12 +45,11 @@ A batch of documents is shingled, inserted and counted at once.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import accumulate, chain, repeat
 from typing import TYPE_CHECKING, Any
 
 from memo_core.search.repeats import repeat_terms
@@ -103,12 +102,48 @@ class ShingledChunk:
 
 def shingles(text: str) -> frozenset[int]:
     """The kept shingle hashes of ``text`` (see the module docstring)."""
-    return frozenset(h for _, h in _runs_of([tokenize(text)])[0])
+    return frozenset(_runs_of([tokenize(text)]).hashes)
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def _word_hash(word: str) -> int:
     return int.from_bytes(hashlib.blake2b(word.encode("utf-8"), digest_size=8).digest(), "big")
+
+
+#: Hashes of the words seen lately: a dictionary look-up per word on the write path
+#: instead of a digest (or a cached call); bounded, started afresh when full.
+_WORD_HASHES: dict[str, int] = {}
+_WORD_HASHES_KEPT = 1 << 17
+
+
+def _word_hashes(words: Sequence[str]) -> list[int]:
+    """``[_word_hash(w) for w in words]``."""
+    known = _WORD_HASHES
+    if len(known) > _WORD_HASHES_KEPT:
+        known.clear()
+    out = list(map(known.get, words))
+    if None in out:
+        for i, (word, h) in enumerate(zip(words, out, strict=True)):
+            if h is None:
+                out[i] = known[word] = _word_hash(word)
+    return out  # type: ignore[return-value]  # every None was replaced
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """The kept shingles of several word lists, laid end to end: list ``k``'s are
+    ``first[cuts[k]:cuts[k + 1]]`` (its first word) and ``hashes[...]``, by first word."""
+
+    first: list[int]
+    hashes: list[int]
+    cuts: list[int]
+
+    def runs(self, k: int) -> list[tuple[int, int]]:
+        """``(first word, hash)`` of list ``k``'s kept shingles."""
+        a, b = self.cuts[k], self.cuts[k + 1]
+        return list(zip(self.first[a:b], self.hashes[a:b], strict=True))
+
+    def of(self, k: int) -> list[int]:
+        return self.hashes[self.cuts[k] : self.cuts[k + 1]]
 
 
 def _mix(x: int) -> int:
@@ -121,14 +156,20 @@ def _signed(x: int) -> int:
     return x - (1 << 64) if x >= 1 << 63 else x  # fits SQLite INTEGER and BIGINT
 
 
-def _runs_of(texts: Sequence[Sequence[str]]) -> list[list[tuple[int, int]]]:
-    """For each word list, ``(first word, hash)`` of its kept shingles, by first word."""
-    words_hashed = [[_word_hash(w) for w in words] for words in texts]
+def _runs_of(texts: Sequence[Sequence[str]]) -> _Kept:
+    """The kept shingles of each word list (:class:`_Kept`)."""
+    words_hashed = [_word_hashes(words) for words in texts]
     try:
         import numpy as np
     except ImportError:  # the base install: the same numbers, one run at a time
-        return [_python_runs(hashes) for hashes in words_hashed]
-    return _numpy_runs(np, words_hashed)
+        return _laid_out([_python_runs(hashes) for hashes in words_hashed])
+    return _numpy_kept(np, words_hashed)
+
+
+def _laid_out(runs: Sequence[Sequence[tuple[int, int]]]) -> _Kept:
+    first = [i for r in runs for i, _ in r]
+    hashes = [h for r in runs for _, h in r]
+    return _Kept(first, hashes, list(accumulate((len(r) for r in runs), initial=0)))
 
 
 def _python_runs(hashes: Sequence[int]) -> list[tuple[int, int]]:
@@ -157,13 +198,21 @@ def _short_hash(hashes: Sequence[int]) -> int:
 
 
 def _numpy_runs(np: Any, words_hashed: Sequence[Sequence[int]]) -> list[list[tuple[int, int]]]:
-    """:func:`_python_runs` of every list at once: the runs of the lists laid end to
-    end, hashed and winnowed together; runs and windows that cross lists are dropped."""
+    """:func:`_python_runs` of every list at once (see :func:`_numpy_kept`)."""
+    kept = _numpy_kept(np, words_hashed)
+    return [kept.runs(k) for k in range(len(words_hashed))]
+
+
+def _numpy_kept(np: Any, words_hashed: Sequence[Sequence[int]]) -> _Kept:
+    """The runs of the lists laid end to end, hashed and winnowed together; runs and
+    windows that cross lists are dropped. Lists with fewer runs than a window (and
+    texts shorter than a shingle) are winnowed one by one (:func:`_python_runs`)."""
     lengths = [len(h) for h in words_hashed]
     total = sum(lengths)
     n = total - SHINGLE_WORDS + 1
-    if n <= 0:
-        return [_python_runs(h) for h in words_hashed]
+    short = WINDOW + SHINGLE_WORDS - 1
+    if n < WINDOW:
+        return _laid_out([_python_runs(h) for h in words_hashed])
     flat = np.fromiter(chain.from_iterable(words_hashed), dtype=np.uint64, count=total)
     with np.errstate(over="ignore"):
         x = flat[:n] * np.uint64(_POWERS[0])
@@ -176,26 +225,29 @@ def _numpy_runs(np: Any, words_hashed: Sequence[Sequence[int]]) -> list[list[tup
         x ^= x >> np.uint64(31)
     hashes = x.view(np.int64)
     offsets = np.cumsum([0, *lengths])
-    out: list[list[tuple[int, int]]] = [[] for _ in words_hashed]
-    if n >= WINDOW:
-        starts = np.arange(n - WINDOW + 1)
-        owner = np.searchsorted(offsets, starts, side="right") - 1
-        # A window is its list's when the last word of its last run is.
-        inside = starts + (WINDOW + SHINGLE_WORDS - 1) <= offsets[owner + 1]
-        windows = np.lib.stride_tricks.sliding_window_view(hashes, WINDOW)
-        chosen = np.unique((starts + windows.argmin(axis=1))[inside])
-        first = (chosen - offsets[np.searchsorted(offsets, chosen, side="right") - 1]).tolist()
-        values = hashes[chosen].tolist()
-        cuts = np.searchsorted(chosen, offsets).tolist()
-        for k in range(len(words_hashed)):
-            a, b = cuts[k], cuts[k + 1]
-            if a < b:
-                out[k] = list(zip(first[a:b], values[a:b], strict=True))
-    # Lists with fewer runs than a window (and texts shorter than a shingle), one by one.
-    for k, length in enumerate(lengths):
-        if 0 < length < WINDOW + SHINGLE_WORDS - 1:
-            out[k] = _python_runs(words_hashed[k])
-    return out
+    starts = np.arange(n - WINDOW + 1)
+    owner = np.searchsorted(offsets, starts, side="right") - 1
+    # A window is its list's when the last word of its last run is.
+    inside = starts + short <= offsets[owner + 1]
+    windows = np.lib.stride_tricks.sliding_window_view(hashes, WINDOW)
+    # Each window's smallest (the first on a tie) never lies left of the one before
+    # it, so the chosen runs come in order: each once is each unlike the one before.
+    picked = (starts + windows.argmin(axis=1))[inside]
+    first_of_its_kind = np.ones(len(picked), dtype=bool)
+    first_of_its_kind[1:] = picked[1:] != picked[:-1]
+    chosen = picked[first_of_its_kind]
+    first = (chosen - offsets[np.searchsorted(offsets, chosen, side="right") - 1]).tolist()
+    values = hashes[chosen].tolist()
+    cuts = np.searchsorted(chosen, offsets).tolist()
+    if not any(0 < length < short for length in lengths):
+        return _Kept(first, values, cuts)
+    runs = [
+        _python_runs(words_hashed[k])
+        if 0 < length < short
+        else list(zip(first[cuts[k] : cuts[k + 1]], values[cuts[k] : cuts[k + 1]], strict=True))
+        for k, length in enumerate(lengths)
+    ]
+    return _laid_out(runs)
 
 
 def _mask(words: Sequence[str], runs: Sequence[tuple[int, int]], repeated: set[int]) -> list[bool]:
@@ -218,23 +270,70 @@ class _Shingled:
             rowid: given[rowid] if rowid in given else tokenize(text)
             for rowid, text in texts.items()
         }
-        self.runs = dict(zip(self.words, _runs_of(list(self.words.values())), strict=True))
+        self.rowids = list(self.words)
+        self.kept = _runs_of(list(self.words.values()))
 
     def hashes(self) -> set[int]:
-        return {h for runs in self.runs.values() for _, h in runs}
+        return set(self.kept.hashes)
+
+    def of(self, k: int) -> set[int]:
+        """The kept hashes of the ``k``-th chunk."""
+        return set(self.kept.of(k))
 
     def shares(self, repeated: set[int]) -> list[list[Any]]:
         """``[share, own terms, copied terms, rowid]`` (``_set_shares``) of the chunks
         holding a ``repeated`` shingle."""
         out: list[list[Any]] = []
-        for rowid, runs in self.runs.items():
-            if any(h in repeated for _, h in runs):
+        if not repeated:
+            return out
+        for k, rowid in enumerate(self.rowids):
+            if not repeated.isdisjoint(self.kept.of(k)):
                 words = self.words[rowid]
-                mask = _mask(words, runs, repeated)
+                mask = _mask(words, self.kept.runs(k), repeated)
                 share = sum(mask) / len(words)
                 own, copied = repeat_terms(words, mask) if share < 1.0 else ((), ())
                 out.append([share, " ".join(sorted(own)), " ".join(sorted(copied)), rowid])
         return out
+
+    def new_rows(
+        self, owner: str, doc_of: Sequence[int]
+    ) -> tuple[list[tuple[str, int, int, int]], dict[int, int]]:
+        """The ``(owner, shingle, doc_rowid, chunk_rowid)`` rows of ``owner``'s chunks
+        (``doc_of``: each one's document), each once and in key order (each page of the
+        B-tree is then visited once per batch), and how many of their documents hold
+        each shingle."""
+        kept = self.kept
+        try:
+            import numpy as np
+        except ImportError:  # the base install: the same rows, sorted in Python
+            rows = sorted(
+                {
+                    (owner, h, doc, rowid)
+                    for k, (doc, rowid) in enumerate(zip(doc_of, self.rowids, strict=True))
+                    for h in kept.of(k)
+                }
+            )
+            docs: dict[int, int] = defaultdict(int)
+            for h, _ in dict.fromkeys((h, doc) for _, h, doc, _ in rows):
+                docs[h] += 1
+            return rows, dict(docs)
+        cuts = np.array(kept.cuts, dtype=np.int64)
+        lengths = cuts[1:] - cuts[:-1]
+        shingle = np.array(kept.hashes, dtype=np.int64)
+        doc = np.repeat(np.array(doc_of, dtype=np.int64), lengths)
+        chunk = np.repeat(np.array(self.rowids, dtype=np.int64), lengths)
+        order = np.lexsort((chunk, doc, shingle))
+        shingle, doc, chunk = shingle[order], doc[order], chunk[order]
+        fresh = np.ones(len(shingle), dtype=bool)  # a row unlike the one before it
+        new_doc = np.ones(len(shingle), dtype=bool)  # a (shingle, document) pair, likewise
+        if len(shingle) > 1:
+            same = (shingle[1:] == shingle[:-1]) & (doc[1:] == doc[:-1])
+            new_doc[1:] = ~same
+            fresh[1:] = ~(same & (chunk[1:] == chunk[:-1]))
+        shingle, doc, chunk, new_doc = shingle[fresh], doc[fresh], chunk[fresh], new_doc[fresh]
+        rows = list(zip(repeat(owner), shingle.tolist(), doc.tolist(), chunk.tolist()))
+        distinct, docs_per = np.unique(shingle[new_doc], return_counts=True)
+        return rows, dict(zip(distinct.tolist(), docs_per.tolist(), strict=True))
 
 
 def add_chunk_shingles(db: SQLDatabase, chunks: Sequence[ShingledChunk]) -> None:
@@ -248,29 +347,19 @@ def add_chunk_shingles(db: SQLDatabase, chunks: Sequence[ShingledChunk]) -> None
             {c.chunk_rowid: c.text for c in mine},
             {c.chunk_rowid: c.words for c in mine if c.words is not None},
         )
-        docs_of: dict[int, set[int]] = defaultdict(set)  # shingle -> new documents holding it
-        rows = []
-        for c in mine:
-            for s in {h for _, h in shingled.runs[c.chunk_rowid]}:
-                docs_of[s].add(c.doc_rowid)
-                rows.append((owner, s, c.doc_rowid, c.chunk_rowid))
+        rows, new_docs = shingled.new_rows(owner, [c.doc_rowid for c in mine])
         if not rows:
             continue
-        rows.sort()  # in key order: each page of the B-tree is visited once per batch
         db.executemany(
             "INSERT INTO chunk_shingles (owner, shingle, doc_rowid, chunk_rowid)"
             " VALUES (?, ?, ?, ?)",
             rows,
         )
-        counts = _document_counts(db, owner, docs_of)
-        _set_shares(db, shingled.shares({s for s, n in counts.items() if n >= REPEAT_DOCUMENTS}))
+        counts = _document_counts(db, owner, new_docs, least=REPEAT_DOCUMENTS)
+        _set_shares(db, shingled.shares(set(counts)))
         # Below the threshold before these documents came, at or above it now: they
         # made that text boilerplate in the others.
-        crossed = {
-            s
-            for s, n in counts.items()
-            if n >= REPEAT_DOCUMENTS and n - len(docs_of[s]) < REPEAT_DOCUMENTS
-        }
+        crossed = {s for s, n in counts.items() if n - new_docs[s] < REPEAT_DOCUMENTS}
         _recompute(db, owner, crossed, skip=set(shingled.words))
 
 
@@ -287,8 +376,8 @@ def remove_chunk_shingles(db: SQLDatabase, chunk_rowids: Sequence[int]) -> None:
         )
         shingled = _Shingled({int(r[0]): str(r[3]) for r in rows})
         keys: list[list[Any]] = []
-        for rowid, owner, doc_rowid, _ in rows:
-            found = {h for _, h in shingled.runs[int(rowid)]}
+        for k, (rowid, owner, doc_rowid, _) in enumerate(rows):
+            found = shingled.of(k)
             gone[str(owner)].update(found)
             keys.extend([str(owner), s, int(doc_rowid), int(rowid)] for s in found)
         db.executemany(
@@ -297,8 +386,8 @@ def remove_chunk_shingles(db: SQLDatabase, chunk_rowids: Sequence[int]) -> None:
             keys,
         )
     for owner, found in gone.items():
-        counts = _document_counts(db, owner, found)
-        below = {s for s in found if counts.get(s, 0) == REPEAT_DOCUMENTS - 1}
+        counts = _document_counts(db, owner, found, least=REPEAT_DOCUMENTS - 1)
+        below = {s for s, n in counts.items() if n == REPEAT_DOCUMENTS - 1}
         _recompute(db, owner, below, skip=set(chunk_rowids))
 
 
@@ -321,8 +410,8 @@ def backfill_repeats(db: SQLDatabase, *, after_rowid: int = 0) -> None:
             " VALUES (?, ?, ?, ?)",
             [
                 [owner, s, int(doc_rowid), int(rowid)]
-                for rowid, owner, doc_rowid, _ in rows
-                for s in {h for _, h in shingled.runs[int(rowid)]}
+                for k, (rowid, owner, doc_rowid, _) in enumerate(rows)
+                for s in shingled.of(k)
             ],
         )
         last = int(rows[-1][0])
@@ -361,15 +450,19 @@ def backfill_repeat_terms(db: SQLDatabase) -> None:
             last = rowids[-1]
 
 
-def _document_counts(db: SQLDatabase, owner: str, found: Iterable[int]) -> dict[int, int]:
-    """In how many documents of ``owner`` each shingle occurs."""
+def _document_counts(
+    db: SQLDatabase, owner: str, found: Iterable[int], *, least: int
+) -> dict[int, int]:
+    """In how many documents of ``owner`` each shingle occurs, for those in ``least``
+    documents or more (the rest are left out)."""
     out: dict[int, int] = {}
     for part in _batches(sorted(found)):
         marks = ",".join("?" for _ in part)
         for shingle, n in db.query(
             "SELECT shingle, count(DISTINCT doc_rowid) FROM chunk_shingles"
-            f" WHERE owner = ? AND shingle IN ({marks}) GROUP BY shingle",
-            [owner, *part],
+            f" WHERE owner = ? AND shingle IN ({marks}) GROUP BY shingle"
+            " HAVING count(DISTINCT doc_rowid) >= ?",
+            [owner, *part, least],
         ):
             out[int(shingle)] = int(n)
     return out
@@ -413,8 +506,7 @@ def _set_from_scratch(db: SQLDatabase, owner: str, chunk_rowids: Sequence[int]) 
     """Set the shares and terms of ``owner``'s listed chunks from their shingles'
     counts (0 and none where nothing of a chunk is repeated)."""
     shingled = _Shingled(_texts(db, chunk_rowids))
-    counts = _document_counts(db, owner, shingled.hashes())
-    repeated = {s for s, n in counts.items() if n >= REPEAT_DOCUMENTS}
+    repeated = set(_document_counts(db, owner, shingled.hashes(), least=REPEAT_DOCUMENTS))
     found = {row[-1]: row for row in shingled.shares(repeated)}
     _set_shares(db, [found.get(rowid, [0.0, "", "", rowid]) for rowid in shingled.words])
 

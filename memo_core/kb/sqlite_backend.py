@@ -51,6 +51,10 @@ _KEYWORD_ROWS = (
 )
 
 
+#: The least page cache (KiB) vector rows are inserted with (``insert_vectors``).
+_BULK_CACHE_KIB = 8192
+
+
 class SqliteChangeLog:
     """``kb_chunk_changes``: one entry per chunk insert or delete (``kb/schema.py``)."""
 
@@ -105,6 +109,26 @@ class SqliteKnowledgeBackend:
         add_keyword_rows(self.db, self.languages, rows, words)
 
     def insert_vectors(self, table: str, rows: Sequence[VectorRow]) -> None:
+        if not rows:
+            return
+        # vec0 keeps 1,024 vectors in one blob and writes each new one through a blob
+        # handle that walks the blob's overflow pages from its start: with SQLite's
+        # default 2 MB page cache those pages are read again for every row (half the
+        # insert's time at 384 dimensions), so the page cache holds a few blocks
+        # while the rows go in, and is given back after.
+        block_kib = len(rows[0][3])  # 1,024 vectors of this many bytes, in KiB
+        held = int(self.db.query_one("PRAGMA cache_size")[0])
+        wanted = max(_BULK_CACHE_KIB, 5 * block_kib)
+        if -held >= wanted or held >= wanted // 4:  # already as large (pages of 4 KiB)
+            self._insert_vector_rows(table, rows)
+            return
+        self.db.execute(f"PRAGMA cache_size = {-wanted}")
+        try:
+            self._insert_vector_rows(table, rows)
+        finally:
+            self.db.execute(f"PRAGMA cache_size = {held}")
+
+    def _insert_vector_rows(self, table: str, rows: Sequence[VectorRow]) -> None:
         self.db.executemany(
             f"INSERT INTO {table} (chunk_rowid, owner, collection, embedding) VALUES (?, ?, ?, ?)",
             rows,

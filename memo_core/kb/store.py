@@ -33,7 +33,7 @@ from memo_core.kb.records import (
     require_owner,
     sha256,
     utc_now,
-    vector_blob,
+    vector_blobs,
 )
 from memo_core.kb.reindex import VectorReindexer
 from memo_core.kb.repeats import (
@@ -43,7 +43,7 @@ from memo_core.kb.repeats import (
 )
 from memo_core.kb.scope import chunk_scope, only_scope, visible_rowids
 from memo_core.kb.sqlite_backend import SqliteKnowledgeBackend
-from memo_core.search.repeats import RepeatedText
+from memo_core.search.repeats import RepeatedText, StoredTerms
 from memo_core.search.text import DEFAULT_LANGUAGES, tokenize
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY
@@ -94,8 +94,13 @@ def _stored_text(write: DocumentWrite) -> str:
     return write.text
 
 
-def _document_values(write: DocumentWrite, created: str, updated: str) -> list[Any]:
-    """The ``documents`` row of a write, in :data:`_DOCUMENT_COLUMNS` order."""
+def _document_values(
+    write: DocumentWrite, created: str, updated: str, chunk_hashes: Sequence[str]
+) -> list[Any]:
+    """The ``documents`` row of a write, in :data:`_DOCUMENT_COLUMNS` order
+    (``chunk_hashes``: ``sha256`` of each chunk's text; a document that is its one
+    chunk has that chunk's hash, not hashed twice)."""
+    whole = len(write.chunks) == 1 and write.chunks[0].text == write.text
     return [
         write.document_id,
         write.owner,
@@ -103,7 +108,7 @@ def _document_values(write: DocumentWrite, created: str, updated: str) -> list[A
         write.source,
         write.title,
         write.kind,
-        write.content_hash or sha256(write.text),
+        write.content_hash or (chunk_hashes[0] if whole else sha256(write.text)),
         _stored_text(write),
         json.dumps(dict(write.metadata or {}), ensure_ascii=False, default=str),
         created,
@@ -112,12 +117,17 @@ def _document_values(write: DocumentWrite, created: str, updated: str) -> list[A
 
 
 def _chunk_values(
-    write: DocumentWrite, doc_rowid: int, ord_: int, chunk: ChunkInput, words: Sequence[str]
+    write: DocumentWrite,
+    doc_rowid: int,
+    ord_: int,
+    chunk: ChunkInput,
+    words: Sequence[str],
+    chunk_hash: str,
 ) -> list[Any]:
     """The ``chunks`` row of a write's chunk, in :data:`_CHUNK_COLUMNS` order; its
     metadata is the document's, its locator's and its own, merged in that order.
-    ``words``: ``tokenize(chunk.text)`` (the flags read them)."""
-    chunk_hash = sha256(chunk.text)
+    ``words``: ``tokenize(chunk.text)`` (the flags read them); ``chunk_hash``: its
+    ``sha256``."""
     merged = {**dict(write.metadata or {}), **dict(chunk.locator), **dict(chunk.metadata)}
     merged.setdefault("source", write.source)
     merged.setdefault("title", write.title)
@@ -312,7 +322,8 @@ class KnowledgeStore:
         """
         table = self.vector_table if self.db.has_vec else None
         fp = self.fingerprint
-        last = {(w.owner, w.document_id): (w, self._vector_blobs(w, table, fp)) for w in writes}
+        blobs = self._vector_blobs(writes, table, fp)
+        last = {(w.owner, w.document_id): (w, b) for w, b in zip(writes, blobs, strict=True)}
         stamp = utc_now()
         with self.db.transaction():
             self._check_vectors_current(writes, table, fp, fingerprint)
@@ -332,7 +343,7 @@ class KnowledgeStore:
         """
         table = self.vector_table if self.db.has_vec else None
         fp = self.fingerprint
-        prepared = [(w, self._vector_blobs(w, table, fp)) for w in writes]
+        prepared = list(zip(writes, self._vector_blobs(writes, table, fp), strict=True))
         keys = [(w.owner, w.document_id) for w in writes]
         if len(set(keys)) != len(keys):
             raise InvalidInputError("a document id is listed twice: one write per document")
@@ -365,10 +376,16 @@ class KnowledgeStore:
         pending = IndexRows()
         for write, blobs in prepared:
             when = created.get((write.owner, write.document_id), now)
-            documents.append([doc_rowid, *_document_values(write, when, now)])
+            hashes = [sha256(chunk.text) for chunk in write.chunks]
+            documents.append([doc_rowid, *_document_values(write, when, now, hashes)])
             for ord_, (chunk, blob) in enumerate(zip(write.chunks, blobs, strict=True)):
                 words = tokenize(chunk.text)
-                chunks.append([chunk_rowid, *_chunk_values(write, doc_rowid, ord_, chunk, words)])
+                chunks.append(
+                    [
+                        chunk_rowid,
+                        *_chunk_values(write, doc_rowid, ord_, chunk, words, hashes[ord_]),
+                    ]
+                )
                 pending.texts.append((chunk_rowid, chunk.text))
                 pending.words.append(words)
                 pending.shingled.append(
@@ -434,21 +451,32 @@ class KnowledgeStore:
         return int(self.db.query_one(f"SELECT coalesce(max(rowid), 0) + 1 FROM {table}")[0])
 
     def _vector_blobs(
-        self, write: DocumentWrite, table: str | None, fp: EmbedderFingerprint | None
-    ) -> list[bytes | None]:
-        """Checks a write's arguments; the float32 blob of each chunk's vector (None: none)."""
-        require_owner(write.owner)
-        if not write.collection:
-            raise InvalidInputError("collection must be a non-empty string")
-        vectors = write.vectors
-        if table is not None and vectors is None:
-            raise InvalidInputError("this base stores vectors: pass one per chunk")
-        if vectors is not None and len(vectors) != len(write.chunks):
-            raise InvalidInputError("one vector per chunk")
-        if vectors is None or table is None or fp is None:
-            return [None] * len(write.chunks)
+        self,
+        writes: Sequence[DocumentWrite],
+        table: str | None,
+        fp: EmbedderFingerprint | None,
+    ) -> list[list[bytes | None]]:
+        """Checks each write's arguments; the float32 blob of each chunk's vector (None:
+        none), per write: every given vector of the batch scaled at once."""
+        stored = table is not None and fp is not None
+        given: list[Sequence[float] | bytes] = []
+        for write in writes:
+            require_owner(write.owner)
+            if not write.collection:
+                raise InvalidInputError("collection must be a non-empty string")
+            vectors = write.vectors
+            if table is not None and vectors is None:
+                raise InvalidInputError("this base stores vectors: pass one per chunk")
+            if vectors is not None and len(vectors) != len(write.chunks):
+                raise InvalidInputError("one vector per chunk")
+            if vectors is not None and stored:
+                given.extend(vectors)
+        made = iter(vector_blobs(given, fp.dimensions) if given and fp is not None else [])
         return [
-            vec if isinstance(vec, bytes) else vector_blob(vec, fp.dimensions) for vec in vectors
+            [next(made) for _ in w.chunks]
+            if w.vectors is not None and stored
+            else [None] * len(w.chunks)
+            for w in writes
         ]
 
     # -- bulk insert (kb/transfer.py: rows arrive with their rowids) ----------
@@ -630,9 +658,7 @@ class KnowledgeStore:
                 f" WHERE rowid IN ({marks}) AND repeated > 0",
                 part,
             ):
-                out[int(rowid)] = RepeatedText(
-                    float(share), frozenset(own.split()), frozenset(copied.split())
-                )
+                out[int(rowid)] = RepeatedText(float(share), StoredTerms(own), StoredTerms(copied))
         return out
 
     def visible_rowids(

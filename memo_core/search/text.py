@@ -66,10 +66,17 @@ STOPWORDS: frozenset[str] = frozenset(_STOPWORDS_TEXT.split())
 WordSelector = Callable[[list[list[str]], list[list[str]]], Sequence[int]]
 
 
+#: The letters lower-cased otherwise in a whole text than in a token alone: a final
+#: sigma (the rule reads the neighbours) and the dotted capital I ("i" and a
+#: combining dot, which is no word character). Every other letter lower-cases to one
+#: letter alike, so a text without these splits alike lower-cased first.
+_LOWER_IN_CONTEXT = ("Σ", "İ")
+
+
 def tokenize(text: str) -> list[str]:
     """Lower-cased alphanumeric sub-tokens, as FTS5's unicode61 splits them."""
-    if text.isascii():  # lower-casing first splits alike (ASCII has no context rules), faster
-        return _SUBTOKEN.findall(text.lower())
+    if text.isascii() or not any(letter in text for letter in _LOWER_IN_CONTEXT):
+        return _SUBTOKEN.findall(text.lower())  # lower-cased first: one call, faster
     # Each token on its own: lower-casing a whole text applies the final-sigma rule
     # across punctuation ("ΟΔΟΣ.Χ"), which would change a token.
     return [t.lower() for t in _SUBTOKEN.findall(text)]

@@ -95,5 +95,7 @@ def test_perturbations_change_what_they_claim(bench: ModuleType) -> None:
     vocabulary = frozenset({"shell", "shall", "goods"})
     swapped = bench.substitute_word("The seller shall ship goods.", rng, vocabulary)
     assert swapped == "The seller shell ship goods."
+    assert bench.same_answer("the Supreme Court", "Supreme Court")  # no swap: one answer
+    assert not bench.same_answer("the Supreme Court", "Court")
     noisy = bench.ocr_noise(s, rng)
     assert noisy is not None and noisy != s and "24" in noisy

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,13 @@ from memo_core.kb import MemoBase
 from memo_core.kb.repeats import REPEAT_DOCUMENTS, SHINGLE_WORDS, WINDOW, shingles
 from memo_core.kb.schema import kb_schema
 from memo_core.search import SearchSettings
-from memo_core.search.repeats import RepeatedText, demote_repeated, query_shares, repeat_term
+from memo_core.search.repeats import (
+    RepeatedText,
+    StoredTerms,
+    demote_repeated,
+    query_shares,
+    repeat_term,
+)
 
 NOTICE = (
     "Questions about how long Northwind keeps records are answered by the Northwind "
@@ -164,6 +171,24 @@ def test_query_shares_by_hand() -> None:
     assert shares["whole"] == 1.0  # every word repeated: whatever it matches
     assert shares["other"] == 0.25  # matches none of them: its stored share
     assert query_shares("keeping", stored)["half"] == 1.0  # compared by stem
+    # As the store hands them over: the stored strings, asked term by term.
+    as_stored = {
+        "half": RepeatedText(0.5, StoredTerms("lentil soup"), StoredTerms("keep")),
+        "other": RepeatedText(0.25, StoredTerms("parrot"), StoredTerms("cage")),
+    }
+    assert query_shares("Do they keep the lentil soup?", as_stored) == {
+        "half": pytest.approx(1 / 3),
+        "other": 0.25,
+    }
+
+
+def test_stored_terms_match_whole_terms_only() -> None:
+    stored = StoredTerms("lentil soup keep")
+    assert "soup" in stored and "lentil" in stored and "keep" in stored
+    assert "sou" not in stored and "oup" not in stored and "til" not in stored
+    assert "lentil soup" in stored  # never asked (terms hold no space), but no harm
+    assert "" not in StoredTerms("") and "soup" not in StoredTerms("")
+    assert 3 not in stored  # type: ignore[operator]
 
 
 def test_each_partly_repeated_chunk_keeps_its_own_and_copied_terms(backend_url: str) -> None:
@@ -244,6 +269,9 @@ def test_the_pure_python_shingles_equal_the_numpy_ones() -> None:
     texts = [NOTICE, POLICY, *TOPICS, long_text, "Too short here.", "", "one two " * 6]
     hashed = [[repeats._word_hash(w) for w in tokenize(t)] for t in texts]
     assert repeats._numpy_runs(np, hashed) == [repeats._python_runs(h) for h in hashed]
+    # Only texts with fewer runs than a window, though enough words for one together.
+    few = [[repeats._word_hash(w) for w in tokenize(t)] for t in TOPICS]
+    assert repeats._numpy_runs(np, few) == [repeats._python_runs(h) for h in few]
     for words, runs in zip(hashed, repeats._numpy_runs(np, hashed), strict=True):
         assert all(-(2**63) <= h < 2**63 for _, h in runs)
         starts = [i for i, _ in runs]
@@ -251,6 +279,37 @@ def test_the_pure_python_shingles_equal_the_numpy_ones() -> None:
         if len(words) >= SHINGLE_WORDS:
             assert starts[0] < WINDOW and len(words) - SHINGLE_WORDS - starts[-1] < WINDOW
             assert all(b - a <= WINDOW for a, b in itertools.pairwise(starts))
+
+
+def test_a_batchs_shingle_rows_are_the_same_with_and_without_numpy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The write path sorts and counts a batch's rows in arrays; the base install does
+    # it in Python: both must give the same rows, each once, in key order, and the same
+    # count of documents per shingle (a chunk holding one run twice, a document of two
+    # chunks sharing one, and a text shorter than a shingle among them).
+    pytest.importorskip("numpy")
+    from memo_core.kb import repeats
+
+    texts = {
+        10: NOTICE,
+        11: f"{TOPICS[0]} {NOTICE}",
+        12: f"{NOTICE} {NOTICE}",
+        13: f"{NOTICE} {TOPICS[1]}",
+        14: "Too short here.",
+        15: "one two " * 12,
+    }
+    docs = [1, 2, 3, 3, 4, 5]
+    with_numpy = repeats._Shingled(texts).new_rows("ann", docs)
+    monkeypatch.setitem(sys.modules, "numpy", None)  # import numpy now fails
+    without = repeats._Shingled(texts).new_rows("ann", docs)
+    assert with_numpy == without
+    rows, per_shingle = with_numpy
+    assert rows == sorted(set(rows))
+    notice = shingles(NOTICE)
+    assert notice <= {s for _, s, _, c in rows if c == 12}  # two copies, one row each
+    assert all(per_shingle[s] == 3 for s in notice)  # documents 1, 2 and 3
+    assert {c for _, _, _, c in rows} == set(texts) and {o for o, *_ in rows} == {"ann"}
 
 
 def test_a_batch_of_copies_makes_the_earlier_copies_boilerplate(backend_url: str) -> None:

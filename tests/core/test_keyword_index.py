@@ -237,6 +237,24 @@ def test_phrases_score_as_in_fts5(tmp_path: Path) -> None:
     kb.close()
 
 
+def test_phrases_in_chunks_added_since_the_build_score_as_in_fts5(tmp_path: Path) -> None:
+    # Chunks written after the index was built live in its delta: a phrase found in
+    # them by FTS5 must map back to their delta positions, not to a built chunk.
+    kb = _base(tmp_path / "kb.db")
+    kb.add_texts(["Order B-2290 shipped", *_texts(40)], ids=[f"old{i}" for i in range(41)])
+    _ram(kb, "default", "B-2290", 10)  # built now
+    kb.add_texts(
+        ["B-2290 and B-2290 again", "a spare b-2290 part, then B 2290 apart"],
+        ids=["new0", "new1"],
+    )
+    for query in ("B-2290", "B-2290 shipped", "spare b-2290"):
+        want = kb.store.keyword_candidates("default", query, 1000)
+        assert len(want) >= 2
+        _assert_same(want, _ram(kb, "default", query, 1000))
+    assert _index(kb).builds == 1 and _index(kb).replayed >= 2
+    kb.close()
+
+
 def test_filters_run_in_sql_with_the_same_answer(tmp_path: Path) -> None:
     kb = _base(tmp_path / "kb.db")
     texts = ["Order A-4471 shipped", "a then 4471 apart", "4471 a reversed"]

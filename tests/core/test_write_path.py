@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from array import array
 from pathlib import Path
 
@@ -18,11 +19,12 @@ from hypothesis import strategies as st
 
 from memo_core.embedders import HashEmbedder
 from memo_core.embedders import base as embedder_base
-from memo_core.embedders.base import checked_unit_blob, checked_unit_vector
+from memo_core.embedders.base import checked_unit_blob, checked_unit_blobs, checked_unit_vector
 from memo_core.errors import InvalidInputError
 from memo_core.kb import MemoBase
 from memo_core.kb.flags import chunk_flags
 from memo_core.kb.records import ChunkInput
+from memo_core.search import text as text_module
 from memo_core.search.text import stem_text, stem_token, stem_words, tokenize
 
 _SUBTOKEN = re.compile(r"[^\W_]+")
@@ -48,6 +50,20 @@ _WORDS = st.lists(
 @given(_TEXTS)
 def test_tokenize_lower_cases_each_token_as_the_per_token_rule_does(text: str) -> None:
     assert tokenize(text) == [t.lower() for t in _SUBTOKEN.findall(text)]
+
+
+def test_only_the_listed_letters_lower_case_otherwise_in_a_whole_text() -> None:
+    # tokenize lower-cases a whole text at once unless it holds one of these: every
+    # other letter of this Python's Unicode must lower-case to one letter that is a
+    # word character exactly when it is one.
+    word = re.compile(r"[^\W_]")
+    found = {
+        c
+        for c in map(chr, range(sys.maxunicode + 1))
+        if c.lower() != c
+        and (len(c.lower()) != 1 or bool(word.match(c)) != bool(word.match(c.lower())))
+    }
+    assert found | {"Σ"} == set(text_module._LOWER_IN_CONTEXT)
 
 
 def test_a_final_sigma_before_punctuation_stays_the_tokens_own() -> None:
@@ -102,6 +118,24 @@ def test_without_numpy_the_same_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     assert math.isclose(sum(v * v for v in array("f", with_numpy)), 1.0, rel_tol=1e-6)
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.one_of(_VECTORS, st.lists(st.integers(-9, 9), min_size=4, max_size=4).filter(any)),
+        max_size=6,
+    )
+)
+def test_a_batch_of_vectors_is_stored_as_each_one_alone(vectors: list[list[float]]) -> None:
+    # Scaled together in one array operation, or one by one (ints take the slow path).
+    assert checked_unit_blobs(vectors, 4) == [checked_unit_blob(v, 4) for v in vectors]
+
+
+def test_a_bad_vector_in_a_batch_is_refused_as_alone() -> None:
+    good = [0.5, 0.5, 0.5, 0.5]
+    with pytest.raises(InvalidInputError, match="NaN"):
+        checked_unit_blobs([good, good, [1.0, math.nan, 0.0, 0.0]], 4)
+
+
 @pytest.mark.parametrize(
     "bad", [[0.0, 0.0, 0.0, 0.0], [1.0, math.nan, 0.0, 0.0], [True, 0.0, 0.0, 0.0], "abcd"]
 )
@@ -121,3 +155,22 @@ def test_a_document_that_is_its_one_chunk_is_stored_once(tmp_path: Path) -> None
         assert stored == {"whole": "", "parts": parts}  # the chunk holds the first one
         assert kb.store.document_text(kb.owner, "whole") == whole
         assert kb.store.document_text(kb.owner, "parts") == parts
+
+
+def test_vector_rows_go_in_with_a_page_cache_holding_several_blocks(tmp_path: Path) -> None:
+    # vec0 writes each vector into a 1,024-vector blob through its overflow pages: the
+    # insert runs with a page cache that holds a few such blobs, then gives it back.
+    with MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(16)) as kb:
+        held = kb.db.query_one("PRAGMA cache_size")[0]
+        seen: list[str] = []
+        kb.db.tracer = lambda sql, params: seen.append(" ".join(sql.split()))
+        kb.add_texts(
+            ["The ferry leaves at nine.", "The bus leaves at ten."], vectors=[[1.0] * 16] * 2
+        )
+        kb.db.tracer = None
+        inserts = [i for i, sql in enumerate(seen) if sql.startswith("INSERT INTO vec_chunks")]
+        raised = [i for i, sql in enumerate(seen) if sql == "PRAGMA cache_size = -8192"]
+        given_back = [i for i, sql in enumerate(seen) if sql == f"PRAGMA cache_size = {held}"]
+        assert inserts and raised and given_back
+        assert raised[0] < inserts[0] < given_back[-1]
+        assert kb.db.query_one("PRAGMA cache_size")[0] == held

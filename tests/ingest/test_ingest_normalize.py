@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import unicodedata
 
 import pytest
@@ -11,6 +12,8 @@ from hypothesis import strategies as st
 
 from memo_core.errors import InvalidInputError
 from memo_core.ingest import DocumentBuilder, ExtractedDocument, Section, normalize_text
+from memo_core.ingest import normalize as normalize_module
+from memo_core.ingest.normalize import joins_across_line
 
 
 @pytest.mark.parametrize(
@@ -34,6 +37,53 @@ from memo_core.ingest import DocumentBuilder, ExtractedDocument, Section, normal
 )
 def test_normalize_text_cases(raw: str, expected: str) -> None:
     assert normalize_text(raw) == expected
+
+
+needs_wordfreq = pytest.mark.skipif(
+    importlib.util.find_spec("wordfreq") is None, reason="wordfreq (the local extra) is missing"
+)
+
+
+@needs_wordfreq
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        # A compound whose own hyphen fell at the line end keeps it.
+        ("a well-\nknown trick", "a well-\nknown trick"),
+        ("the long-\nterm plan", "the long-\nterm plan"),
+        ("a self-\nevident claim", "a self-\nevident claim"),
+        ("как-\nнибудь потом", "как-\nнибудь потом"),
+        ("что-\nто случилось", "что-\nто случилось"),  # "чтото" is a web misspelling
+        # A word the line broke is joined, also when both halves are words.
+        ("the docu-\nment says", "the document says"),
+        ("some-\nthing else", "something else"),
+        ("every-\none agreed", "everyone agreed"),
+        ("подпи-\nсание договора", "подписание договора"),
+        # Three lines: the second break is read with the joined word.
+        ("an unbe-\nliev-\nable day", "an unbelievable day"),
+    ],
+)
+def test_line_end_hyphen_joins_broken_words_and_keeps_compounds(raw: str, expected: str) -> None:
+    assert normalize_text(raw) == expected
+    assert normalize_text(expected) == expected
+
+
+@needs_wordfreq
+def test_joins_across_line_reads_word_frequencies() -> None:
+    assert not joins_across_line("short", "lived")  # "shortlived" is no word
+    assert joins_across_line("pro", "gramming")  # "gramming" is none
+    assert joins_across_line("with", "out")  # "without" is far more frequent
+
+
+def test_without_wordfreq_every_line_end_hyphen_is_joined(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(normalize_module, "_zipf", lambda: None)
+    joins_across_line.cache_clear()
+    try:
+        assert normalize_text("a well-\nknown trick") == "a wellknown trick"
+    finally:
+        joins_across_line.cache_clear()
 
 
 @settings(deadline=None)

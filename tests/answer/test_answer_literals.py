@@ -1,0 +1,114 @@
+"""Literals a question names verbatim (memo_core.answer.literals), in sentences of our own."""
+
+from __future__ import annotations
+
+import pytest
+
+from memo_core.answer.lexicon import dictionary_available
+from memo_core.answer.literals import Literal, missing_literals, question_literals
+from memo_core.answer.salience import missing_terms
+
+
+def _found(question: str) -> list[tuple[str, str]]:
+    return [(lit.kind, lit.text) for lit in question_literals(question)]
+
+
+def test_options_operators_and_punctuated_tokens_are_taken_verbatim() -> None:
+    assert _found("What does the --dry-run flag of deploy -v print?") == [
+        ("flag", "--dry-run"),
+        ("flag", "-v"),
+    ]
+    assert _found("How does the <~> operator compare two ranges?") == [("symbol", "<~>")]
+    assert _found("Is a == b the same as a === b?") == [("symbol", "=="), ("symbol", "===")]
+    # The question's own mark is no operator, but an operator before it is.
+    assert _found("How does != differ from ==?") == [("symbol", "!="), ("symbol", "==")]
+    assert _found("What does the %q placeholder expand to, and is $TMPDIR read?") == [
+        ("symbol", "%q"),
+        ("symbol", "$TMPDIR"),
+    ]
+    assert _found("Does fetch() accept a timeout= keyword?") == [
+        ("call", "fetch"),
+        ("call", "timeout"),
+    ]
+    assert _found("Where is `max_open` read, and what does 'strict' mode do?") == [
+        ("code", "max_open"),
+        ("code", "strict"),
+    ]
+
+
+def test_prose_punctuation_and_plain_words_are_not_literals() -> None:
+    assert question_literals("Why is the sky blue - and can't it be green?") == []
+    assert question_literals("What is the tenant's deposit... and who holds it?") == []
+    # A character alone is prose as often as an operator.
+    assert question_literals("Did 1000 + people sign at Oxford / Cambridge?") == []
+    assert question_literals("Does 1 + 1/2 + 1/4 +... converge?") == []
+    # Apostrophes of split words and mangled escaped quotes are no quotation.
+    assert question_literals('Why didn \' t the \\ "northern \\ " fleet sail?') == []
+    assert question_literals("Which command line option turns caching off?") == []
+
+
+@pytest.mark.skipif(not dictionary_available(), reason="wordfreq is not installed")
+def test_names_of_kinds_of_things() -> None:
+    # A term followed by a word: the two are one name and must stand together.
+    assert _found("What does the memoize until statement do?") == [("name", "memoize until")]
+    # Common words before the name describe it: only the name itself counts.
+    assert _found("What does the old retry setting control?") == [("name", "retry")]
+    # Of two kind nouns in a row the first ends the name.
+    assert _found("What does the pgdump verbose option flag do?") == [("name", "pgdump verbose")]
+    # Common words describe a thing, they do not name it.
+    assert _found("What does the last element of a pending queue hold?") == []
+    # Two phrases joined by a function word are not one name.
+    assert _found("Where is the text of error messages kept?") == []
+    # Without a determiner before it, a run is not a name ("Which ... option").
+    assert _found("Which cache option is fastest?") == []
+
+
+@pytest.mark.skipif(not dictionary_available(), reason="wordfreq is not installed")
+def test_latin_names_in_a_russian_question() -> None:
+    assert _found("Что делает оператор memoize until в конвейере?") == [("name", "memoize until")]
+    evidence = ["Оператор memoize запускает задачу, until ждёт её конца."]
+    assert missing_literals("Что делает оператор memoize until в конвейере?", evidence) == [
+        "memoize until"
+    ]
+    assert (
+        missing_literals("Что делает оператор memoize until?", ["Вызов memoize until ждёт."]) == []
+    )
+
+
+def test_a_literal_must_stand_whole_in_the_evidence() -> None:
+    assert not Literal("-m", "flag").found_in("run it with -mx to be quiet")
+    assert Literal("-m", "flag").found_in('run it with "-m" to name a module')
+    assert not Literal("--no-cache", "flag").found_in("pass --no-cache-dir to skip it")
+    assert not Literal(">>", "symbol").found_in("x >>= 2 shifts in place")
+    assert Literal(">>", "symbol").found_in("the operators << and >> shift")
+    # An escape is listed with its digits after it.
+    assert Literal("\\u", "symbol").found_in("\\uxxxx is a 16-bit code point")
+    assert not Literal("\\w", "symbol").found_in("\\uxxxx is a 16-bit code point")
+    assert not Literal("fetch", "call").found_in("prefetch(url) warms the cache")
+
+
+@pytest.mark.skipif(not dictionary_available(), reason="wordfreq is not installed")
+def test_word_literals_match_by_stemmed_words_together() -> None:
+    text = "Soft keywords such as spawn are reserved only in a memoize until block."
+    assert Literal("soft keyword", "code").found_in(text)
+    assert Literal("memoize until", "name").found_in(text)
+    assert not Literal("until memoize", "name").found_in(text)
+    assert Literal("run-time", "name").found_in("errors found at run time are raised")
+    assert Literal("run-time", "name").found_in("errors found at runtime are raised")
+
+
+def test_missing_literals_lists_the_absent_ones() -> None:
+    question = "What does the --no-cache option of build --fast do?"
+    evidence = ["build --fast skips the tests.", "build --clean removes the cache."]
+    assert missing_literals(question, evidence) == ["--no-cache"]
+    assert missing_literals(question, [*evidence, "--no-cache: never read the cache."]) == []
+    assert missing_literals("What does the <~> operator do?", ["< and > compare."]) == ["<~>"]
+
+
+def test_hard_misses_include_the_missing_literals() -> None:
+    # The words of the option are all in the text, the option is not: the tokenizer
+    # alone would call it covered.
+    question = "What does the --no-retry flag do?"
+    evidence = ["With --retry the client retries; no retry happens without it."]
+    assert missing_terms(question, evidence) == ["--no-retry"]
+    assert missing_terms(question, ["--no-retry turns retries off."]) == []
