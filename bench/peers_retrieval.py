@@ -259,26 +259,27 @@ class VectorLookup:
         return int(self.vectors.shape[1])
 
 
+class LookupEmbedder:
+    """memo's Embedder protocol over the shared vectors (``fingerprint``: the data
+    set's, as JSON)."""
+
+    def __init__(self, fingerprint: str, lookup: VectorLookup) -> None:
+        from memo_core.embedders.base import EmbedderFingerprint
+
+        self.fingerprint = EmbedderFingerprint.from_json(fingerprint)
+        self.dimensions = self.fingerprint.dimensions
+        self._lookup = lookup
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        return [self._lookup[t] for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._lookup[text]
+
+
 def build_memo(data: dict[str, Any], lookup: VectorLookup, tmp: Path, variant: str = "") -> Any:
-    from memo_core.embedders.base import EmbedderFingerprint
     from memo_core.kb import MemoBase
     from memo_core.search.hybrid import SearchSettings
-
-    fingerprint = EmbedderFingerprint.from_json(data["fingerprint"])
-
-    class LookupEmbedder:
-        """memo's Embedder protocol over the shared vectors."""
-
-        dimensions = fingerprint.dimensions
-
-        def __init__(self) -> None:
-            self.fingerprint = fingerprint
-
-        def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-            return [lookup[t] for t in texts]
-
-        def embed_query(self, text: str) -> list[float]:
-            return lookup[text]
 
     settings = {
         "": SearchSettings(),
@@ -287,7 +288,8 @@ def build_memo(data: dict[str, Any], lookup: VectorLookup, tmp: Path, variant: s
         "bulk": SearchSettings(),
         "bulk-exact": SearchSettings(vector_index="sqlite", keyword_index="sqlite"),
     }[variant]
-    kb = MemoBase(tmp / "memo.db", embedder=LookupEmbedder(), settings=settings)
+    embedder = LookupEmbedder(data["fingerprint"], lookup)
+    kb = MemoBase(tmp / "memo.db", embedder=embedder, settings=settings)
     if variant.startswith("bulk"):
         from scale import bulk_load
 

@@ -43,7 +43,7 @@ from memo_core.kb.repeats import (
 )
 from memo_core.kb.scope import chunk_scope, only_scope, visible_rowids
 from memo_core.kb.sqlite_backend import SqliteKnowledgeBackend
-from memo_core.search.repeats import RepeatedText
+from memo_core.search.repeats import RepeatedText, StoredTerms
 from memo_core.search.text import DEFAULT_LANGUAGES, tokenize
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY
@@ -668,9 +668,7 @@ class KnowledgeStore:
                 f" WHERE rowid IN ({marks}) AND repeated > 0",
                 part,
             ):
-                out[int(rowid)] = RepeatedText(
-                    float(share), frozenset(own.split()), frozenset(copied.split())
-                )
+                out[int(rowid)] = RepeatedText(float(share), StoredTerms(own), StoredTerms(copied))
         return out
 
     def visible_rowids(

@@ -145,8 +145,29 @@ def test_scale_bulk_loader_matches_add_texts_and_measures(tmp_path: Path) -> Non
     assert result["keyword_memory_differs"] == 0
 
 
+@pytest.mark.skipif(
+    not Path("/proc/thread-self/schedstat").exists(), reason="needs Linux's schedstat"
+)
+def test_query_time_splits_wall_and_keeps_its_base(tmp_path: Path) -> None:
+    import query_time
+
+    folder = tmp_path / "kept"
+    kb, data, lookup = query_time.open_base(folder, 600, 6, "hash")
+    split, answers = query_time.split_wall(kb, data["questions"])
+    assert len(answers) == 6 and all(len(a) == 10 for a in answers)
+    assert all(c > 0 for c in split["cpu"]) and all(n >= 1 for n in split["slices"])
+    for wall, cpu, waiting in zip(split["wall"], split["cpu"], split["waiting"], strict=True):
+        assert waiting >= 0 and cpu <= wall + 1.0  # schedstat and the clock agree
+    parts = query_time.stages(kb, data["questions"], lookup)
+    assert set(parts) >= {"keyword leg", "vector leg", "whole search"}
+    kb.close()
+    again, _, _ = query_time.open_base(folder, 600, 6, "hash")  # re-opened, not rebuilt
+    assert query_time.split_wall(again, data["questions"])[1] == answers
+    again.close()
+
+
 def test_bench_scripts_import_without_side_effects() -> None:
-    for name in ("peers_retrieval", "scale"):
+    for name in ("peers_retrieval", "scale", "query_time"):
         sys.modules.pop(name, None)
         __import__(name)
 

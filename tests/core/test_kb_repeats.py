@@ -16,7 +16,13 @@ from memo_core.kb import MemoBase
 from memo_core.kb.repeats import REPEAT_DOCUMENTS, SHINGLE_WORDS, WINDOW, shingles
 from memo_core.kb.schema import kb_schema
 from memo_core.search import SearchSettings
-from memo_core.search.repeats import RepeatedText, demote_repeated, query_shares, repeat_term
+from memo_core.search.repeats import (
+    RepeatedText,
+    StoredTerms,
+    demote_repeated,
+    query_shares,
+    repeat_term,
+)
 
 NOTICE = (
     "Questions about how long Northwind keeps records are answered by the Northwind "
@@ -165,6 +171,24 @@ def test_query_shares_by_hand() -> None:
     assert shares["whole"] == 1.0  # every word repeated: whatever it matches
     assert shares["other"] == 0.25  # matches none of them: its stored share
     assert query_shares("keeping", stored)["half"] == 1.0  # compared by stem
+    # As the store hands them over: the stored strings, asked term by term.
+    as_stored = {
+        "half": RepeatedText(0.5, StoredTerms("lentil soup"), StoredTerms("keep")),
+        "other": RepeatedText(0.25, StoredTerms("parrot"), StoredTerms("cage")),
+    }
+    assert query_shares("Do they keep the lentil soup?", as_stored) == {
+        "half": pytest.approx(1 / 3),
+        "other": 0.25,
+    }
+
+
+def test_stored_terms_match_whole_terms_only() -> None:
+    stored = StoredTerms("lentil soup keep")
+    assert "soup" in stored and "lentil" in stored and "keep" in stored
+    assert "sou" not in stored and "oup" not in stored and "til" not in stored
+    assert "lentil soup" in stored  # never asked (terms hold no space), but no harm
+    assert "" not in StoredTerms("") and "soup" not in StoredTerms("")
+    assert 3 not in stored  # type: ignore[operator]
 
 
 def test_each_partly_repeated_chunk_keeps_its_own_and_copied_terms(backend_url: str) -> None:

@@ -43,6 +43,23 @@ def test_default_local_embedder_works_offline() -> None:
     assert emb.fingerprint.model == "memo/all-MiniLM-L6-v2-int8"
 
 
+def test_the_local_model_runs_with_threads_that_sleep_while_idle() -> None:
+    """Spinning ONNX threads double the answer loop's CPU time; the swap of fastembed's
+    SessionOptions class lasts only while the model loads."""
+    pytest.importorskip("fastembed", reason="memo[local] not installed")
+    import onnxruntime as ort
+
+    from memo_core.embedders import default_local_embedder
+
+    original = ort.SessionOptions
+    emb = default_local_embedder()
+    options = emb._load().model.model.get_session_options()
+    for key in ("session.intra_op.allow_spinning", "session.inter_op.allow_spinning"):
+        assert options.get_session_config_entry(key) == "0"
+    assert ort.SessionOptions is original
+    assert len(emb.embed_query("the contract term")) == 384
+
+
 def test_hub_model_download_fails_cleanly_offline(tmp_path: Path) -> None:
     pytest.importorskip("fastembed", reason="memo[local] not installed")
     emb = FastEmbedEmbedder("BAAI/bge-small-en-v1.5", cache_dir=tmp_path)

@@ -1,0 +1,71 @@
+"""The gate's calibration maths (bench/calibrate_gate.py) on rows made up here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+np = pytest.importorskip("numpy", reason="the benchmarks need numpy (pip install 'memo[bench]')")
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+@pytest.fixture
+def cg(monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.syspath_prepend(str(BENCH))
+    import calibrate_gate
+
+    return calibrate_gate
+
+
+def _rows(cg: Any, name: str, positives: int, negatives: int, kind: str) -> list[Any]:
+    return [cg.Row(name, "answerable", False, {"x": 1.0}) for _ in range(positives)] + [
+        cg.Row(name, kind, False, {"x": 0.0}) for _ in range(negatives)
+    ]
+
+
+def test_each_set_weighs_by_the_square_root_of_its_size_split_alike_by_label(cg: Any) -> None:
+    big = _rows(cg, "big", 300, 100, "out_of_base")  # 400 questions
+    small = _rows(cg, "small", 10, 15, "near_miss")  # 25 questions
+    rows = big + small
+    w = cg._balanced(rows)
+    total = {
+        name: w[[i for i, r in enumerate(rows) if r.set == name]].sum() for name in ("big", "small")
+    }
+    assert total["big"] / total["small"] == pytest.approx((400 / 25) ** 0.5)  # 4x, not 1x nor 16x
+    for name in ("big", "small"):
+        by_label = [
+            w[[i for i, r in enumerate(rows) if r.set == name and r.label == label]].sum()
+            for label in (0.0, 1.0)
+        ]
+        assert by_label[0] == pytest.approx(by_label[1])
+
+
+def test_the_fit_separates_and_the_threshold_answers_at_most_5_percent_of_each_set(cg: Any) -> None:
+    rng = np.random.default_rng(0)
+    rows = []
+    for name, shift in (("a", 2.0), ("b", 1.0)):
+        for label in (1, 0):
+            for _ in range(200):
+                kind = "answerable" if label else "out_of_base"
+                value = rng.normal(shift * label, 1.0)
+                rows.append(cg.Row(name, kind, False, {"x": float(value)}))
+    x = cg.matrix(rows, ["x"])
+    y = np.array([r.label for r in rows])
+    w = cg.fit_logistic(x, y, cg._balanced(rows))
+    assert w[0] > 0  # the feature that separates gets a positive weight
+    scores = cg.score(x, w)
+    assert cg.auc(scores, y) > 0.75
+    threshold = cg.threshold_for(scores, rows)
+    for name in ("a", "b"):
+        negatives = [s for s, r in zip(scores, rows, strict=True) if r.set == name and not r.label]
+        assert np.mean(np.array(negatives) >= threshold) <= cg.MAX_FALSE_ANSWERS
+    # One threshold for all sets: the strictest of the sets' own.
+    half = len(rows) // 2
+    own = [
+        cg.threshold_for(scores[:half], rows[:half]),
+        cg.threshold_for(scores[half:], rows[half:]),
+    ]
+    assert threshold == max(own)
