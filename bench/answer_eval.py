@@ -58,6 +58,7 @@ from answer_sets import (
 from legacy_gate import LegacyAnswerer
 
 from memo_core.answer.engine import Explanation, GuardedAnswerer
+from memo_core.answer.sentences import sentence_around
 from memo_core.embedders import default_local_embedder
 from memo_core.errors import MemoError
 from memo_core.kb import MemoBase
@@ -150,11 +151,24 @@ def judge(
     outcome: Outcome,
     chunk_text: Callable[[str], str],
     normalize: Callable[[str], str],
+    in_document: Callable[[Quote], tuple[str, int, int]] | None = None,
 ) -> dict[str, Any]:
-    """One question's record: refused, gold in a quote, locator, quotes at their offsets."""
+    """One question's record: refused, gold in a quote, locator, quotes at their offsets
+    in their document, and quotes that are not whole sentences of it (a sentence a
+    chunk cut at its edge, quoted as if it began there).
+
+    ``in_document(quote)``: its document's text and the quote's span in it (the
+    quote's offsets are relative to its chunk's start; the sentence may reach past
+    the chunk). Without it, quotes are checked against their chunk's text."""
+    spans = [
+        in_document(x) if in_document else (chunk_text(x.chunk_id), x.start, x.end)
+        for x in outcome.quotes
+    ]
     at_span = sum(
-        chunk_text(x.chunk_id)[x.start : x.end].strip() == x.text.strip() for x in outcome.quotes
+        text[a:b].strip() == x.text.strip()
+        for x, (text, a, b) in zip(outcome.quotes, spans, strict=True)
     )
+    partial = sum(sentence_around(text, a, b) != (a, b) for text, a, b in spans)
     record: dict[str, Any] = {
         "id": q.id,
         "kind": q.kind,
@@ -163,6 +177,7 @@ def judge(
         "score": outcome.score,
         "quotes": len(outcome.quotes),
         "quotes_at_span": at_span,
+        "partial_sentences": partial,
         "holds_gold": False,
         "locator_ok": None,
         "failure": None,
@@ -247,6 +262,7 @@ def summarize(records: list[dict[str, Any]], refusal_kinds: Sequence[str]) -> di
     out["locator_correct"] = share(located, "locator_ok")
     quotes = sum(r["quotes"] for r in records)
     out["quotes_at_span"] = sum(r["quotes_at_span"] for r in records) / quotes if quotes else None
+    out["partial_sentences"] = sum(r.get("partial_sentences", 0) for r in records)
     return out
 
 
@@ -263,10 +279,23 @@ def evaluate(answer_set: AnswerSet, embedder: Any, bases: Path | None = None) ->
         askers = _askers(kb)
         cache: dict[str, str] = {}
 
+        chunks: dict[str, Any] = {}
+        documents: dict[str, str] = {}
+
         def chunk_text(chunk_id: str) -> str:
             if chunk_id not in cache:
                 cache[chunk_id] = kb.get_chunks([chunk_id])[0].text
             return cache[chunk_id]
+
+        def in_document(quote: Quote) -> tuple[str, int, int]:
+            if quote.chunk_id not in chunks:
+                chunks[quote.chunk_id] = kb.get_chunks([quote.chunk_id])[0]
+            chunk = chunks[quote.chunk_id]
+            if chunk.document_id not in documents:
+                documents[chunk.document_id] = (
+                    kb.store.document_text(kb.owner, chunk.document_id) or ""
+                )
+            return documents[chunk.document_id], chunk.start + quote.start, chunk.start + quote.end
 
         records: dict[str, list[dict[str, Any]]] = {name: [] for name in ENGINES}
         seconds: dict[str, list[float]] = {name: [] for name in ENGINES}
@@ -282,7 +311,7 @@ def evaluate(answer_set: AnswerSet, embedder: Any, bases: Path | None = None) ->
                     errors[name].append(f"{q.id}: {type(exc).__name__}: {exc}")
                     outcomes[name] = Outcome(True, 0.0, ())
                 seconds[name].append(time.perf_counter() - t)
-                records[name].append(judge(q, outcomes[name], chunk_text, normalize))
+                records[name].append(judge(q, outcomes[name], chunk_text, normalize, in_document))
             e, legacy = outcomes["engine"], outcomes["legacy"]
             agree += e.refused == legacy.refused and [x.text for x in e.quotes] == [
                 x.text for x in legacy.quotes
@@ -324,6 +353,7 @@ def tables(results: list[dict[str, Any]]) -> str:
         "ROC AUC",
         "locator correct",
         "quotes at span",
+        "partial sentences quoted",
     ]
     rows = []
     for res in results:
@@ -343,6 +373,7 @@ def tables(results: list[dict[str, Any]]) -> str:
                     _fmt(s["roc_auc"]),
                     f"{_fmt(s['locator_correct'])} of {s['locator_checked']}",
                     _fmt(s["quotes_at_span"]),
+                    str(s.get("partial_sentences", "")),
                 ]
             )
     out = [markdown_table(headers, rows)]

@@ -30,6 +30,7 @@ from memo_core.answer.extractive import extractive_answer
 from memo_core.answer.faithfulness import unfaithful
 from memo_core.answer.gate import SufficiencyGate
 from memo_core.answer.grounding import is_grounded
+from memo_core.answer.passages import Passage, whole_sentences
 from memo_core.answer.prompting import (
     ParsedAnswer,
     build_answer_messages,
@@ -172,12 +173,15 @@ class GuardedAnswerer:
                     _related(found),
                 )
             hits = []  # the base holds no answer: only the memory facts may be quoted
+        # What is quoted and shown is a whole sentence of the document, also where the
+        # chunk cut it at an edge.
+        passages = self._passages(hits, owner)
         if self.llm is None:
-            claims = self._extractive_claims(question, hits, explanation, evidence)
+            claims = self._extractive_claims(question, passages, explanation, evidence)
             unsupported: tuple[str, ...] = ()
         else:
-            parsed = self._ask_llm(question, hits, explanation, evidence)
-            claims = self._verified_claims(parsed, hits, explanation, evidence)
+            parsed = self._ask_llm(question, passages, explanation, evidence)
+            claims = self._verified_claims(parsed, passages, explanation, evidence)
             # Model-written too: keep only the parts that restate the question.
             unsupported = tuple(
                 u for u in (parsed.unsupported if parsed else ()) if is_grounded(u, [question])
@@ -193,7 +197,7 @@ class GuardedAnswerer:
         all_cited = [c for claim in claims for c in claim.citations]
         citations = [c for c in all_cited if not c.is_memory]
         remembered = [c for c in all_cited if c.is_memory]
-        missing = _missing_terms(question, citations, hits)
+        missing = _missing_terms(question, citations, [p.hit for p in passages])
         if missing and not remembered:
             # The passages quoted are about something else (another version, product,
             # party): a true quote answering another question is still a false answer.
@@ -246,25 +250,33 @@ class GuardedAnswerer:
 
     # -- stage 2: the answer ----------------------------------------------
 
+    def _passages(self, hits: Sequence[Hit], owner: str | None) -> list[Passage]:
+        """The hits widened to whole sentences of their documents (``passages.py``)."""
+        read = getattr(self.kb, "document_slice", None)
+        if read is None:
+            return whole_sentences(hits, None)
+        return whole_sentences(hits, lambda doc, a, b: read(doc, a, b, owner=owner))
+
     def _extractive_claims(
         self,
         question: str,
-        hits: Sequence[Hit],
+        passages: Sequence[Passage],
         explanation: Explanation | None,
         evidence: Sequence[MemoryEvidence] = (),
     ) -> list[Claim]:
         # Memory facts compete as passages after the documents, under keys no chunk id has.
         remembered = {f"\x00memory:{i}": e for i, e in enumerate(evidence)}
         # A chunk that addresses an AI assistant with instructions is never the answer.
-        hits = [h for h in hits if INSTRUCTIONS not in h.flags]
+        passages = [p for p in passages if INSTRUCTIONS not in p.hit.flags]
         picked = extractive_answer(
             question,
-            [(h.chunk_id, h.text) for h in hits] + [(key, e.text) for key, e in remembered.items()],
+            [(p.hit.chunk_id, p.hit.text) for p in passages]
+            + [(key, e.text) for key, e in remembered.items()],
             max_sentences=self.max_sentences,
             similarity=self.similarity,
-            stored={h.chunk_id for h in hits},
+            stored={p.hit.chunk_id: (p.head, p.head + p.length) for p in passages},
         )
-        by_id = {h.chunk_id: h for h in hits}
+        by_id = {p.hit.chunk_id: p for p in passages}
         claims = []
         for chunk_id, start, end in picked:
             if chunk_id in remembered:
@@ -272,9 +284,9 @@ class GuardedAnswerer:
                 quote = fact.text[start:end].strip()
                 citation = self._check_memory(quote, fact, explanation)
             else:
-                hit = by_id[chunk_id]
-                quote = hit.text[start:end].strip()
-                citation = self._check(quote, hit, explanation)
+                passage = by_id[chunk_id]
+                quote = passage.hit.text[start:end].strip()
+                citation = self._check(quote, passage, explanation)
             if citation is not None:
                 claims.append(Claim(quote, (citation,)))
         return claims
@@ -282,7 +294,7 @@ class GuardedAnswerer:
     def _ask_llm(
         self,
         question: str,
-        hits: Sequence[Hit],
+        passages: Sequence[Passage],
         explanation: Explanation | None,
         evidence: Sequence[MemoryEvidence] = (),
     ) -> ParsedAnswer | None:
@@ -290,6 +302,7 @@ class GuardedAnswerer:
             raise ConfigError(
                 "a model-written answer needs an llm; without one, answers are extractive"
             )
+        hits = [p.hit for p in passages]
         quarantined = {i for i, h in enumerate(hits, start=1) if INSTRUCTIONS in h.flags}
         messages = build_answer_messages(question, [h.text for h in hits], quarantined=quarantined)
         messages = with_memory_passages(messages, evidence, first=len(hits) + 1)
@@ -312,7 +325,12 @@ class GuardedAnswerer:
 
     # -- stage 3: the citation check --------------------------------------
 
-    def _check(self, quote: str, hit: Hit, explanation: Explanation | None) -> Citation | None:
+    def _check(
+        self, quote: str, passage: Passage, explanation: Explanation | None
+    ) -> Citation | None:
+        """The citation of ``quote`` if it verifies in the passage (the chunk widened to
+        whole sentences), its span relative to the chunk's own start."""
+        hit = passage.hit
         check: QuoteCheck = self.verifier.check(quote, hit.text)
         if explanation is not None:
             explanation.checks.append({"chunk_id": hit.chunk_id, "quote": quote, **check.to_dict()})
@@ -325,11 +343,11 @@ class GuardedAnswerer:
             chunk_id=hit.chunk_id,
             document_id=hit.document_id,
             source=hit.source,
-            start=check.start,
-            end=check.end,
+            start=check.start - passage.head,
+            end=check.end - passage.head,
             title=hit.title,
             locator=dict(hit.locator),
-            chunk_start=hit.start,
+            chunk_start=passage.chunk_start,
             method=check.method or "exact",
             similarity=check.similarity,
         )
@@ -348,20 +366,21 @@ class GuardedAnswerer:
     def _verified_claims(
         self,
         parsed: ParsedAnswer | None,
-        hits: Sequence[Hit],
+        passages: Sequence[Passage],
         explanation: Explanation | None,
         evidence: Sequence[MemoryEvidence] = (),
     ) -> list[Claim]:
         if parsed is None:
             return []
         claims = []
+        hits = [p.hit for p in passages]
         for claim in parsed.claims:
             citations = []
             for cited in claim.citations:
                 if 1 <= cited.passage <= len(hits):
-                    hit = hits[cited.passage - 1]
-                    citation = self._check(cited.quote, hit, explanation)
-                    if citation is not None and _relays_instructions(citation, hit):
+                    passage = passages[cited.passage - 1]
+                    citation = self._check(cited.quote, passage, explanation)
+                    if citation is not None and _relays_instructions(citation, passage):
                         log.info("quote %r relays a planted instruction: dropped", cited.quote)
                         citation = None
                 elif 1 <= cited.passage - len(hits) <= len(evidence):
@@ -420,13 +439,15 @@ def _related(hits: Sequence[Hit]) -> list[RelatedPassage]:
     return out
 
 
-def _relays_instructions(citation: Citation, hit: Hit) -> bool:
+def _relays_instructions(citation: Citation, passage: Passage) -> bool:
     """Whether the quote lies in a sentence of a flagged chunk that instructs an assistant."""
+    hit = passage.hit
     if INSTRUCTIONS not in hit.flags:
         return False
+    quoted = (citation.start + passage.head, citation.end + passage.head)  # in hit.text
     for a, b in instruction_spans(hit.text):
         start, end = sentence_around(hit.text, a, b)
-        if citation.start < end and start < citation.end:
+        if quoted[0] < end and start < quoted[1]:
             return True
     return False
 

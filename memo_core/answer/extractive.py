@@ -5,20 +5,29 @@ A pure function over ranked passages. Each candidate sentence (a span found by
 before it, its context: documentation often names the thing asked about in one
 sentence ("The purge tool removes the cache folder.") and answers in the next
 ("The tool is called Warden."). Headings (:func:`~memo_core.answer.windows.is_heading`)
-are context for the sentence after them and are never picked.
+are context for the sentence after them and are never picked. A call signature
+alone on its line and the first sentence under it are one candidate, quoted
+together: the description's subject is the signature ("total(self)" / "Sum of the
+counts"), and a default is told only there. Each sentence is also read in its
+*block*, under the nearest heading or signature above it, so "The directory must
+be empty." answers a question about ``rmdir`` when it sits under "rmdir(self)".
 
 Picking runs in two steps. First a lexical pre-score: the inverse sentence
 frequency of the question's stemmed content words a sentence holds (or, when
-higher, that it holds together with its context), discounted by passage rank and
+higher, that it holds with its context, or that its block's heading or signature
+holds), discounted by passage rank and
 by length, so a rare term ("Bevington") outweighs a common one ("university").
 Then the best :attr:`ExtractiveConfig.candidates` are scored by
 :class:`PickWeights`: the sentence's own share of the question's term weight, the
-share with its context, the passage rank, whether it holds the kind of thing the
+share with its context, the share its block's heading or signature holds, the
+passage rank, whether it holds the kind of thing the
 question asks for (:func:`~memo_core.answer.windows.answer_type_match`: a date for
 "when", a number for "how many"), how much of it is words rather than code or
 punctuation, whether it sits right under a heading, whether it is a call
-signature alone on its line ("dist(p, q, /)": it names a call and its defaults) or
-the first sentence under one, the relative pre-score and, with a
+signature ("dist(p, q, /)": it names a call and its defaults) or holds the first
+sentence under one, whether it ends in a colon (it introduces what follows) or holds
+an interpreter prompt (an example), whether it fills the slot the question asks
+about (:func:`~memo_core.answer.windows.answer_slot`), the relative pre-score and, with a
 :class:`~memo_core.answer.semantic.SentenceSimilarity` (the base's embedder, the
 one the gate reads too), its embedding similarity to the question. The best
 sentences by that score are the answer, best first. Because
@@ -29,12 +38,18 @@ construction; the engine still runs the citation check on it.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import is_signature, split_sentences
-from memo_core.answer.windows import answer_type_match, is_heading, without_type_cue
+from memo_core.answer.windows import (
+    answer_slot,
+    answer_type_match,
+    is_heading,
+    without_type_cue,
+)
 from memo_core.search.text import STOPWORDS, detect_language, stem_token, tokenize
 
 __all__ = [
@@ -54,38 +69,50 @@ class PickWeights:
     Fitted by ``python bench/fit_pick.py --l2 0.0005`` as a listwise (softmax)
     ranker on the train halves of both dev sets (which of a question's candidate
     sentences holds the gold answer; every answerable question whose gold answer is
-    in a chunk read), rounded, after the splitter learned to set call signatures
-    apart. Over those questions of the held-out halves, the first pick / either pick
-    holds the gold answer: pydoc 0.646 / 0.820 -> 0.674 / 0.865, SQuAD 0.774 / 0.882
-    -> 0.775 / 0.886 (the weights before, on the same splitter). A penalty for a
-    sentence that only repeats the question's terms was tried and fitted to zero
-    weight; a stronger L2 penalty (0.01) lowered SQuAD.
+    in a chunk read), rounded, after a signature and its description became one
+    candidate and the block, colon, prompt and answer-slot features came in. Over
+    those questions of the held-out halves, the first pick / either pick holds the
+    gold answer, weights before -> after on the same candidates: pydoc 0.737 / 0.866
+    -> 0.763 / 0.892, SQuAD 0.775 / 0.886 -> 0.779 / 0.882. The answer-type match
+    fitted to zero once the answer slot (a *new* thing of the type) was a feature. A
+    penalty for a sentence that only repeats the question's terms was tried and
+    fitted to zero weight; a stronger L2 penalty (0.01) lowered SQuAD.
     """
 
     #: The sentence's own share of the question's term weight (0..1).
-    coverage: float = 4.5
+    coverage: float = 4.6
     #: The share held by the sentence together with the sentence before it (0..1).
-    with_context: float = 1.2
+    with_context: float = 0.9
+    #: The share held by the heading or signature of the block it sits in (0..1).
+    block: float = 1.7
     #: ``1/(1 + rank_decay * rank)`` of its passage.
-    rank: float = 1.7
+    rank: float = 1.8
     #: 1 when the sentence holds the kind of thing the question asks for, else 0.
-    answer_type: float = 0.8
+    answer_type: float = 0.0
     #: Cosine similarity of the sentence to the question (0 without an embedder).
-    similarity: float = 4.2
+    similarity: float = 4.3
     #: The pre-score relative to the best candidate's (0..1).
     pre_score: float = 1.6
     #: Share of letters among the sentence's characters: prose over signatures and code.
-    letters: float = 0.4
+    letters: float = 0.6
     #: 1 when the sentence comes right after a heading. It gets the heading's terms as
     #: context; the fit weighs that down: the first sentence under a heading mostly
     #: introduces the section rather than answering.
-    after_heading: float = -1.1
-    #: 1 when the sentence comes right after a call signature ("dist(p, q, /)"): the
-    #: first sentence of an API description, which mostly says what the call does.
-    after_signature: float = -0.5
-    #: 1 for a call signature alone on its line: it names the call and its defaults
-    #: but mostly does not say what the call does.
-    signature: float = -2.1
+    after_heading: float = -1.4
+    #: 1 when the candidate holds the first sentence under a call signature (quoted
+    #: with it): the opening of an API description, mostly what the call does.
+    after_signature: float = -0.4
+    #: 1 for a candidate holding a call signature ("dist(p, q, /)"), alone or with its
+    #: description: it names the call and its defaults.
+    signature: float = -1.1
+    #: 1 for a sentence ending in a colon ("Methods inherited from Handler:"): it
+    #: introduces what follows rather than saying it.
+    introduces: float = -0.5
+    #: 1 for a sentence holding an interactive prompt (">>> c.total()"): an example.
+    example: float = -0.5
+    #: :func:`~memo_core.answer.windows.answer_slot`: +1 when the sentence holds a thing
+    #: of the type asked for that the question does not already name, -1 when none.
+    answer_slot: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -93,8 +120,8 @@ class ExtractiveConfig:
     """Scoring knobs: ``rank_decay`` discounts passage rank r by ``1/(1 + rank_decay*r)``;
     sentences longer than ``long_sentence`` tokens are divided by ``(len/long_sentence)**
     length_penalty`` in the pre-score; a sentence needs at least ``min_coverage`` of
-    the question's term weight (alone, or with its context while holding some of
-    it itself) to be a candidate at all; the best ``candidates`` by pre-score are
+    the question's term weight (alone, with its context while holding some of it
+    itself, or in the heading or signature of its block) to be a candidate at all; the best ``candidates`` by pre-score are
     scored by ``weights`` (and embedded, when a similarity is given).
     """
 
@@ -104,6 +131,14 @@ class ExtractiveConfig:
     min_coverage: float = 0.15
     candidates: int = 8
     weights: PickWeights = field(default_factory=PickWeights)
+
+
+_WORDS = re.compile(r"[^\W_]+")
+# A sentence starting with a word of lower-case letters (not a name such as "mode:" or
+# "scheduler.take("): at a passage's start, the tail of a sentence its chunk cut.
+_CUT_TAIL = re.compile(r"[^\W\d_]+[,;]?\s")
+# An interactive interpreter prompt at the start of a line.
+_PROMPT = re.compile(r"(?m)^[\s|]*>>> ")
 
 
 def _terms(text: str, language: str) -> list[str]:
@@ -120,6 +155,9 @@ class _Sentence:
     terms: frozenset[str]
     #: The terms of the sentence (or heading) just before it in its passage.
     context: frozenset[str]
+    #: The terms of the nearest heading or call signature above it in its passage: what
+    #: the block it sits in is about ("rmdir(self)" for "The directory must be empty.").
+    block: frozenset[str]
     after_heading: bool
     after_signature: bool
     signature: bool
@@ -132,38 +170,57 @@ class _Candidate:
     order: int
     coverage: float
     with_context: float
+    block: float
     pre_score: float
 
 
 def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sentence]:
+    """The candidate sentences of ``passages``, in order. A call signature alone on its
+    line and the first sentence under it are one candidate ("total(self)" + "Sum of
+    the counts"): the description's subject is the signature, which the description
+    itself seldom names again, and the signature's defaults ("mode='a'") are told
+    only there. A signature with no description under it stays a candidate alone."""
     out: list[_Sentence] = []
     for rank, (chunk_id, text) in enumerate(passages):
         before: frozenset[str] = frozenset()
-        heading = signature = False
-        for start, end in split_sentences(text):
+        block: frozenset[str] = frozenset()
+        heading = False
+        described: _Sentence | None = None  # the signature just before, awaiting its description
+        for index, (start, end) in enumerate(split_sentences(text)):
             sentence = text[start:end]
             toks = _terms(sentence, language)
             terms = frozenset(toks)
             if is_heading(text, start, end):  # a heading is context, never the answer
-                heading, signature = True, False
+                heading, described = True, None
+                before = block = terms
+                continue
+            this = is_signature(sentence)
+            if index == 0 and sentence[:1].islower() and _CUT_TAIL.match(sentence):
+                # The passage starts inside a sentence its chunk cut ("to mix x and y" of
+                # "It is not possible to mix x and y"): quoting the tail could drop a "not".
+                before = terms
+                continue
+            if described is not None and not this:
+                out[-1] = replace(
+                    described,
+                    end=end,
+                    text=text[described.start : end],
+                    terms=described.terms | terms,
+                    after_signature=True,
+                    length=described.length + len(toks),
+                )
+                described = None
             else:
-                this = is_signature(sentence)
+                if this:
+                    block = terms
                 out.append(
                     _Sentence(
-                        chunk_id,
-                        rank,
-                        start,
-                        end,
-                        sentence,
-                        terms,
-                        before,
-                        heading,
-                        signature,
-                        this,
-                        len(toks),
+                        chunk_id, rank, start, end, sentence, terms, before, block,
+                        heading, False, this, len(toks),
                     )
-                )
-                heading, signature = False, this
+                )  # fmt: skip
+                described = out[-1] if this else None
+            heading = False
             before = terms
     return out
 
@@ -192,13 +249,15 @@ def pick_candidates(
     *,
     config: ExtractiveConfig | None = None,
     similarity: SentenceSimilarity | None = None,
-    stored: Collection[str] = (),
+    stored: Collection[str] | Mapping[str, tuple[int, int]] = (),
 ) -> list[PickCandidate]:
     """Every candidate sentence of ``passages`` for ``question``, by pre-score (best
     first), the first :attr:`ExtractiveConfig.candidates` with their features (what
     :func:`extractive_answer` weighs and ``bench/fit_pick.py`` fits). ``stored``: the
     ids among the passages that are chunks of the base (not memory facts), whose
-    sentence vectors ``similarity`` may keep in the base."""
+    sentence vectors ``similarity`` may keep in the base; as a mapping, each id's
+    ``(start, end)``: where the chunk's own text lies in a passage widened beyond it
+    (``answer/passages.py``), since the base keys a vector by its span in the chunk."""
     cfg = config or ExtractiveConfig()
     language = detect_language(question)
     # "long" in "how long" names the answer's type; the gate does not weigh it either.
@@ -216,24 +275,20 @@ def pick_candidates(
     for order, s in enumerate(sentences):
         own = sum(idf[t] for t in qterms & s.terms) / total
         with_context = sum(idf[t] for t in qterms & (s.terms | s.context)) / total
-        if own <= 0 or with_context < cfg.min_coverage:
+        block = sum(idf[t] for t in qterms & s.block) / total
+        if (own <= 0 and block < cfg.min_coverage) or max(with_context, block) < cfg.min_coverage:
             continue
         discount = 1.0 + cfg.rank_decay * s.rank
         if s.length > cfg.long_sentence:
             discount *= (s.length / cfg.long_sentence) ** cfg.length_penalty
         lexical = own if own >= cfg.min_coverage else 0.0
-        pre = total * max(lexical, with_context) / discount
-        pool.append(_Candidate(s, order, own, with_context, pre))
+        pre = total * max(lexical, with_context, block) / discount
+        pool.append(_Candidate(s, order, own, with_context, block, pre))
     if not pool:
         return []
     pool.sort(key=lambda c: (-c.pre_score, c.order))
     head, rest = pool[: cfg.candidates], pool[cfg.candidates :]
-    keys = [
-        (c.sentence.chunk_id, c.sentence.start, c.sentence.end)
-        if c.sentence.chunk_id in stored
-        else None
-        for c in head
-    ]
+    keys = [_sentence_key(c.sentence, stored) for c in head]
     sims = (
         similarity.similarities(question, [c.sentence.text for c in head], keys)
         if similarity is not None
@@ -246,6 +301,7 @@ def pick_candidates(
         features = {
             "coverage": c.coverage,
             "with_context": c.with_context,
+            "block": c.block,
             "rank": 1.0 / (1.0 + cfg.rank_decay * s.rank),
             "answer_type": answer_type_match(question, s.text),
             "similarity": sim,
@@ -254,11 +310,28 @@ def pick_candidates(
             "after_heading": float(s.after_heading),
             "after_signature": float(s.after_signature),
             "signature": float(s.signature),
+            "introduces": float(s.text.rstrip().endswith(":")),
+            "example": float(_PROMPT.search(s.text) is not None),
+            "answer_slot": answer_slot(question, s.text),
         }
         out.append(PickCandidate(s.chunk_id, s.start, s.end, s.text, features, True))
     out += [PickCandidate(c.sentence.chunk_id, c.sentence.start, c.sentence.end,
                           c.sentence.text, {}, False) for c in rest]  # fmt: skip
     return out
+
+
+def _sentence_key(
+    s: _Sentence, stored: Collection[str] | Mapping[str, tuple[int, int]]
+) -> tuple[str, int, int] | None:
+    """The base's key of a sentence vector: its span in its chunk's own text."""
+    if s.chunk_id not in stored:
+        return None
+    if not isinstance(stored, Mapping):
+        return (s.chunk_id, s.start, s.end)
+    lo, hi = stored[s.chunk_id]
+    if s.start < lo or s.end > hi:
+        return None  # reaches past the chunk: text the key could not name
+    return (s.chunk_id, s.start - lo, s.end - lo)
 
 
 def extractive_answer(
@@ -268,7 +341,7 @@ def extractive_answer(
     max_sentences: int = 2,
     config: ExtractiveConfig | None = None,
     similarity: SentenceSimilarity | None = None,
-    stored: Collection[str] = (),
+    stored: Collection[str] | Mapping[str, tuple[int, int]] = (),
 ) -> list[tuple[str, int, int]]:
     """Pick up to ``max_sentences`` sentences answering ``question``.
 
@@ -276,7 +349,8 @@ def extractive_answer(
     ``(chunk_id, start, end)`` spans into each passage's text, best first; an
     empty list when no sentence shares enough of the question's content words.
     ``stored``: the ids among them that are chunks of the base (not memory facts),
-    whose sentence vectors ``similarity`` may keep in the base.
+    whose sentence vectors ``similarity`` may keep in the base (as in
+    :func:`pick_candidates`).
     """
     if max_sentences <= 0:
         return []
@@ -291,8 +365,9 @@ def extractive_answer(
     picked: list[tuple[str, int, int]] = []
     seen: set[str] = set()
     for c in ranked:
-        # Overlapping chunks repeat sentences: pick each sentence text once.
-        key = " ".join(c.text.split()).casefold()
+        # Overlapping chunks and renderings of one docstring repeat sentences, with other
+        # gutters, markup or line breaks: pick each sentence's words once.
+        key = " ".join(_WORDS.findall(c.text.casefold()))
         if key in seen:
             continue
         seen.add(key)

@@ -161,6 +161,13 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     Spans exclude surrounding whitespace and leading bullet or heading markers;
     fragments without a letter or digit are dropped.
     """
+    # One answer splits the same top chunks several times (windows, picker, related
+    # passages), and the next question often retrieves them again: split each once.
+    return list(_spans(text))
+
+
+@functools.lru_cache(maxsize=256)
+def _spans(text: str) -> tuple[tuple[int, int], ...]:
     cuts = sorted(set(_punctuation_breaks(text)) | set(_line_breaks(text)))
     spans: list[tuple[int, int]] = []
     prev = 0
@@ -171,12 +178,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         if a < b and any(c.isalnum() for c in text[a:b]):
             spans.append((a, b))
         prev = cut
-    return spans
-
-
-@functools.lru_cache(maxsize=256)
-def _spans(text: str) -> tuple[tuple[int, int], ...]:
-    return tuple(split_sentences(text))
+    return tuple(spans)
 
 
 def sentence_around(text: str, start: int, end: int) -> tuple[int, int]:

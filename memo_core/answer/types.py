@@ -87,9 +87,11 @@ class QuoteCheck:
 class Citation:
     """A verified quote and everything needed to show where it comes from.
 
-    ``start``/``end`` are the quote's span in the *chunk* text; the chunk begins
-    at ``chunk_start`` in its document, so :attr:`document_start` and
-    :attr:`document_end` locate it in the stored document text. ``locator``
+    ``start``/``end`` are the quote's span relative to the start of its chunk, which
+    begins at ``chunk_start`` in its document, so :attr:`document_start` and
+    :attr:`document_end` locate it in the stored document text. A quote is a whole
+    sentence of the document also where the chunk cut it (``answer/passages.py``),
+    so the span may reach past the chunk's edges (``start < 0``). ``locator``
     holds what a person needs to find it (``page``, ``heading``, ``timecode``...).
     ``sentence`` is the whole source sentence that holds the quote: what a person
     should read, so a quote cut short cannot hide what follows it.

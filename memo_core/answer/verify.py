@@ -23,8 +23,9 @@ Three stages, the first that succeeds wins:
 Whatever the stage, a located quote must also be **whole at both edges** of its
 source sentence: it does not verify when the sentence goes on with a negation or a
 condition right after it ("the tenant may sublet" | "unless ..."), when the words
-just before it are one ("... except" | "the fee is waived"), or when the sentence
-opens with a condition the quote leaves out ("If ..., the fee is waived"); and a
+just before it are one ("... except" | "the fee is waived"), or when the part of
+the sentence it leaves out before it holds one ("If ..., the fee is waived", "It is
+not possible | to mix A and B"); and a
 quote of fewer than ``min_content_words`` content words verifies only as a whole
 sentence. In the fuzzy stage, a slip that turns one dictionary word into another
 ("shall" -> "shell", "lease" -> "least") is a substitution, not noise
@@ -254,13 +255,18 @@ def _edge_failure(source: str, start: int, end: int, *, short: bool) -> str | No
     following = marker_at(after, 0)
     if following:
         return f"cut off: the source sentence goes on with {following!r}"
-    for i in range(max(0, len(before) - 3), len(before)):
+    # The start edge: a negation or condition anywhere in what the quote leaves out of
+    # its sentence may govern it ("It is not possible | to mix A and B", "If ..., | the
+    # fee is waived"), as a chunk that starts mid-sentence would cut it.
+    for i in range(len(before)):
         preceding = marker_at(before, i)
         if preceding and i + len(preceding.split()) == len(before):
             return f"cut off: the source has {preceding!r} right before the quote"
-    opening = marker_at(before, 0)
-    if opening:
-        return f"cut off: the source sentence opens with {opening!r}, which the quote leaves out"
+        if preceding:
+            return (
+                f"cut off: the source sentence has {preceding!r} before the quote,"
+                " which the quote leaves out"
+            )
     return None
 
 

@@ -608,6 +608,14 @@ class MemoBase:
             raise NotFoundError(f"no document {document_id!r}")
         return info
 
+    def document_slice(
+        self, document_id: str, start: int, end: int, *, owner: str | None = None
+    ) -> str | None:
+        """``text[start:end]`` of a stored document (chunk spans index it); ``None``
+        when there is no such document. The answer loop reads the sentences a chunk
+        cut at its edges from here."""
+        return self.store.document_slice(self._owner(owner), document_id, start, end)
+
     def list_documents(
         self,
         collection: str | None = None,

@@ -588,6 +588,16 @@ class KnowledgeStore:
         )
         return None if row is None else str(row[0])
 
+    def document_slice(self, owner: str, document_id: str, start: int, end: int) -> str | None:
+        """``text[start:end]`` of the document (shorter at its end), read in SQL so a long
+        document is not loaded whole; ``None`` when there is no such document."""
+        row = self.db.query_one(
+            f"SELECT substr({DOCUMENT_TEXT_SQL}, CAST(? AS INTEGER), CAST(? AS INTEGER))"
+            " FROM documents d WHERE d.owner = ? AND d.id = ?",
+            [max(0, start) + 1, max(0, end - max(0, start)), require_owner(owner), document_id],
+        )
+        return None if row is None else str(row[0])
+
     def list_documents(
         self, owner: str, collection: str | None = None, *, limit: int = 1000, offset: int = 0
     ) -> list[DocumentInfo]:

@@ -91,13 +91,13 @@ def test_a_sentence_is_read_with_the_one_before_it() -> None:
     assert answer not in _picks(q, [("x", f"{lead} Logs go to the archive. {answer}")])
 
 
-def test_the_sentence_holding_the_asked_for_kind_of_thing_wins() -> None:
+def test_the_sentence_holding_a_new_thing_of_the_asked_for_kind_wins() -> None:
     text = (
         "The ferry to the island was opened by the harbour board. The island ferry opened in 1931."
     )
     q = "When was the ferry to the island opened?"
     assert _picks(q, [("f", text)])[0] == "The island ferry opened in 1931."
-    assert _picks(q, [("f", text)], answer_type=0.0)[0] != "The island ferry opened in 1931."
+    assert _picks(q, [("f", text)], answer_slot=0.0)[0] != "The island ferry opened in 1931."
 
 
 def test_prose_beats_a_signature_that_shares_the_same_terms() -> None:
@@ -147,18 +147,65 @@ def test_the_similarity_reranks_the_candidates() -> None:
         assert [text[a:b] for _, a, b in picked] == [wanted]
 
 
-def test_a_call_signature_yields_to_the_description_under_it() -> None:
-    # The signature holds the call's rare name and the question's argument; the
-    # sentence under it says what the call does.
+def test_a_call_signature_is_quoted_with_the_description_under_it() -> None:
+    # The description says what the call does but not which call it describes (nor
+    # its defaults): the signature above it and its first sentence are one quote.
     text = (
         "brew_tea(leaves, minutes=4)\n"
-        "Steep the leaves for the given minutes in water just off the boil.\n\n"
+        "    Steep the leaves in water just off the boil.\n"
+        "    Stir once.\n\n"
         "The kettle holds enough for six cups."
     )
     q = "What does brew_tea steep the leaves in?"
-    answer = "Steep the leaves for the given minutes in water just off the boil."
-    assert _picks(q, [("t", text)])[0] == answer
-    # Without the signature's weights the signature wins on its terms.
-    assert _picks(q, [("t", text)], signature=0.0, after_signature=0.0)[0] == (
-        "brew_tea(leaves, minutes=4)"
+    assert _picks(q, [("t", text)])[0] == (
+        "brew_tea(leaves, minutes=4)\n    Steep the leaves in water just off the boil."
     )
+    # The description holds none of the question's words but its call's name.
+    assert _picks("How long does brew_tea take by default?", [("t", text)])[0].startswith(
+        "brew_tea(leaves, minutes=4)\n"
+    )
+
+
+def test_a_signature_with_no_description_is_a_candidate_alone() -> None:
+    text = "## Kettle API\n\nboil_water(litres=1)\n\n## Teapot API\n\nThe teapot is ceramic."
+    assert _picks("How many litres does boil_water take by default?", [("k", text)]) == [
+        "boil_water(litres=1)"
+    ]
+
+
+def test_a_sentence_repeated_with_other_markup_is_picked_once() -> None:
+    # Two renderings of one docstring: a gutter and backquotes differ, the words do not.
+    first = "If ``depth`` is positive, the tree is\n    printed to that depth. Leaves of the tree stay hidden."
+    second = "If depth is positive, the tree is\n     |  printed to that depth."
+    q = "What happens when depth is positive and the tree is printed?"
+    picks = _picks(q, [("a", first), ("b", second)])
+    assert len(picks) == 2 and "Leaves of the tree stay hidden." in picks
+
+
+def test_a_sentence_is_read_in_the_block_of_the_call_it_describes() -> None:
+    # "The basin must be dry." holds none of the question's words; the signature of its
+    # block names the call asked about, so it is a candidate.
+    text = (
+        "scrub(self)\n    Scrub with the brush.\n    The basin must be dry.\n\n"
+        "polish(self)\n    Polish with the cloth.\n"
+    )
+    assert "The basin must be dry." in _picks("What is required before scrub?", [("c", text)])
+    # The same words in two blocks: the one under the call asked about wins.
+    same = (
+        "polish(self)\n    Use the cloth.\n    Cold water is poured in.\n\n"
+        "scrub(self)\n    Use the brush.\n    Cold water is poured in.\n"
+    )
+    q = "Is cold water poured in by scrub?"
+    for weight, under_scrub in ((1.7, True), (0.0, False)):  # without the weight: a tie
+        config = ExtractiveConfig(weights=PickWeights(block=weight))
+        spans = extractive_answer(q, [("c", same)], max_sentences=1, config=config)
+        assert spans and same[spans[0][1] : spans[0][2]] == "Cold water is poured in."
+        assert (spans[0][1] > same.index("scrub(self)")) is under_scrub
+
+
+def test_the_tail_of_a_sentence_a_chunk_cut_is_never_quoted() -> None:
+    # The chunk starts inside "It is never safe to drain the boiler while hot.": its
+    # tail alone says the opposite of the sentence.
+    cut = "safe to drain the boiler while hot. The valve sits under the boiler."
+    picks = _picks("Is it safe to drain the boiler while hot?", [("b", cut)])
+    assert picks and all(not p.startswith("safe to drain") for p in picks)

@@ -158,3 +158,15 @@ def test_a_decimal_split_by_a_tokenizer_stays_one_sentence() -> None:
 def test_a_rule_line_ends_a_sentence() -> None:
     text = "Timers run in the background\n----------\nQueues are drained on exit."
     assert _split(text) == ["Timers run in the background", "Queues are drained on exit."]
+
+
+def test_a_text_is_split_once_and_each_caller_gets_its_own_list() -> None:
+    from memo_core.answer.sentences import _spans
+
+    text = "The kettle boils in four minutes. The lid stays shut until it clicks."
+    first = split_sentences(text)
+    hits = _spans.cache_info().hits
+    first.append((0, 1))  # a caller's list is its own
+    again = split_sentences(text)
+    assert _spans.cache_info().hits == hits + 1
+    assert again == [(0, 33), (34, 69)]

@@ -208,6 +208,28 @@ def test_a_quote_cut_before_a_negation_or_condition_never_verifies(
 
 
 @PROPS
+@given(
+    data=st.data(),
+    tokens=sentences(),
+    marker=st.sampled_from(["not", "never", "не", "нет", "unless", "if", "если не", "кроме"]),
+)
+def test_a_quote_cut_after_a_leading_negation_or_condition_never_verifies(
+    data: st.DataObject, tokens: list[str], marker: str
+) -> None:
+    # "It is not possible | to mix A and B": the quote starts after the negation, some
+    # words later or right after it, as a chunk that starts mid-sentence cuts it.
+    at = data.draw(st.integers(0, len(tokens) - 5))
+    source = _join([*tokens[:at], marker, *tokens[at:]]).capitalize() + "."
+    i = data.draw(st.integers(at, len(tokens) - 4))
+    quote = _join(tokens[i:]) + "."
+    for retyped in (quote, f"“{quote.upper()}”"):
+        check = verify_quote(retyped, source)
+        assert not check.verified, (retyped, source, check)
+    # The whole sentence verifies: the rule is about what the quote leaves out.
+    assert verify_quote(source, source).verified
+
+
+@PROPS
 @given(data=st.data(), tokens=sentences(), cut=st.integers(1, 3))
 def test_a_stub_of_few_words_verifies_only_as_a_whole_sentence(
     data: st.DataObject, tokens: list[str], cut: int

@@ -157,4 +157,5 @@ def test_a_description_without_a_full_stop_under_a_signature_is_no_heading() -> 
     above = "Turning\nRotate the wheel once\n## Wheel.stop"
     assert _spans(above) == ["Turning", "Wheel.stop"]
     picked = extractive_answer("What does spin do to the wheel?", [("w", text)])
-    assert picked and text[picked[0][1] : picked[0][2]] == "Rotate the wheel once"
+    # The description is quoted with the signature it describes.
+    assert picked and text[picked[0][1] : picked[0][2]] == "spin(self)\n\nRotate the wheel once"
