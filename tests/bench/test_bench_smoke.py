@@ -155,7 +155,8 @@ def test_query_time_splits_wall_and_keeps_its_base(tmp_path: Path) -> None:
     kb, data, lookup = query_time.open_base(folder, 600, 6, "hash")
     split, answers = query_time.split_wall(kb, data["questions"])
     assert len(answers) == 6 and all(len(a) == 10 for a in answers)
-    assert all(c > 0 for c in split["cpu"]) and all(n >= 1 for n in split["slices"])
+    # A quiet machine may run a whole query in the slice it started in: no new slice is counted.
+    assert all(c > 0 for c in split["cpu"]) and all(n >= 0 for n in split["slices"])
     for wall, cpu, waiting in zip(split["wall"], split["cpu"], split["waiting"], strict=True):
         assert waiting >= 0 and cpu <= wall + 1.0  # schedstat and the clock agree
     parts = query_time.stages(kb, data["questions"], lookup)
