@@ -3,7 +3,9 @@
     python bench/fit_pick.py [--sets squad,pydoc] [--bases DIR] [--hits DIR] [--name pick]
 
 Every answerable question of both dev sets (``bench/answer_sets.py``) is retrieved
-as the engine retrieves it (``GuardedAnswerer.retrieve``), and the picker's
+as the engine retrieves it (``GuardedAnswerer.retrieve``), each hit is widened to
+whole sentences of its document as the engine reads it (``answer/passages.py``;
+chunks flagged as instructions left out), and the picker's
 candidates and their features are computed (``memo_core.answer.extractive.
 pick_candidates``, with the base's sentence similarity). A candidate is positive
 when it holds the gold answer. The weights are fitted as a listwise (softmax)
@@ -37,8 +39,10 @@ from memo_core.answer.extractive import (
     extractive_answer,
     pick_candidates,
 )
+from memo_core.answer.passages import whole_sentences
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.embedders import default_local_embedder
+from memo_core.kb.flags import INSTRUCTIONS
 from memo_core.types import Hit
 
 NAMES = tuple(f.name for f in fields(PickWeights))
@@ -68,7 +72,12 @@ def retrieve(sets: list[str], bases: Path | None, cache: Path | None) -> list[Qu
             engine = GuardedAnswerer(kb)
             for q in answer_set.questions:
                 if q.kind == "answerable" and q.answer:
-                    hits = engine.retrieve(q.question)
+                    found = engine.retrieve(q.question)
+                    hits = [
+                        p.hit
+                        for p in whole_sentences(found, kb.document_slice)
+                        if INSTRUCTIONS not in p.hit.flags
+                    ]
                     rows.append(Question(name, q.heldout, q.question, q.answer, hits))
         if stored:
             stored.parent.mkdir(parents=True, exist_ok=True)

@@ -27,9 +27,11 @@ HOMES = {
     "COLUMN_WEIGHTS": "memo_core/search/bm25.py",
     "find_date_range": "memo_core/values.py",
     "parse_when": "memo_core/memory/timeutil.py",
+    "word_frequency": "memo_core/frequencies.py",
+    "dictionary_available": "memo_core/frequencies.py",
 }
 #: Names the old copies had: none may come back under its old name either.
-RETIRED = {"_fence", "_clean", "_K1", "_B", "BM25_K1", "BM25_B", "_WEIGHTS_BM25"}
+RETIRED = {"_zipf", "_fence", "_clean", "_K1", "_B", "BM25_K1", "BM25_B", "_WEIGHTS_BM25"}
 #: FTS5's ranking call with literal weights belongs in search/bm25.py only.
 WEIGHTED_BM25 = re.compile(r"bm25\(\w+,\s*[0-9.]")
 
@@ -77,3 +79,22 @@ def test_fts5_weights_are_spelled_in_one_place() -> None:
         if WEIGHTED_BM25.search(node.value)
     ]
     assert set(spelled) <= {"memo_core/search/bm25.py"}  # others call fts5_bm25()
+
+
+def test_the_word_frequency_lists_are_loaded_in_one_place() -> None:
+    # Ingest and the answer engine read the same lists through memo_core/frequencies.py;
+    # a second loader (an import of wordfreq, or a probe for it) would drift from it.
+    loaders = set()
+    for rel, tree in _modules():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                named = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                named = [node.module or ""]
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                named = [node.value]  # importlib.import_module("wordfreq"), find_spec(...)
+            else:
+                continue
+            if any(name.split(".")[0] == "wordfreq" for name in named):
+                loaders.add(rel)
+    assert loaders == {"memo_core/frequencies.py"}

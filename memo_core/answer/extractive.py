@@ -1,6 +1,10 @@
 """Extractive mode: answer with the best-matching sentences, no LLM at all.
 
-A pure function over ranked passages. Each candidate sentence (a span found by
+A pure function over ranked passages, each read as whole sentences: a chunk that
+starts or ends inside a sentence is widened to the document's whole sentences
+(or loses the piece it cut) by :func:`~memo_core.answer.passages.whole_sentences`
+before it gets here, the one place that guarantees a partial sentence is never
+quoted. Each candidate sentence (a span found by
 :func:`~memo_core.answer.sentences.split_sentences`) is read with the sentence
 before it, its context: documentation often names the thing asked about in one
 sentence ("The purge tool removes the cache folder.") and answers in the next
@@ -134,9 +138,6 @@ class ExtractiveConfig:
 
 
 _WORDS = re.compile(r"[^\W_]+")
-# A sentence starting with a word of lower-case letters (not a name such as "mode:" or
-# "scheduler.take("): at a passage's start, the tail of a sentence its chunk cut.
-_CUT_TAIL = re.compile(r"[^\W\d_]+[,;]?\s")
 # An interactive interpreter prompt at the start of a line.
 _PROMPT = re.compile(r"(?m)^[\s|]*>>> ")
 
@@ -186,7 +187,7 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
         block: frozenset[str] = frozenset()
         heading = False
         described: _Sentence | None = None  # the signature just before, awaiting its description
-        for index, (start, end) in enumerate(split_sentences(text)):
+        for start, end in split_sentences(text):
             sentence = text[start:end]
             toks = _terms(sentence, language)
             terms = frozenset(toks)
@@ -195,11 +196,6 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
                 before = block = terms
                 continue
             this = is_signature(sentence)
-            if index == 0 and sentence[:1].islower() and _CUT_TAIL.match(sentence):
-                # The passage starts inside a sentence its chunk cut ("to mix x and y" of
-                # "It is not possible to mix x and y"): quoting the tail could drop a "not".
-                before = terms
-                continue
             if described is not None and not this:
                 out[-1] = replace(
                     described,
@@ -345,7 +341,10 @@ def extractive_answer(
 ) -> list[tuple[str, int, int]]:
     """Pick up to ``max_sentences`` sentences answering ``question``.
 
-    ``passages`` are ``(chunk_id, text)`` in retrieval order (best first). Returns
+    ``passages`` are ``(chunk_id, text)`` in retrieval order (best first), each text
+    made of whole sentences: a chunk of a document goes through
+    :func:`~memo_core.answer.passages.whole_sentences` first (every sentence here may
+    be quoted, also one that starts in lower case). Returns
     ``(chunk_id, start, end)`` spans into each passage's text, best first; an
     empty list when no sentence shares enough of the question's content words.
     ``stored``: the ids among them that are chunks of the base (not memory facts),

@@ -10,14 +10,13 @@ faithfulness check (a claim must keep them) and ingest (instruction-like text):
   fuzzy match forgives a typo ("goverment") but not an edit that turns one real
   word into another ("shall" -> "shell"). Told apart with the ``wordfreq``
   library's frequency lists (its Zipf scale: 3.0 is a word seen once per million
-  words), not a hand-made list.
+  words), not a hand-made list, read through :mod:`memo_core.frequencies` (the
+  one loader, shared with ingest).
 """
 
 from __future__ import annotations
 
-import functools
-import re
-from collections.abc import Callable
+from memo_core.frequencies import dictionary_available, word_frequency
 
 __all__ = [
     "COMMON_ZIPF",
@@ -103,36 +102,6 @@ MODALS: frozenset[str] = _words(
 DICTIONARY_ZIPF = 2.0
 #: From here a spelling is plainly a word (few misspellings are this common).
 COMMON_ZIPF = 3.0
-
-_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
-
-
-@functools.cache
-def _zipf() -> Callable[[str, str], float] | None:
-    try:
-        from wordfreq import zipf_frequency
-    except ImportError:  # the optional "local" extra is not installed
-        return None
-    return zipf_frequency
-
-
-def dictionary_available() -> bool:
-    """Whether ``wordfreq`` is installed (``pip install 'memo[local]'``)."""
-    return _zipf() is not None
-
-
-@functools.lru_cache(maxsize=65536)
-def word_frequency(word: str) -> float | None:
-    """The Zipf frequency of ``word`` (lower-cased) in English or Russian (by script).
-
-    0.0 for a spelling the lists do not know; ``None`` when no frequency list is
-    installed: the caller must then assume the worst.
-    """
-    zipf = _zipf()
-    if zipf is None:
-        return None
-    language = "ru" if _CYRILLIC.search(word) else "en"
-    return float(zipf(word, language))
 
 
 def is_dictionary_word(word: str) -> bool | None:

@@ -10,14 +10,14 @@ normalised and its ``content_hash`` is stable across re-ingests.
 from __future__ import annotations
 
 import functools
-import importlib
-import importlib.util
+import itertools
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Sequence
 from typing import Any
 
 from memo_core.errors import InvalidInputError
+from memo_core.frequencies import dictionary_available, frequency_language, word_frequency
 from memo_core.ingest.types import ExtractedDocument, Section
 
 __all__ = ["HYPHEN_MARGIN", "WORD_ZIPF", "DocumentBuilder", "joins_across_line", "normalize_text"]
@@ -28,13 +28,15 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ufeff\u00ad]")
 _LINE_BREAKS = re.compile("\r\n|[\r\u2028\u2029\x85]")
 _TRAILING_SPACE = re.compile(r"[ \t\f\v\u00a0]+(?=\n|\Z)")
 _BLANK_RUNS = re.compile(r"\n{3,}")
-# A hyphen at a line end between two words: "infor-\nmation" (a word the line broke,
-# as typesetting and PDF extraction leave it) or "left-\nhand" (a compound whose own
-# hyphen fell at the line end). Only letter-hyphen-newline-lowercase letter, so
-# "Jean-\nPierre" and list dashes are left alone.
-_HYPHEN_BREAK = re.compile(r"([^\W\d_]+)-\n([^\W\d_]+)")
-_CYRILLIC = re.compile("[\u0400-\u04ff]")
-_HAS_WORDFREQ = importlib.util.find_spec("wordfreq") is not None
+# Words hyphenated at line ends: "infor-\nmation" (a word the line broke, as
+# typesetting and PDF extraction leave it), "left-\nhand" (a compound whose own
+# hyphen fell at the line end), and a chain of them when a narrow column broke one
+# word twice ("in-\ncompre-\nhensible"). Letters only, so "page 12-\n13" and list
+# dashes are left alone.
+_HYPHEN_CHAIN = re.compile(r"[^\W\d_]+(?:-\n[^\W\d_]+)+")
+#: A chain with more breaks than this is read break by break (its readings are
+#: weighed all together below this: 2**n of them).
+MAX_CHAIN_BREAKS = 8
 #: Zipf frequency (wordfreq's scale: 3.0 is once per million words) from which a spelling
 #: counts as a word here, and by how much the hyphenated spelling must be the more
 #: frequent one to keep its hyphen although the joined one is a word too (web lists
@@ -44,15 +46,6 @@ _HAS_WORDFREQ = importlib.util.find_spec("wordfreq") is not None
 #: 1555 of 1558 broken words are joined.
 WORD_ZIPF = 3.0
 HYPHEN_MARGIN = 1.5
-
-
-def _zipf() -> Callable[[str, str], float] | None:
-    """wordfreq's ``zipf_frequency``; ``None`` without the optional "local" extra."""
-    return (
-        getattr(importlib.import_module("wordfreq"), "zipf_frequency", None)
-        if _HAS_WORDFREQ
-        else None
-    )
 
 
 @functools.lru_cache(maxsize=16384)
@@ -65,22 +58,60 @@ def joins_across_line(left: str, right: str) -> bool:
     otherwise the parts are joined ("infor-mation", "some-thing"). Without
     ``wordfreq`` every such hyphen is joined.
     """
-    zipf = _zipf()
-    if zipf is None:
+    if not dictionary_available():
         return True
-    language = "ru" if _CYRILLIC.search(left + right) else "en"
+    language = frequency_language(left + right)
     left, right = left.lower(), right.lower()
-    if zipf(left, language) < WORD_ZIPF or zipf(right, language) < WORD_ZIPF:
+
+    def zipf(word: str) -> float:
+        return word_frequency(word, language) or 0.0
+
+    if zipf(left) < WORD_ZIPF or zipf(right) < WORD_ZIPF:
         return True  # a part is no word: a word the line broke
-    joined = zipf(left + right, language)
-    return joined >= WORD_ZIPF and zipf(f"{left}-{right}", language) <= joined + HYPHEN_MARGIN
+    joined = zipf(left + right)
+    return joined >= WORD_ZIPF and zipf(f"{left}-{right}") <= joined + HYPHEN_MARGIN
 
 
-def _join_broken_word(match: re.Match[str]) -> str:
-    left, right = match.group(1), match.group(2)
-    if right[0].islower() and joins_across_line(left, right):
-        return left + right
-    return match.group(0)
+def _join_chain(match: re.Match[str]) -> str:
+    """A chain of line-end hyphens with each break joined or kept.
+
+    A break is judged on the whole words on its two sides, and these depend on the
+    chain's other breaks: in "self-\nevi-\ndent" the first break stands between
+    "self" and "evident" only once the second is joined. So every reading of the
+    chain (each break joined or kept) is weighed, and the one taken is the reading
+    that most of its own breaks agree with (:func:`joins_across_line` on the words
+    that reading makes), fewer hyphens kept on a tie. A break before a capital is
+    always kept ("Jean-\nPierre").
+    """
+    parts = match.group().split("-\n")
+    breaks = len(parts) - 1
+    if breaks > MAX_CHAIN_BREAKS:
+        kept: Sequence[bool] = [not _joins(parts[i], parts[i + 1]) for i in range(breaks)]
+    else:
+        readings = itertools.product((False, True), repeat=breaks)
+        kept = max(readings, key=lambda reading: _agreement(parts, reading))
+    out = [parts[0]]
+    for part, keep in zip(parts[1:], kept, strict=True):
+        out.append(("-\n" if keep else "") + part)
+    return "".join(out)
+
+
+def _agreement(parts: list[str], kept: Sequence[bool]) -> tuple[int, int]:
+    """How many breaks of a reading agree with it, then how few hyphens it keeps."""
+    # The words on the two sides of break i reach back to the previous kept break
+    # and on to the next one.
+    bounds = [0, *(i + 1 for i, keep in enumerate(kept) if keep), len(parts)]
+    agree = 0
+    for i, keep in enumerate(kept):
+        start = max(b for b in bounds if b <= i)
+        end = min(b for b in bounds if b > i + 1)
+        left, right = "".join(parts[start : i + 1]), "".join(parts[i + 1 : end])
+        agree += keep != _joins(left, right)
+    return agree, -sum(kept)
+
+
+def _joins(left: str, right: str) -> bool:
+    return right[0].islower() and joins_across_line(left, right)
 
 
 def normalize_text(text: str) -> str:
@@ -100,9 +131,9 @@ def normalize_text(text: str) -> str:
     text = unicodedata.normalize("NFC", text)
     text = _TRAILING_SPACE.sub("", text)
     while "-\n" in text:
-        # A match takes the word after the line end, so in "a-\nb-\nc" the second
-        # break is read on the next pass, with the joined word if "a-\nb" joined.
-        joined = _HYPHEN_BREAK.sub(_join_broken_word, text)
+        # Joining some breaks of a chain can change how its kept ones read (their
+        # words grew), so the chains are read again until none changes.
+        joined = _HYPHEN_CHAIN.sub(_join_chain, text)
         if joined == text:
             break
         text = joined

@@ -201,11 +201,3 @@ def test_a_sentence_is_read_in_the_block_of_the_call_it_describes() -> None:
         spans = extractive_answer(q, [("c", same)], max_sentences=1, config=config)
         assert spans and same[spans[0][1] : spans[0][2]] == "Cold water is poured in."
         assert (spans[0][1] > same.index("scrub(self)")) is under_scrub
-
-
-def test_the_tail_of_a_sentence_a_chunk_cut_is_never_quoted() -> None:
-    # The chunk starts inside "It is never safe to drain the boiler while hot.": its
-    # tail alone says the opposite of the sentence.
-    cut = "safe to drain the boiler while hot. The valve sits under the boiler."
-    picks = _picks("Is it safe to drain the boiler while hot?", [("b", cut)])
-    assert picks and all(not p.startswith("safe to drain") for p in picks)

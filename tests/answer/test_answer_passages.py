@@ -103,6 +103,34 @@ def test_without_the_document_a_lower_case_opening_is_dropped() -> None:
     assert first.hit.text == doc
 
 
+def test_the_tail_of_a_sentence_a_chunk_cut_is_never_quoted() -> None:
+    # The chunk starts inside "It is never safe to drain the boiler while hot.": its
+    # tail alone says the opposite of the sentence.
+    doc = "It is never safe to drain the boiler while hot. The valve sits under the boiler."
+    chunk = _hit(doc, doc.index("safe to drain"), len(doc))
+    question = "Is it safe to drain the boiler while hot?"
+    for read in (_reader(doc), None):  # widened from the document, or the piece dropped
+        (passage,) = whole_sentences([chunk], read)
+        text = passage.hit.text
+        for _, a, b in extractive_answer(question, [("b", text)]):
+            assert _whole_in(doc, passage, a, b), text[a:b]
+    (passage,) = whole_sentences([chunk], _reader(doc))
+    (first, *_) = extractive_answer(question, [("b", passage.hit.text)], max_sentences=1)
+    assert passage.hit.text[first[1] : first[2]] == doc[: doc.index(" The valve")]
+
+
+def test_a_whole_sentence_that_starts_in_lower_case_may_be_the_answer() -> None:
+    # A name written in lower case opens the sentence; the chunk starts after it. Widened,
+    # the passage starts with the whole sentence, which is then quoted like any other.
+    doc = "Tools\n\nrsync copies only the changed blocks of a file. It runs over a pipe."
+    chunk = _hit(doc, doc.index("copies"), len(doc))
+    (passage,) = whole_sentences([chunk], _reader(doc))
+    text = passage.hit.text
+    assert text.startswith("rsync copies")
+    picks = extractive_answer("What does rsync copy?", [("c", text)], max_sentences=1)
+    assert [text[a:b] for _, a, b in picks] == ["rsync copies only the changed blocks of a file."]
+
+
 def _filler(n: int) -> str:
     return " ".join(f"Filler sentence number {i} talks about the weather." for i in range(n))
 

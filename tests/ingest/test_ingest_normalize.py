@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memo_core import frequencies
 from memo_core.errors import InvalidInputError
 from memo_core.ingest import DocumentBuilder, ExtractedDocument, Section, normalize_text
 from memo_core.ingest import normalize as normalize_module
@@ -59,8 +60,13 @@ needs_wordfreq = pytest.mark.skipif(
         ("some-\nthing else", "something else"),
         ("every-\none agreed", "everyone agreed"),
         ("подпи-\nсание договора", "подписание договора"),
-        # Three lines: the second break is read with the joined word.
+        # Three lines: each break is read with the whole words on its two sides.
         ("an unbe-\nliev-\nable day", "an unbelievable day"),
+        ("a com-\npre-\nhensive list", "a comprehensive list"),  # "com", "pre": words
+        ("под-\nпи-\nсание договора", "подписание договора"),
+        ("it is self-\nevi-\ndent", "it is self-\nevident"),  # a compound, one part broken
+        ("a docu-\nment-\nbased store", "a document-\nbased store"),
+        ("Jean-\nPier-\nre", "Jean-\nPierre"),
     ],
 )
 def test_line_end_hyphen_joins_broken_words_and_keeps_compounds(raw: str, expected: str) -> None:
@@ -78,12 +84,24 @@ def test_joins_across_line_reads_word_frequencies() -> None:
 def test_without_wordfreq_every_line_end_hyphen_is_joined(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(normalize_module, "_zipf", lambda: None)
+    monkeypatch.setattr(frequencies, "_zipf_function", lambda: None)
     joins_across_line.cache_clear()
+    frequencies.word_frequency.cache_clear()
     try:
         assert normalize_text("a well-\nknown trick") == "a wellknown trick"
+        assert normalize_text("it is self-\nevi-\ndent") == "it is selfevident"
     finally:
         joins_across_line.cache_clear()
+        frequencies.word_frequency.cache_clear()
+
+
+@needs_wordfreq
+def test_a_long_chain_of_line_end_hyphens_is_read_break_by_break() -> None:
+    # Weighing every reading of a chain costs 2**breaks: past MAX_CHAIN_BREAKS each
+    # break is judged on its own two fragments (30 breaks would never finish).
+    fragments = ["zq"] * 31
+    assert len(fragments) - 1 > normalize_module.MAX_CHAIN_BREAKS
+    assert normalize_text("a " + "-\n".join(fragments)) == "a " + "zq" * 31
 
 
 @settings(deadline=None)
