@@ -29,16 +29,20 @@ from collections.abc import Sequence
 from itertools import combinations
 
 from memo_core.answer.lexicon import MODALS, NEGATIONS, NUMBER_WORDS
+from memo_core.answer.numbers import GROUPED_NUMBER, canonical_number
 from memo_core.search.text import STOPWORDS, detect_language, stem_token
 
 __all__ = ["unfaithful"]
 
-_WORD = re.compile(r"\d+(?:[.,:/]\d+)*|[^\W_]+(?:['’][^\W_]+)*")
+_WORD = re.compile(rf"(?:{GROUPED_NUMBER})|\d+(?:[.,:/]\d+)*|[^\W_]+(?:['’][^\W_]+)*")
 _NUMBER = re.compile(r"\d")
 
 
 def _words(text: str) -> list[str]:
-    return [w.replace("’", "'") for w in _WORD.findall(text.lower())]
+    """The words of ``text``, lower-cased; numbers without their thousands grouping
+    ("1'000" and "1,000" are one number, :func:`~memo_core.answer.numbers.canonical_number`)."""
+    words = (m.group() for m in _WORD.finditer(text.lower()))
+    return [canonical_number(w) if w[0].isdigit() else w.replace("’", "'") for w in words]
 
 
 def _negations(words: list[str]) -> int:

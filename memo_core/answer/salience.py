@@ -19,12 +19,13 @@ import re
 from collections.abc import Iterable
 
 from memo_core.answer.literals import missing_literals
+from memo_core.answer.numbers import NUMBER, canonical_number
 from memo_core.search.text import STOPWORDS, detect_language, stem_token
 
 __all__ = ["hard_terms", "missing_terms"]
 
-# A version or number ("3.12", "v2", "1,200", "10th") or a word.
-_TERM = re.compile(r"[vV]?\d+(?:[.,:/-]\d+)*[^\W_]*|[^\W\d_]+(?:['’][^\W_]+)*")
+# A version or number ("3.12", "v2", "1,200", "1'000'000", "10th") or a word.
+_TERM = re.compile(rf"{NUMBER}|[^\W\d_]+(?:['’][^\W_]+)*")
 _DIGIT = re.compile(r"\d")
 # A code identifier: snake_case, camelCase, or the attribute after a dot ("csv.reader").
 _IDENTIFIER = re.compile(
@@ -47,14 +48,20 @@ def hard_terms(question: str) -> list[str]:
         if folded in parts:
             continue  # a piece of an identifier: the identifier itself is the term
         if _DIGIT.search(word):
-            out.append(
-                folded.lstrip("v") if folded[:1] == "v" and folded[1:2].isdigit() else folded
-            )
+            out.append(_number(folded))
             continue
         at_start = bool(_SENTENCE_START.search(question[: m.start()]))
         if word[:1].isupper() and not at_start and folded not in STOPWORDS and len(word) > 1:
             out.append(folded)
     return list(dict.fromkeys(out))
+
+
+def _number(folded: str) -> str:
+    """A number term as both sides compare it: no "v" before a version, no grouping
+    of thousands (:func:`~memo_core.answer.numbers.canonical_number`)."""
+    if folded[:1] == "v" and folded[1:2].isdigit():
+        folded = folded[1:]
+    return canonical_number(folded)
 
 
 def missing_terms(question: str, evidence: Iterable[str]) -> list[str]:
@@ -75,7 +82,7 @@ def _missing_hard_terms(question: str, evidence: list[str]) -> list[str]:
     text = " ".join(evidence)
     language = detect_language(text)
     words = {m.group().lower() for m in _TERM.finditer(text)}
-    numbers = {w.lstrip("v") for w in words if _DIGIT.search(w)}
+    numbers = {_number(w) for w in words if _DIGIT.search(w)}
     stems = {stem_token(w, language) for w in words if not _DIGIT.search(w)}
     identifiers = {w.lower().strip("_") for w in _WORD.findall(text)}
     missing = []
