@@ -189,6 +189,9 @@ def test_stored_terms_match_whole_terms_only() -> None:
     assert "lentil soup" in stored  # never asked (terms hold no space), but no harm
     assert "" not in StoredTerms("") and "soup" not in StoredTerms("")
     assert 3 not in stored  # type: ignore[operator]
+    # Counted at once, as a query counts its terms: whole terms only.
+    assert stored.count([" soup ", " keep ", " sou ", " parrot "]) == 2
+    assert StoredTerms("").count([" soup "]) == 0
 
 
 def test_each_partly_repeated_chunk_keeps_its_own_and_copied_terms(backend_url: str) -> None:
