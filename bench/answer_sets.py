@@ -4,6 +4,7 @@
     squad = load_set("squad", limit=200)        # ../shared/eval/qa (public SQuAD split)
     pydoc = load_set("pydoc", formats="mixed")  # stdlib docs rebuilt by bench/data/answer/build_docs.py
     topics = load_set("topics")                 # Language Reference, bench/data/topics/build_docs.py
+    library = load_set("library")               # 32 more modules, bench/data/library/build_docs.py
     with squad.open_base(embedder) as kb:       # a fresh MemoBase in a temporary folder, ingested
         for q in squad.questions: ...
     heldout = load_set("pydoc", split="heldout")  # the half calibrate_gate.py never fits on
@@ -30,6 +31,12 @@ with its documents. ``q.should_answer`` is the label a gate is calibrated on.
   Python as ``pydoc_data.topics`` (long prose with grammar rules, examples and
   nested headings; ``bench/data/topics/build_docs.py``). It checks that what
   was tuned on the first two sets carries over; nothing is fitted on it.
+* ``library``: the pydoc set's kinds, formats, locators and renderers over 32
+  other standard-library modules (``bench/data/library/build_docs.py``:
+  compression, serialisation, mail and FTP clients, option parsers, ...), whose
+  docstrings are dense with options, defaults, exceptions, limits and versions;
+  a second check that what was tuned carries over. Its answer spans are checked
+  in all four renderings (``--check``).
 
 The held-out half of each set is fixed by its :attr:`EvalQuestion.group` (a
 SQuAD paragraph, a pydoc module, a reference topic), so no group is on both sides.
@@ -57,6 +64,7 @@ from memo_core.kb import MemoBase
 HERE = Path(__file__).resolve().parent
 PYDOC_DIR = HERE / "data" / "answer"
 TOPICS_DIR = HERE / "data" / "topics"
+LIBRARY_DIR = HERE / "data" / "library"
 
 __all__ = [
     "RENDERED_SETS",
@@ -65,6 +73,8 @@ __all__ = [
     "AnswerSet",
     "EvalQuestion",
     "build_docs_module",
+    "library_docs_module",
+    "library_set",
     "load_set",
     "pydoc_set",
     "squad_set",
@@ -81,6 +91,11 @@ def build_docs_module() -> Any:
 def topics_docs_module() -> Any:
     """bench/data/topics/build_docs.py as a module."""
     return _script_module("memo_bench_topics_docs", TOPICS_DIR / "build_docs.py")
+
+
+def library_docs_module() -> Any:
+    """bench/data/library/build_docs.py as a module."""
+    return _script_module("memo_bench_library_docs", LIBRARY_DIR / "build_docs.py")
 
 
 def _script_module(name: str, path: Path) -> Any:
@@ -293,6 +308,13 @@ def topics_set(
     return _rendered_set("topics", topics_docs_module(), formats, limit, rebuild, split)
 
 
+def library_set(
+    formats: str = "mixed", limit: int = 0, rebuild: bool = False, split: str = "all"
+) -> AnswerSet:
+    """The library set (32 more standard-library modules) on this Python, rebuilt like the pydoc set."""
+    return _rendered_set("library", library_docs_module(), formats, limit, rebuild, split)
+
+
 def _rendered_set(
     name: str, bd: Any, formats: str, limit: int, rebuild: bool, split: str
 ) -> AnswerSet:
@@ -349,15 +371,15 @@ def _rendered_set(
     )
 
 
-#: Every set by name; ``pydoc`` and ``topics`` take formats, limit, rebuild and split.
-SETS = {"squad": squad_set, "pydoc": pydoc_set, "topics": topics_set}
+#: Every set by name; the rendered sets take formats, limit, rebuild and split.
+SETS = {"squad": squad_set, "pydoc": pydoc_set, "topics": topics_set, "library": library_set}
 
 #: The sets whose documents are rendered in several formats (reported per format).
-RENDERED_SETS = ("pydoc", "topics")
+RENDERED_SETS = ("pydoc", "topics", "library")
 
 
 def load_set(name: str, **options: Any) -> AnswerSet:
-    """``squad`` (options: limit, split), ``pydoc`` or ``topics`` (formats, limit, rebuild, split)."""
+    """``squad`` (options: limit, split), or a rendered set (formats, limit, rebuild, split)."""
     if name not in SETS:
         raise ValueError(f"unknown answer set {name!r} ({', '.join(SETS)})")
     return SETS[name](**options)

@@ -33,13 +33,17 @@ installed) instead of one digest per run, and pure-Python loops give the same
 numbers without numpy. Changing this function changes every stored shingle: it
 needs a migration that shingles the stored chunks again (``rehash_chunk_shingles``).
 
-The table ``chunk_shingles (owner, shingle, doc_rowid, chunk_rowid)`` holds the
-kept hashes, keyed in that order (one B-tree: the counts read it by owner and
-shingle; a chunk's rows are found again from its text). A write touches only what
-it changes: the new chunks' shares are computed from the counts of their own
-shingles, and another document's chunk is recomputed only when a shingle it shares
-crosses the threshold (a third copy arrives, or one of three leaves); a notice
-already in a hundred files costs a new copy one count query, not a hundred updates.
+The table ``chunk_shingles (owner_id, shingle, doc_rowid)`` holds the kept hashes
+of each document (a shingle held by several of its chunks, once), keyed in that
+order (one B-tree: the counts read it by owner and shingle); ``owner_id`` is the
+owner's number in ``chunk_shingle_owners``, so a row is three integers (about 20
+bytes) and not a copy of the owner's name. Which of a document's chunks hold a
+shingle is found again from their text, as is what a delete removes. A write
+touches only what it changes: the new chunks' shares are computed from the counts
+of their own shingles, and another document's chunk is recomputed only when a
+shingle it shares crosses the threshold (a third copy arrives, or one of three
+leaves); a notice already in a hundred files costs a new copy one count query, not
+a hundred updates.
 A batch of documents is shingled, inserted and counted at once.
 """
 
@@ -66,7 +70,9 @@ __all__ = [
     "add_chunk_shingles",
     "backfill_repeat_terms",
     "backfill_repeats",
+    "owner_id",
     "remove_chunk_shingles",
+    "shingle_rows_per_document",
     "shingles",
 ]
 
@@ -296,49 +302,61 @@ class _Shingled:
         return out
 
     def new_rows(
-        self, owner: str, doc_of: Sequence[int]
-    ) -> tuple[list[tuple[str, int, int, int]], dict[int, int]]:
-        """The ``(owner, shingle, doc_rowid, chunk_rowid)`` rows of ``owner``'s chunks
-        (``doc_of``: each one's document), each once and in key order (each page of the
-        B-tree is then visited once per batch), and how many of their documents hold
-        each shingle."""
+        self, number: int, doc_of: Sequence[int]
+    ) -> tuple[list[tuple[int, int, int]], dict[int, int]]:
+        """The ``(owner_id, shingle, doc_rowid)`` rows of owner ``number``'s chunks (``doc_of``:
+        each one's document), each once and in key order (each page of the B-tree is
+        then visited once per batch), and how many of their documents hold each shingle."""
         kept = self.kept
         try:
             import numpy as np
         except ImportError:  # the base install: the same rows, sorted in Python
-            rows = sorted(
-                {
-                    (owner, h, doc, rowid)
-                    for k, (doc, rowid) in enumerate(zip(doc_of, self.rowids, strict=True))
-                    for h in kept.of(k)
-                }
-            )
+            rows = sorted({(number, h, doc) for k, doc in enumerate(doc_of) for h in kept.of(k)})
             docs: dict[int, int] = defaultdict(int)
-            for h, _ in dict.fromkeys((h, doc) for _, h, doc, _ in rows):
+            for _, h, _ in rows:
                 docs[h] += 1
             return rows, dict(docs)
         cuts = np.array(kept.cuts, dtype=np.int64)
-        lengths = cuts[1:] - cuts[:-1]
         shingle = np.array(kept.hashes, dtype=np.int64)
-        doc = np.repeat(np.array(doc_of, dtype=np.int64), lengths)
-        chunk = np.repeat(np.array(self.rowids, dtype=np.int64), lengths)
-        order = np.lexsort((chunk, doc, shingle))
-        shingle, doc, chunk = shingle[order], doc[order], chunk[order]
-        fresh = np.ones(len(shingle), dtype=bool)  # a row unlike the one before it
-        new_doc = np.ones(len(shingle), dtype=bool)  # a (shingle, document) pair, likewise
-        if len(shingle) > 1:
-            same = (shingle[1:] == shingle[:-1]) & (doc[1:] == doc[:-1])
-            new_doc[1:] = ~same
-            fresh[1:] = ~(same & (chunk[1:] == chunk[:-1]))
-        shingle, doc, chunk, new_doc = shingle[fresh], doc[fresh], chunk[fresh], new_doc[fresh]
-        rows = list(zip(repeat(owner), shingle.tolist(), doc.tolist(), chunk.tolist()))
-        distinct, docs_per = np.unique(shingle[new_doc], return_counts=True)
-        return rows, dict(zip(distinct.tolist(), docs_per.tolist(), strict=True))
+        doc = np.repeat(np.array(doc_of, dtype=np.int64), cuts[1:] - cuts[:-1])
+        order = np.lexsort((doc, shingle))
+        shingle, doc = shingle[order], doc[order]
+        if len(shingle) > 1:  # a row unlike the one before it
+            fresh = np.ones(len(shingle), dtype=bool)
+            fresh[1:] = (shingle[1:] != shingle[:-1]) | (doc[1:] != doc[:-1])
+            shingle, doc = shingle[fresh], doc[fresh]
+        if not len(shingle):
+            return [], {}
+        rows = list(zip(repeat(number), shingle.tolist(), doc.tolist()))
+        # Rows are sorted by shingle, one per document: a shingle's count is its run.
+        starts = np.flatnonzero(np.r_[True, shingle[1:] != shingle[:-1]])
+        runs = np.diff(np.r_[starts, len(shingle)])
+        return rows, dict(zip(shingle[starts].tolist(), runs.tolist(), strict=True))
+
+
+def owner_id(db: SQLDatabase, owner: str) -> int | None:
+    """``owner``'s number in ``chunk_shingle_owners``, or None when it has none (no
+    shingle of it was ever stored)."""
+    row = db.query_one("SELECT id FROM chunk_shingle_owners WHERE owner = ?", [owner])
+    return None if row is None else int(row[0])
+
+
+def _numbered(db: SQLDatabase, owner: str) -> int:
+    """``owner``'s number, given one if it has none (inside the write's transaction)."""
+    number = owner_id(db, owner)
+    if number is not None:
+        return number
+    db.execute("INSERT INTO chunk_shingle_owners (owner) VALUES (?)", [owner])
+    return int(db.query_one("SELECT id FROM chunk_shingle_owners WHERE owner = ?", [owner])[0])
+
+
+_INSERT = "INSERT INTO chunk_shingles (owner_id, shingle, doc_rowid) VALUES (?, ?, ?)"
 
 
 def add_chunk_shingles(db: SQLDatabase, chunks: Sequence[ShingledChunk]) -> None:
     """Record the shingles of newly inserted chunks (their ``repeated`` is 0), set
-    ``repeated`` on them, and on other chunks whose shingles reach the threshold."""
+    ``repeated`` on them, and on other chunks whose shingles reach the threshold.
+    Each chunk's document is new: all its chunks are among ``chunks``."""
     by_owner: dict[str, list[ShingledChunk]] = defaultdict(list)
     for chunk in chunks:
         by_owner[chunk.owner].append(chunk)
@@ -347,55 +365,78 @@ def add_chunk_shingles(db: SQLDatabase, chunks: Sequence[ShingledChunk]) -> None
             {c.chunk_rowid: c.text for c in mine},
             {c.chunk_rowid: c.words for c in mine if c.words is not None},
         )
-        rows, new_docs = shingled.new_rows(owner, [c.doc_rowid for c in mine])
+        number = _numbered(db, owner)
+        rows, new_docs = shingled.new_rows(number, [c.doc_rowid for c in mine])
         if not rows:
             continue
-        db.executemany(
-            "INSERT INTO chunk_shingles (owner, shingle, doc_rowid, chunk_rowid)"
-            " VALUES (?, ?, ?, ?)",
-            rows,
-        )
-        counts = _document_counts(db, owner, new_docs, least=REPEAT_DOCUMENTS)
+        db.executemany(_INSERT, rows)
+        counts = _document_counts(db, number, new_docs, least=REPEAT_DOCUMENTS)
         _set_shares(db, shingled.shares(set(counts)))
         # Below the threshold before these documents came, at or above it now: they
         # made that text boilerplate in the others.
         crossed = {s for s, n in counts.items() if n - new_docs[s] < REPEAT_DOCUMENTS}
-        _recompute(db, owner, crossed, skip=set(shingled.words))
+        _recompute(db, number, crossed, skip=set(shingled.words))
 
 
 def remove_chunk_shingles(db: SQLDatabase, chunk_rowids: Sequence[int]) -> None:
-    """Forget the shingles of chunks about to be deleted (still stored: their rows are
-    found again from their text); chunks elsewhere whose shared text falls below the
-    threshold get their ``repeated`` share lowered."""
-    gone: dict[str, set[int]] = defaultdict(set)
+    """Forget the shingles of chunks about to be deleted (still stored: a document's
+    rows are found again from its chunks' text) that no other chunk of their document
+    holds; chunks elsewhere whose shared text falls below the threshold get their
+    ``repeated`` share lowered."""
+    leaving = set(chunk_rowids)
+    docs: set[int] = set()
     for part in _batches(chunk_rowids):
+        docs.update(
+            int(r[0])
+            for r in db.query(
+                "SELECT DISTINCT doc_rowid FROM chunks"
+                f" WHERE rowid IN ({','.join('?' for _ in part)})",
+                part,
+            )
+        )
+    gone: dict[int, set[int]] = defaultdict(set)
+    numbers: dict[str, int | None] = {}
+    for part in _batches(sorted(docs)):
         rows = db.query(
             "SELECT rowid, owner, doc_rowid, text FROM chunks"
-            f" WHERE rowid IN ({','.join('?' for _ in part)})",
+            f" WHERE doc_rowid IN ({','.join('?' for _ in part)})",
             part,
         )
         shingled = _Shingled({int(r[0]): str(r[3]) for r in rows})
-        keys: list[list[Any]] = []
+        held: dict[int, set[int]] = defaultdict(set)  # by the chunks that stay
+        lost: dict[int, set[int]] = defaultdict(set)  # by the chunks that leave
+        owner_of: dict[int, str] = {}
         for k, (rowid, owner, doc_rowid, _) in enumerate(rows):
-            found = shingled.of(k)
-            gone[str(owner)].update(found)
-            keys.extend([str(owner), s, int(doc_rowid), int(rowid)] for s in found)
+            owner_of[int(doc_rowid)] = str(owner)
+            mine = held if int(rowid) not in leaving else lost
+            mine[int(doc_rowid)].update(shingled.of(k))
+        keys: list[tuple[int, int, int]] = []
+        for doc_rowid, found in lost.items():
+            owner = owner_of[doc_rowid]
+            if owner not in numbers:
+                numbers[owner] = owner_id(db, owner)
+            number = numbers[owner]
+            if number is None:
+                continue  # never shingled
+            found -= held.get(doc_rowid, set())
+            gone[number].update(found)
+            keys.extend((number, s, doc_rowid) for s in found)
         db.executemany(
-            "DELETE FROM chunk_shingles"
-            " WHERE owner = ? AND shingle = ? AND doc_rowid = ? AND chunk_rowid = ?",
+            "DELETE FROM chunk_shingles WHERE owner_id = ? AND shingle = ? AND doc_rowid = ?",
             keys,
         )
-    for owner, found in gone.items():
-        counts = _document_counts(db, owner, found, least=REPEAT_DOCUMENTS - 1)
+    for number, found in gone.items():
+        counts = _document_counts(db, number, found, least=REPEAT_DOCUMENTS - 1)
         below = {s for s, n in counts.items() if n == REPEAT_DOCUMENTS - 1}
-        _recompute(db, owner, below, skip=set(chunk_rowids))
+        _recompute(db, number, below, skip=leaving)
 
 
 def backfill_repeats(db: SQLDatabase, *, after_rowid: int = 0) -> None:
     """Shingle the stored chunks (those past ``after_rowid``: rows a bulk loader just
-    wrote) and set every share (the ``add_chunk_repeats`` and ``rehash_chunk_shingles``
-    migrations, a copied base and bulk loaders run it)."""
+    wrote) and set every share (the ``rehash_chunk_shingles`` migration, a copied base
+    and bulk loaders run it)."""
     last = after_rowid
+    numbers: dict[str, int] = {}
     while True:
         rows = db.query(
             "SELECT rowid, owner, doc_rowid, text FROM chunks WHERE rowid > ?"
@@ -404,29 +445,41 @@ def backfill_repeats(db: SQLDatabase, *, after_rowid: int = 0) -> None:
         )
         if not rows:
             break
-        shingled = _Shingled({int(r[0]): str(r[3]) for r in rows})
-        db.executemany(
-            "INSERT INTO chunk_shingles (owner, shingle, doc_rowid, chunk_rowid)"
-            " VALUES (?, ?, ?, ?)",
-            [
-                [owner, s, int(doc_rowid), int(rowid)]
-                for k, (rowid, owner, doc_rowid, _) in enumerate(rows)
-                for s in shingled.of(k)
-            ],
-        )
+        by_owner: dict[str, list[Any]] = defaultdict(list)
+        for row in rows:
+            by_owner[str(row[1])].append(row)
+        for owner, mine in by_owner.items():
+            if owner not in numbers:
+                numbers[owner] = _numbered(db, owner)
+            shingled = _Shingled({int(r[0]): str(r[3]) for r in mine})
+            found, _ = shingled.new_rows(numbers[owner], [int(r[2]) for r in mine])
+            # A document's chunks may lie in two batches: its row is then found twice.
+            db.executemany(_INSERT + " ON CONFLICT DO NOTHING", found)
         last = int(rows[-1][0])
-    repeated = {
-        (str(owner), int(s))
-        for owner, s in db.query(
-            "SELECT owner, shingle FROM chunk_shingles GROUP BY owner, shingle"
-            " HAVING count(DISTINCT doc_rowid) >= ?",
-            [REPEAT_DOCUMENTS],
-        )
-    }
-    for owner in sorted({owner for owner, _ in repeated}):
-        mine = {s for o, s in repeated if o == owner}
-        shingled = _Shingled(_texts(db, _chunks_holding(db, owner, mine)))
-        _set_shares(db, shingled.shares(mine))
+    repeated: dict[int, set[int]] = defaultdict(set)
+    for number, s in db.query(
+        "SELECT owner_id, shingle FROM chunk_shingles GROUP BY owner_id, shingle"
+        " HAVING count(*) >= ?",
+        [REPEAT_DOCUMENTS],
+    ):
+        repeated[int(number)].add(int(s))
+    for number, held in sorted(repeated.items()):
+        _set_shares(db, _chunks_holding(db, number, held).shares(held))
+
+
+def shingle_rows_per_document(db: SQLDatabase, per_chunk: str, per_document: str) -> None:
+    """Fill the empty ``per_document`` table (and ``chunk_shingle_owners``) from the
+    rows of ``per_chunk``, laid out ``(owner, shingle, doc_rowid, chunk_rowid)`` as
+    before the ``shingles_by_document`` migration: the same hashes, once per document."""
+    db.execute(
+        f"INSERT INTO chunk_shingle_owners (owner) SELECT DISTINCT owner FROM {per_chunk}"
+        " ORDER BY owner"
+    )
+    db.execute(
+        f"INSERT INTO {per_document} (owner_id, shingle, doc_rowid)"
+        f" SELECT DISTINCT o.id, s.shingle, s.doc_rowid FROM {per_chunk} s"
+        " JOIN chunk_shingle_owners o ON o.owner = s.owner ORDER BY 1, 2, 3"
+    )
 
 
 def backfill_repeat_terms(db: SQLDatabase) -> None:
@@ -434,6 +487,7 @@ def backfill_repeat_terms(db: SQLDatabase) -> None:
     (the ``add_chunk_repeat_terms`` migration: shares stay as they were)."""
     owners = [str(r[0]) for r in db.query("SELECT DISTINCT owner FROM chunks WHERE repeated > 0")]
     for owner in owners:
+        number = owner_id(db, owner)
         last = 0
         while True:
             rowids = [
@@ -446,41 +500,63 @@ def backfill_repeat_terms(db: SQLDatabase) -> None:
             ]
             if not rowids:
                 break
-            _set_from_scratch(db, owner, rowids)
+            _set_from_scratch(db, number, _Shingled(_texts(db, rowids)))
             last = rowids[-1]
 
 
 def _document_counts(
-    db: SQLDatabase, owner: str, found: Iterable[int], *, least: int
+    db: SQLDatabase, number: int | None, found: Iterable[int], *, least: int
 ) -> dict[int, int]:
-    """In how many documents of ``owner`` each shingle occurs, for those in ``least``
-    documents or more (the rest are left out)."""
+    """In how many documents of owner ``number`` each shingle occurs, for those in
+    ``least`` documents or more (the rest are left out)."""
     out: dict[int, int] = {}
+    if number is None:
+        return out
     for part in _batches(sorted(found)):
         marks = ",".join("?" for _ in part)
         for shingle, n in db.query(
-            "SELECT shingle, count(DISTINCT doc_rowid) FROM chunk_shingles"
-            f" WHERE owner = ? AND shingle IN ({marks}) GROUP BY shingle"
-            " HAVING count(DISTINCT doc_rowid) >= ?",
-            [owner, *part, least],
+            "SELECT shingle, count(*) FROM chunk_shingles"
+            f" WHERE owner_id = ? AND shingle IN ({marks}) GROUP BY shingle"
+            " HAVING count(*) >= ?",
+            [number, *part, least],
         ):
             out[int(shingle)] = int(n)
     return out
 
 
-def _chunks_holding(db: SQLDatabase, owner: str, found: Iterable[int]) -> list[int]:
-    rowids: set[int] = set()
+def _chunks_holding(
+    db: SQLDatabase, number: int, found: set[int], skip: set[int] | frozenset[int] = frozenset()
+) -> _Shingled:
+    """The chunks (but ``skip``) of owner ``number`` holding one of the ``found`` shingles:
+    those of the documents the table lists for them whose own text holds one."""
+    docs: set[int] = set()
     for part in _batches(sorted(found)):
         marks = ",".join("?" for _ in part)
-        rowids.update(
+        docs.update(
             int(r[0])
             for r in db.query(
-                "SELECT DISTINCT chunk_rowid FROM chunk_shingles"
-                f" WHERE owner = ? AND shingle IN ({marks})",
-                [owner, *part],
+                "SELECT DISTINCT doc_rowid FROM chunk_shingles"
+                f" WHERE owner_id = ? AND shingle IN ({marks})",
+                [number, *part],
             )
         )
-    return sorted(rowids)
+    texts: dict[int, str] = {}
+    for part in _batches(sorted(docs)):
+        marks = ",".join("?" for _ in part)
+        for rowid, text in db.query(
+            f"SELECT rowid, text FROM chunks WHERE doc_rowid IN ({marks}) ORDER BY rowid", part
+        ):
+            if int(rowid) not in skip:
+                texts[int(rowid)] = str(text)
+    shingled = _Shingled(texts)
+    holding = {
+        rowid: texts[rowid]
+        for k, rowid in enumerate(shingled.rowids)
+        if not found.isdisjoint(shingled.kept.of(k))
+    }
+    if len(holding) == len(texts):
+        return shingled
+    return _Shingled(holding, {rowid: shingled.words[rowid] for rowid in holding})
 
 
 def _texts(db: SQLDatabase, chunk_rowids: Sequence[int]) -> dict[int, str]:
@@ -494,19 +570,17 @@ def _texts(db: SQLDatabase, chunk_rowids: Sequence[int]) -> dict[int, str]:
     return out
 
 
-def _recompute(db: SQLDatabase, owner: str, changed: set[int], skip: set[int]) -> None:
-    """Set the shares of ``owner``'s chunks holding a ``changed`` shingle, but ``skip``;
-    each is set from scratch (0 where nothing of it is repeated any more)."""
-    if not changed:
-        return
-    _set_from_scratch(db, owner, [r for r in _chunks_holding(db, owner, changed) if r not in skip])
+def _recompute(db: SQLDatabase, number: int, changed: set[int], skip: set[int]) -> None:
+    """Set the shares of owner ``number``'s chunks holding a ``changed`` shingle, but
+    ``skip``; each is set from scratch (0 where nothing of it is repeated any more)."""
+    if changed:
+        _set_from_scratch(db, number, _chunks_holding(db, number, changed, skip))
 
 
-def _set_from_scratch(db: SQLDatabase, owner: str, chunk_rowids: Sequence[int]) -> None:
-    """Set the shares and terms of ``owner``'s listed chunks from their shingles'
-    counts (0 and none where nothing of a chunk is repeated)."""
-    shingled = _Shingled(_texts(db, chunk_rowids))
-    repeated = set(_document_counts(db, owner, shingled.hashes(), least=REPEAT_DOCUMENTS))
+def _set_from_scratch(db: SQLDatabase, number: int | None, shingled: _Shingled) -> None:
+    """Set the shares and terms of owner ``number``'s ``shingled`` chunks from their
+    shingles' counts (0 and none where nothing of a chunk is repeated)."""
+    repeated = set(_document_counts(db, number, shingled.hashes(), least=REPEAT_DOCUMENTS))
     found = {row[-1]: row for row in shingled.shares(repeated)}
     _set_shares(db, [found.get(rowid, [0.0, "", "", rowid]) for rowid in shingled.words])
 

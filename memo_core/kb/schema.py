@@ -22,7 +22,11 @@ Tables (one SQLite file per base):
 from __future__ import annotations
 
 from memo_core.kb.flags import backfill_chunk_flags
-from memo_core.kb.repeats import backfill_repeat_terms, backfill_repeats
+from memo_core.kb.repeats import (
+    backfill_repeat_terms,
+    backfill_repeats,
+    shingle_rows_per_document,
+)
 from memo_core.kb.sqlite_keywords import ANALYZER_TABLE, contentless_layout
 from memo_core.search.text import DEFAULT_LANGUAGES
 from memo_core.storage.base import SQLDatabase
@@ -176,20 +180,31 @@ def rehash_chunk_shingles(db: SQLDatabase) -> None:
     again and every share set anew. Only derived rows change; each chunk keeps its text."""
     _add_repeat_term_columns(db)  # backfill_repeats sets them
     db.executescript(
-        """
+        f"""
         DROP INDEX IF EXISTS chunk_shingles_owner;
         DROP TABLE IF EXISTS chunk_shingles;
-        CREATE TABLE chunk_shingles (
-            owner TEXT NOT NULL,
-            shingle INTEGER NOT NULL,
-            doc_rowid INTEGER NOT NULL,
-            chunk_rowid INTEGER NOT NULL,
-            PRIMARY KEY (owner, shingle, doc_rowid, chunk_rowid)
-        ) WITHOUT ROWID;
+        DROP TABLE IF EXISTS chunk_shingle_owners;
+        {_SHINGLE_TABLES}
         UPDATE chunks SET repeated = 0, own_terms = '', copied_terms = '' WHERE repeated != 0;
         """
     )
     backfill_repeats(db)
+
+
+#: The shingle tables as the code writes them (``kb/repeats.py``): a migration that
+#: makes them makes these (an older one's layout is converted by ``shingles_by_document``).
+_SHINGLE_TABLES = """
+        CREATE TABLE chunk_shingle_owners (
+            id INTEGER PRIMARY KEY,
+            owner TEXT NOT NULL UNIQUE
+        );
+        CREATE TABLE chunk_shingles (
+            owner_id INTEGER NOT NULL,
+            shingle INTEGER NOT NULL,
+            doc_rowid INTEGER NOT NULL,
+            PRIMARY KEY (owner_id, shingle, doc_rowid)
+        ) WITHOUT ROWID;
+"""
 
 
 def _add_repeat_term_columns(db: SQLDatabase) -> None:
@@ -254,3 +269,20 @@ def keyword_analyzer_beside_index(db: SQLDatabase) -> None:
     if row is not None and db.query_one(f"SELECT count(*) FROM {ANALYZER_TABLE}")[0] == 0:
         db.execute(f"INSERT INTO {ANALYZER_TABLE} (analyzer) VALUES (?)", [str(row[0])])
     db.execute("DELETE FROM kb_meta WHERE key = 'keyword_analyzer'")
+
+
+@kb_schema.skippable_by_readers
+def shingles_by_document(db: SQLDatabase) -> None:
+    """``chunk_shingles`` keeps one row per document and shingle, its owner a number
+    (``chunk_shingle_owners``): three integers a row instead of the owner's name and
+    a chunk's rowid (``kb/repeats.py``). Converted in SQL from the rows stored per
+    chunk (the same hashes: shares do not change). Only writes read the table: a
+    read-only file keeps the old one."""
+    columns = {str(row[1]) for row in db.query("PRAGMA table_info(chunk_shingles)")}
+    if "chunk_rowid" not in columns:
+        return  # made by rehash_chunk_shingles as the code writes it
+    db.executescript(
+        f"ALTER TABLE chunk_shingles RENAME TO chunk_shingles_by_chunk; {_SHINGLE_TABLES}"
+    )
+    shingle_rows_per_document(db, "chunk_shingles_by_chunk", "chunk_shingles")
+    db.execute("DROP TABLE chunk_shingles_by_chunk")

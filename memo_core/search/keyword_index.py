@@ -574,9 +574,10 @@ class RamKeywordIndex:
                 found = found[keep]
             elif owner not in self._owner_codes:
                 return []
+            best = scores[found]
             if len(found) > limit:
-                found = found[np.argpartition(-scores[found], limit - 1)[:limit]]
-            rowids, best = self._rowids[found], scores[found]
+                found, best = _best(np, found, best, self._rowids, limit)
+            rowids = self._rowids[found]
             order = np.lexsort((rowids, -best))
             return list(zip(rowids[order].tolist(), (-best[order]).tolist(), strict=True))
 
@@ -626,3 +627,15 @@ def _csr(np: Any, terms: Any, docs: Any, counts: Any, vocabulary: int) -> tuple[
     np.cumsum(np.bincount(terms, minlength=vocabulary), out=ptr[1:])
     freq_type = np.uint16 if counts.max(initial=0) < 2**16 else np.uint32
     return ptr, docs.astype(np.int32), counts.astype(freq_type)
+
+
+def _best(np: Any, found: Any, scores: Any, rowids: Any, limit: int) -> tuple[Any, Any]:
+    """The ``limit`` best of ``found`` (positions) by score, ties at the boundary going
+    to the lower rowid as in the SQL leg (``kb/fts_rank.py``): chunks of the same text
+    tie, and a partition alone would keep any of them."""
+    kth = np.partition(scores, len(scores) - limit)[-limit]
+    above = np.flatnonzero(scores > kth)
+    tied = np.flatnonzero(scores == kth)
+    tied = tied[np.argsort(rowids[found[tied]], kind="stable")[: limit - len(above)]]
+    keep = np.concatenate([above, tied])
+    return found[keep], scores[keep]

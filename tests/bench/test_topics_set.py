@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 import json
 import re
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -18,21 +17,12 @@ from typing import Any
 import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
+DOCS_SET = "topics"  # the set conftest.py's docs_builder and built fixtures rebuild
 
 
 @pytest.fixture(scope="module")
-def td() -> Any:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.syspath_prepend(str(BENCH))
-        from answer_sets import topics_docs_module
-
-        return topics_docs_module()
-
-
-@pytest.fixture(scope="module")
-def built(td: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    out = tmp_path_factory.mktemp("topics_docs")
-    return out, td.build(out)
+def td(docs_builder: Any) -> Any:
+    return docs_builder
 
 
 TOPIC = (
@@ -114,16 +104,11 @@ def _html_text(page: str) -> str:
 
 
 def test_every_answer_span_is_in_its_rendered_documents(
-    td: Any, built: tuple[Path, dict[str, Any]]
+    td: Any, built: tuple[Path, dict[str, Any]], committed_problems: list[str]
 ) -> None:
     out, manifest = built
     questions = td.load_questions()
-    problems = td.validate(questions, out)
-    if sys.version_info[:2] == (3, 11):
-        assert problems == []
-    else:  # the reference text changes between versions: most questions still hold
-        assert len(problems) <= len(questions) // 5, problems
-    broken = {p.split(":")[0] for p in problems}
+    broken = {p.split(":")[0] for p in committed_problems}
     for q in questions:
         if q["kind"] != "answerable" or q["id"] in broken:
             continue
@@ -147,27 +132,6 @@ def test_committed_questions_are_shaped_as_asked(td: Any) -> None:
     for r in rows:
         if r["kind"] == "answerable":
             assert r["answer"].casefold() not in r["question"].casefold(), r["id"]
-
-
-def test_the_set_loads_with_a_fixed_split_by_topic(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.syspath_prepend(str(BENCH))
-    from answer_sets import load_set
-
-    everything = load_set("topics")
-    heldout = load_set("topics", split="heldout")
-    train = load_set("topics", split="train")
-    assert len(heldout.questions) + len(train.questions) == len(everything.questions)
-    assert not {q.doc for q in heldout.questions} & {q.doc for q in train.questions}
-    for part in (heldout, train):
-        kinds = Counter(q.kind for q in part.questions)
-        assert kinds["answerable"] and kinds["near_miss"] and kinds["nonexistent"]
-    assert load_set("topics", split="heldout").questions == heldout.questions  # deterministic
-    assert {f.suffix for f in everything.files} == {".txt", ".md", ".html", ".pdf"}
-    answerable = [q for q in everything.questions if q.kind == "answerable"]
-    assert all(q.gold_pages and q.gold_headings for q in answerable)
-    assert everything.refusal_kinds == ("near_miss", "nonexistent")
-    with pytest.raises(ValueError, match="unknown answer set"):
-        load_set("nope")
 
 
 def test_answer_eval_reports_topics_by_format(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -189,6 +189,9 @@ def test_stored_terms_match_whole_terms_only() -> None:
     assert "lentil soup" in stored  # never asked (terms hold no space), but no harm
     assert "" not in StoredTerms("") and "soup" not in StoredTerms("")
     assert 3 not in stored  # type: ignore[operator]
+    # Counted at once, as a query counts its terms: whole terms only.
+    assert stored.count([" soup ", " keep ", " sou ", " parrot "]) == 2
+    assert StoredTerms("").count([" soup "]) == 0
 
 
 def test_each_partly_repeated_chunk_keeps_its_own_and_copied_terms(backend_url: str) -> None:
@@ -300,16 +303,18 @@ def test_a_batchs_shingle_rows_are_the_same_with_and_without_numpy(
         15: "one two " * 12,
     }
     docs = [1, 2, 3, 3, 4, 5]
-    with_numpy = repeats._Shingled(texts).new_rows("ann", docs)
+    with_numpy = repeats._Shingled(texts).new_rows(7, docs)
     monkeypatch.setitem(sys.modules, "numpy", None)  # import numpy now fails
-    without = repeats._Shingled(texts).new_rows("ann", docs)
+    without = repeats._Shingled(texts).new_rows(7, docs)
     assert with_numpy == without
     rows, per_shingle = with_numpy
     assert rows == sorted(set(rows))
     notice = shingles(NOTICE)
-    assert notice <= {s for _, s, _, c in rows if c == 12}  # two copies, one row each
+    # Document 3's two chunks both hold the notice (chunk 12 twice): one row each.
+    assert notice <= {s for _, s, d in rows if d == 3}
+    assert len(rows) == len({(s, d) for _, s, d in rows})
     assert all(per_shingle[s] == 3 for s in notice)  # documents 1, 2 and 3
-    assert {c for _, _, _, c in rows} == set(texts) and {o for o, *_ in rows} == {"ann"}
+    assert {d for _, _, d in rows} == set(docs) and {o for o, *_ in rows} == {7}
 
 
 def test_a_batch_of_copies_makes_the_earlier_copies_boilerplate(backend_url: str) -> None:
@@ -383,3 +388,51 @@ def test_the_migration_stores_the_terms_of_chunks_already_shared(tmp_path: Path)
         assert any(r[2] for r in after)
         question = "When does the cafeteria serve lentil soup?"
         assert reopened.search(question, k=1, mode="keyword")[0].chunk_id == "memo0"
+
+
+def _shingle_rows(base: MemoBase) -> set[tuple[str, int, int]]:
+    rows = base.db.query(
+        "SELECT o.owner, s.shingle, s.doc_rowid FROM chunk_shingles s"
+        " JOIN chunk_shingle_owners o ON o.id = s.owner_id"
+    )
+    return {(str(o), int(s), int(d)) for o, s, d in rows}
+
+
+def test_shingles_stored_per_chunk_are_converted_to_rows_per_document(backend_url: str) -> None:
+    # A base whose chunk_shingles holds a row per chunk and the owner's name (the
+    # layout before shingles_by_document) opens with one row per document and
+    # shingle, the owner a number, and the shares and later writes as before.
+    with MemoBase(backend_url, embedder=HashEmbedder(64)) as base:
+        _fill(base)
+        # A document of several chunks, each holding the notice: one row per shingle.
+        handbook = "\n\n".join(f"{t}\n\n{NOTICE}" for t in TOPICS * 4)
+        base.add_texts([handbook], ids=["handbook"], chunk=True)
+        expected, shares = _shingle_rows(base), _shares(base)
+        chunks = base.db.query("SELECT rowid, owner, doc_rowid, text FROM chunks")
+        steps = base.store.backend.migrations.steps
+        version = next(i for i, m in enumerate(steps, 1) if m.name == "shingles_by_document")
+        with base.db.transaction():
+            base.db.execute("DROP TABLE chunk_shingles")
+            base.db.execute("DROP TABLE chunk_shingle_owners")
+            base.db.execute(
+                "CREATE TABLE chunk_shingles (owner TEXT NOT NULL, shingle BIGINT NOT NULL,"
+                " doc_rowid BIGINT NOT NULL, chunk_rowid BIGINT NOT NULL,"
+                " PRIMARY KEY (owner, shingle, doc_rowid, chunk_rowid))"
+            )
+            base.db.executemany(
+                "INSERT INTO chunk_shingles VALUES (?, ?, ?, ?)",
+                [(o, s, d, r) for r, o, d, t in chunks for s in shingles(str(t))],
+            )
+            base.db.execute(
+                "DELETE FROM _memo_migrations WHERE schema = 'kb' AND version >= ?", [version]
+            )
+    assert len(expected) < sum(len(shingles(str(t))) for *_, t in chunks)
+    with MemoBase(backend_url, embedder=HashEmbedder(64)) as reopened:
+        assert _shingle_rows(reopened) == expected
+        assert _shares(reopened) == shares
+        assert all(shares[f"memo{i}"] >= 0.5 for i in range(6))
+        reopened.delete(["handbook"])
+        reopened.delete([f"memo{i}" for i in range(4)])  # two copies stay
+        assert set(_shares(reopened).values()) == {0.0}
+        reopened.add_texts([f"{TOPICS[1]}\n\n{NOTICE}"], ids=["memo1"])  # the third again
+        assert all(v >= 0.5 for k, v in _shares(reopened).items() if k != "policy")

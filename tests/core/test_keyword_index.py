@@ -118,6 +118,23 @@ def test_same_chunks_and_scores_as_fts5(tmp_path: Path) -> None:
     kb.close()
 
 
+def test_ties_at_the_edge_of_the_top_k_go_to_the_lower_rowid_as_in_fts5(tmp_path: Path) -> None:
+    # Chunks of one text tie; the one above and the one below them in rowid order
+    # score higher, so a partition alone keeps some tied chunk past the lowest rowids.
+    kb = _base(tmp_path / "kb.db")
+    ties = ["orchard ledger ledger", *["orchard ledger comet"] * 10, "orchard ledger ledger ledger"]
+    texts = ties + [f"violin glacier {i}" for i in range(60)]
+    kb.add_texts(texts, ids=[f"c{i}" for i in range(len(texts))])
+    owner = kb._owner(None)
+    for limit in (3, 5, 8):
+        want = kb.store.keyword_candidates(owner, "orchard ledger", limit)
+        got = _ram(kb, owner, "orchard ledger", limit)
+        assert got is not None and len(set(s for _, s in want)) == 3  # two leaders, then ties
+        assert [r for r, _ in got] == [r for r, _ in want]
+        assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-12)
+    kb.close()
+
+
 def test_tokens_as_fts5_stores_them(tmp_path: Path) -> None:
     kb = _base(tmp_path / "kb.db")
     text = "Zürich CAFÉ naïve Ærø straße Договор x9-4471 l'été"

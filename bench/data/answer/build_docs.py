@@ -109,13 +109,25 @@ PDF_LINE_MM = 4.0
 # --------------------------------------------------------------------------- rendering
 
 
+#: A default shown as an object's repr carries its memory address (``<object object at
+#: 0x7f...>``), different on every run: dropped, so a rebuild gives the same bytes.
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+(?=[>;]|&gt;)")
+
+
+def stable(text: str) -> str:
+    """``text`` as any machine renders it: without the memory addresses of reprs (see
+    :data:`_ADDRESS`), and this interpreter's path (a default of ``platform.architecture``)
+    written ``python``."""
+    return _ADDRESS.sub("", text.replace(sys.executable, "python"))
+
+
 def render_text(name: str) -> str:
-    return pydoc.render_doc(name, renderer=pydoc.plaintext)
+    return stable(pydoc.render_doc(name, renderer=pydoc.plaintext))
 
 
 def render_html(name: str) -> str:
     obj, _ = pydoc.resolve(name)
-    return pydoc.html.page(pydoc.describe(obj), pydoc.html.document(obj, name))
+    return stable(pydoc.html.page(pydoc.describe(obj), pydoc.html.document(obj, name)))
 
 
 def _safe_markdown(text: str) -> str:
@@ -179,6 +191,7 @@ def render_markdown(name: str) -> tuple[str, list[tuple[int, str]]]:
         nonlocal size
         sections.append((size, " > ".join(path)))
         block = "#" * level + " " + path[-1] + "\n\n" + "\n\n".join(b for b in body if b) + "\n\n"
+        block = stable(block)
         parts.append(block)
         size += len(block)
 
@@ -272,7 +285,8 @@ def write_document(
     }
 
 
-def build(out: Path = DOCS) -> dict[str, Any]:
+def build(out: Path = DOCS, modules: Collection[str] = MODULES) -> dict[str, Any]:
+    """Render ``modules`` (the library set passes its own) in every format; the manifest."""
     for fmt in FORMATS:
         (out / fmt).mkdir(parents=True, exist_ok=True)
     manifest: dict[str, Any] = {
@@ -280,7 +294,7 @@ def build(out: Path = DOCS) -> dict[str, Any]:
         "python_version": sys.version,
         "modules": {},
     }
-    for name in MODULES:
+    for name in modules:
         stem = file_stem(name)
         text = render_text(name)
         markdown, sections = render_markdown(name)
