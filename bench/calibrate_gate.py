@@ -1,7 +1,7 @@
 """Calibrate the answerability gate per embedder on both dev sets, and report how well it separates.
 
     python bench/calibrate_gate.py [--embedders default,hash,keyword-only]
-                                   [--sets squad,pydoc,topics] [--fit squad,pydoc]
+                                   [--sets squad,pydoc,topics,library] [--fit squad,pydoc]
                                    [--bases DIR] [--write] [--name gate]
 
 For each embedder, both dev sets (``bench/answer_sets.py``: the public SQuAD split
@@ -16,9 +16,10 @@ against SQuAD's ``out_of_base`` and pydoc's ``near_miss`` and ``nonexistent``;
 SQuAD's ``unanswerable`` need a reader and are only reported; each set weighs in
 proportion to the square root of its size, see :data:`L2`), and the threshold
 is the lowest that answers at most 5% of each fitted set's train refusals. The other
-``--sets`` (the Language Reference set, ``topics``, by default) are only reported:
-they check that the fit carries over to documents of another shape. Reported per
-set on the *held-out* half (and, for a set not fitted, on its other half too): ROC AUC, precision and recall at that threshold, the
+``--sets`` (by default the Language Reference set, ``topics``, and the 32 other
+modules of ``library``) are only reported: they check that the fit carries over to
+documents it never saw. Reported per set on the *held-out* half (and on the other
+half too, in ``train``): ROC AUC, precision and recall at that threshold, the
 share of each refusal kind refused, and the same for the previous two-feature
 model (coverage, similarity) fitted the same way. ``--write`` stores the fitted
 model in memo_core/data/gate_calibration.json (what SufficiencyGate ships with).
@@ -270,7 +271,9 @@ def _row(embedder: str, model: str, result: dict[str, Any]) -> list[list[Any]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedders", default="default,hash,keyword-only")
-    parser.add_argument("--sets", default="squad,pydoc,topics", help="sets read and reported")
+    parser.add_argument(
+        "--sets", default="squad,pydoc,topics,library", help="the sets read and reported"
+    )
     parser.add_argument(
         "--fit", default="squad,pydoc", help="the sets (among --sets) the model is fitted on"
     )
@@ -312,8 +315,9 @@ def write_calibrations(results: dict[str, dict[str, Any]], fit: Sequence[str]) -
     about = (
         f"Written by bench/calibrate_gate.py: fitted on the train halves of the dev sets "
         f"{', '.join(fit)}, threshold answering at most 5% of each of their train refusals, "
-        "metrics on the held-out halves (sets not fitted on: both halves). 'context': the "
-        "relevance floor for offering a hit as context (the earlier two-feature model)."
+        "metrics on the held-out halves of every set read ('train': the other half). "
+        "'context': the relevance floor for offering a hit as context (the earlier "
+        "two-feature model)."
     )
     CALIBRATION_FILE.write_text(
         json.dumps({"about": about, "calibrations": calibrations}, indent=2) + "\n"
