@@ -8,7 +8,9 @@ or a Markdown ``#`` line) is context for its neighbours, never a window's centre
 :func:`is_heading` tells, and the extractive picker uses it too.
 :func:`answer_type_match` checks that a window holds the kind of thing the
 question asks for (a date for "when", a number for "how many", a name for "who");
-:func:`answer_slot` that a sentence holds one the question does not already name.
+:func:`answer_slot` that a sentence holds one the question does not already name;
+:func:`answer_form` that it takes a stance for a yes/no question or gives a reason
+for a "why".
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from memo_core.answer.lexicon import MODALS, NEGATIONS
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import is_signature, line_content, split_sentences
 from memo_core.search.text import detect_language, stem_token, tokenize
@@ -26,6 +29,7 @@ __all__ = [
     "CANDIDATES",
     "PER_DOCUMENT",
     "Window",
+    "answer_form",
     "answer_slot",
     "answer_type_match",
     "best_window",
@@ -261,6 +265,41 @@ def answer_slot(question: str, sentence: str) -> float:
         if asks.search(question):
             new = (m.group().casefold().strip("\"'`‘’“”«»(") for m in holds.finditer(sentence))
             return 1.0 if any(token not in asked for token in new) else -1.0
+    return 0.0
+
+
+# A yes/no question opens with an auxiliary verb ("Can a name be ...?", "Does it
+# compile ...?"); a Russian one holds the particle "ли" or opens with "можно".
+_POLAR = re.compile(
+    r"^\s*(?:can|could|does|do|did|is|are|was|were|must|may|might|should|shall|will|would|"
+    r"has|have|had)\b|\bли\b|^\s*(?:можно|нужно|надо|должен|должна|должны)\b",
+    re.IGNORECASE,
+)
+# A yes/no answer says it with a negation or a modal verb.
+_STANCE = frozenset(NEGATIONS | MODALS)
+_WHY = re.compile(r"^\s*(?:why|for\s+what\s+reason)\b|^\s*(?:почему|зачем)\b", re.IGNORECASE)
+# What gives a reason: "because", "so that", "to avoid", "this is for ...".
+_REASON = re.compile(
+    r"\b(?:because|since|so\s+that|in\s+order\s+to|to\s+(?:avoid|prevent|allow|ensure|make\s+sure)|"
+    r"due\s+to|reason|otherwise|hence|thus|therefore|this\s+is\s+(?:for|to|why|so))\b|"
+    r"\b(?:потому\s+что|так\s+как|поскольку|чтобы|из-за|поэтому|иначе)\b",
+    re.IGNORECASE,
+)
+
+
+def answer_form(question: str, sentence: str) -> float:
+    """Whether ``sentence`` has the form of an answer to a yes/no or a why question:
+    for "Can ...?" / "Does ...?" 1.0 when it takes a stance (a negation or a modal
+    verb: "must not be used", "cannot", "may be"), for "Why ...?" 1.0 when it gives a
+    reason ("because", "to avoid", "this is for"); else 0.0 (and 0.0 for any other
+    question)."""
+    if _WHY.search(question):
+        return 1.0 if _REASON.search(sentence) else 0.0
+    if _POLAR.search(question):
+        folded = sentence.casefold()
+        stance = "n't" in folded or "n’t" in folded
+        stance = stance or any(w in _STANCE for w in re.findall(r"[^\W\d_]+", folded))
+        return 1.0 if stance else 0.0
     return 0.0
 
 

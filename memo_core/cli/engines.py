@@ -9,7 +9,6 @@ from typing import Any
 from memo_core.cli.bases import require_existing
 from memo_core.cli.kb import open_kb
 from memo_core.cli.memory import make_embedder
-from memo_core.memory import MemoHood, RecallGate
 
 __all__ = ["add_engine_options", "open_kb_from", "open_memory_from"]
 
@@ -33,6 +32,7 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
 
 def open_memory_from(args: argparse.Namespace, *, create: bool) -> Any:
     """The ``MemoHood`` named by ``--memory`` and the options of :func:`add_engine_options`."""
+    from memo_core.memory import MemoHood, RecallGate
 
     path = args.memory if create else require_existing(args.memory, "memory base")
     gate = RecallGate.default(args.gate_model) if args.gate_model else None

@@ -18,17 +18,20 @@ import logging
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memo_core.cli.bases import require_existing
 from memo_core.config import EmbedderSpec, build_embedder, load_settings
 from memo_core.embedders.base import Embedder, EmbedderFingerprint
 from memo_core.errors import ConfigError, InvalidInputError, MemoError, SchemaError
-from memo_core.memory import MemoHood, MemoryConfig, RecallGate
-from memo_core.memory.replay import load_scenarios, replay
-from memo_core.memory.timeutil import parse_when
 from memo_core.storage import open_database
 from memo_core.storage.url import file_of_url
+
+# MemoHood is imported by the commands that open one, not with this module: the
+# parser registers every command group, and ``memo kb ...`` must not pay for the
+# memory's capture models and patterns.
+if TYPE_CHECKING:
+    from memo_core.memory import MemoHood
 
 __all__ = ["make_embedder", "register"]
 
@@ -90,6 +93,8 @@ def make_embedder(
 
 def _open(args: argparse.Namespace) -> MemoHood:
     """The memory ``--db`` names; only a command that writes (``may_create``) may create it."""
+    from memo_core.memory import MemoHood, MemoryConfig, RecallGate
+
     if not getattr(args, "may_create", False):
         require_existing(args.db, "memory base")
     settings = load_settings(getattr(args, "config", None))
@@ -104,6 +109,8 @@ def _open(args: argparse.Namespace) -> MemoHood:
 
 
 def _when(text: str | None) -> datetime | None:
+    from memo_core.memory.timeutil import parse_when
+
     return parse_when(text) if text else None
 
 
@@ -118,6 +125,8 @@ def _emit(args: argparse.Namespace, payload: Any, human: str) -> None:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
+    from memo_core.memory.replay import load_scenarios, replay
+
     scenarios = load_scenarios(args.scenarios)
     as_of = _when(args.as_of)
     with _open(args) as memory:

@@ -23,6 +23,7 @@ from memo_core.embedders.base import Embedder
 from memo_core.errors import EmbedderMismatchError, InvalidInputError, NotFoundError
 from memo_core.kb.claims import DocumentClaims
 from memo_core.kb.embed_clock import add_embed_seconds
+from memo_core.kb.gc_pause import collector_paused
 from memo_core.kb.locators import locator_from_metadata
 from memo_core.kb.records import source_document_id
 from memo_core.kb.sentence_vectors import SentenceVectorCache
@@ -325,55 +326,59 @@ class MemoBase:
             raise InvalidInputError("one id per text")
         if vectors is not None and len(vectors) != len(texts):
             raise InvalidInputError("one vector per text")
-        out: list[str] = []
-        # Texts with their vectors need no embedder: stored BULK_BATCH per transaction.
-        batch: list[DocumentWrite] = []
-        for i, text in enumerate(texts):
-            doc_id = ids[i] if ids is not None and ids[i] else uuid.uuid4().hex
-            meta = dict(metadatas[i]) if metadatas is not None else {}
-            # page / heading / timecode / url in the metadata: where the citation points.
-            where = locator_from_metadata(meta)
-            if chunk or vectors is None:
-                chunks = (
-                    default_chunks(text, locator=where)
-                    if chunk
-                    else [ChunkInput(text, 0, len(text), where, id=doc_id)]
+        # Nothing is embedded when every vector is given: the rows are built and
+        # written with the cyclic collector paused (kb/gc_pause.py).
+        given = vectors is not None and not chunk
+        with collector_paused() if given else contextlib.nullcontext():
+            out: list[str] = []
+            # Texts with their vectors need no embedder: stored BULK_BATCH per transaction.
+            batch: list[DocumentWrite] = []
+            for i, text in enumerate(texts):
+                doc_id = ids[i] if ids is not None and ids[i] else uuid.uuid4().hex
+                meta = dict(metadatas[i]) if metadatas is not None else {}
+                # page / heading / timecode / url in the metadata: where the citation points.
+                where = locator_from_metadata(meta)
+                if chunk or vectors is None:
+                    chunks = (
+                        default_chunks(text, locator=where)
+                        if chunk
+                        else [ChunkInput(text, 0, len(text), where, id=doc_id)]
+                    )
+                    info = self._put_document(
+                        text,
+                        doc_id=doc_id,
+                        chunks=chunks,
+                        source=str(meta.get("source", "")),
+                        title=str(meta.get("title", "")),
+                        kind="text",
+                        metadata=meta,
+                        collection=collection,
+                        owner=owner,
+                        shared_id=bool(ids is not None and ids[i]),
+                    )
+                    out.append(info.id)
+                    continue
+                if not isinstance(text, str):
+                    raise InvalidInputError("texts must be strings")
+                batch.append(
+                    DocumentWrite(
+                        owner=owner,
+                        collection=collection,
+                        document_id=doc_id,
+                        text=text,
+                        chunks=[ChunkInput(text, 0, len(text), where, id=doc_id)],
+                        vectors=[vectors[i]],
+                        source=str(meta.get("source", "")),
+                        title=str(meta.get("title", "")),
+                        metadata=meta,
+                    )
                 )
-                info = self._put_document(
-                    text,
-                    doc_id=doc_id,
-                    chunks=chunks,
-                    source=str(meta.get("source", "")),
-                    title=str(meta.get("title", "")),
-                    kind="text",
-                    metadata=meta,
-                    collection=collection,
-                    owner=owner,
-                    shared_id=bool(ids is not None and ids[i]),
-                )
-                out.append(info.id)
-                continue
-            if not isinstance(text, str):
-                raise InvalidInputError("texts must be strings")
-            batch.append(
-                DocumentWrite(
-                    owner=owner,
-                    collection=collection,
-                    document_id=doc_id,
-                    text=text,
-                    chunks=[ChunkInput(text, 0, len(text), where, id=doc_id)],
-                    vectors=[vectors[i]],
-                    source=str(meta.get("source", "")),
-                    title=str(meta.get("title", "")),
-                    metadata=meta,
-                )
-            )
-            out.append(doc_id)
-            if len(batch) >= BULK_BATCH:
+                out.append(doc_id)
+                if len(batch) >= BULK_BATCH:
+                    self.store.replace_documents(batch)
+                    batch.clear()
+            if batch:
                 self.store.replace_documents(batch)
-                batch.clear()
-        if batch:
-            self.store.replace_documents(batch)
         self.searcher.after_ingest()
         return out
 

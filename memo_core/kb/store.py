@@ -21,6 +21,7 @@ from memo_core.embedders.base import EmbedderFingerprint
 from memo_core.errors import EmbedderMismatchError, InvalidInputError, StorageError
 from memo_core.kb.backend import KnowledgeBackend, KnowledgeBackendFactory
 from memo_core.kb.flags import chunk_flags, decode_flags, encode_flags
+from memo_core.kb.gc_pause import collector_paused
 from memo_core.kb.pg_backend import PostgresKnowledgeBackend
 from memo_core.kb.records import (
     ChunkInput,
@@ -86,6 +87,11 @@ DOCUMENT_TEXT_SQL = (
 )
 
 
+def _json(value: Mapping[str, Any] | None) -> str:
+    """A metadata or locator column's JSON ("{}" without a call for the common empty one)."""
+    return json.dumps(dict(value), ensure_ascii=False, default=str) if value else "{}"
+
+
 def _stored_text(write: DocumentWrite) -> str:
     """``documents.text`` of a write: '' when its one chunk is the whole text."""
     chunks = write.chunks
@@ -110,7 +116,7 @@ def _document_values(
         write.kind,
         write.content_hash or (chunk_hashes[0] if whole else sha256(write.text)),
         _stored_text(write),
-        json.dumps(dict(write.metadata or {}), ensure_ascii=False, default=str),
+        _json(write.metadata),
         created,
         updated,
     ]
@@ -140,8 +146,8 @@ def _chunk_values(
         chunk.start,
         chunk.end,
         chunk.text,
-        json.dumps(dict(chunk.locator), ensure_ascii=False, default=str),
-        json.dumps(merged, ensure_ascii=False, default=str),
+        _json(chunk.locator),
+        _json(merged),
         chunk_hash,
         encode_flags(chunk_flags(chunk.text, words)),
     ]
@@ -322,15 +328,16 @@ class KnowledgeStore:
         """
         table = self.vector_table if self.db.has_vec else None
         fp = self.fingerprint
-        blobs = self._vector_blobs(writes, table, fp)
-        last = {(w.owner, w.document_id): (w, b) for w, b in zip(writes, blobs, strict=True)}
-        stamp = utc_now()
-        with self.db.transaction():
-            self._check_vectors_current(writes, table, fp, fingerprint)
-            existing = self._existing_documents(list(last))
-            self._delete_doc_rows([rowid for rowid, _ in existing.values()])
-            created = {key: when for key, (_, when) in existing.items()}
-            self._insert_rows(list(last.values()), table, stamp, created)
+        with collector_paused():
+            blobs = self._vector_blobs(writes, table, fp)
+            last = {(w.owner, w.document_id): (w, b) for w, b in zip(writes, blobs, strict=True)}
+            stamp = utc_now()
+            with self.db.transaction():
+                self._check_vectors_current(writes, table, fp, fingerprint)
+                existing = self._existing_documents(list(last))
+                self._delete_doc_rows([rowid for rowid, _ in existing.values()])
+                created = {key: when for key, (_, when) in existing.items()}
+                self._insert_rows(list(last.values()), table, stamp, created)
 
     def insert_documents(
         self, writes: Sequence[DocumentWrite], *, fingerprint: EmbedderFingerprint | None = None
@@ -343,20 +350,22 @@ class KnowledgeStore:
         """
         table = self.vector_table if self.db.has_vec else None
         fp = self.fingerprint
-        prepared = list(zip(writes, self._vector_blobs(writes, table, fp), strict=True))
         keys = [(w.owner, w.document_id) for w in writes]
         if len(set(keys)) != len(keys):
             raise InvalidInputError("a document id is listed twice: one write per document")
-        stamp = utc_now()
-        with self.db.transaction():
-            self._check_vectors_current(writes, table, fp, fingerprint)
-            taken = sorted(self._existing_documents(keys))
-            if taken:
-                owner, document_id = taken[0]
-                raise InvalidInputError(
-                    f"document {document_id!r} of {owner!r} exists: replace_documents replaces it"
-                )
-            self._insert_rows(prepared, table, stamp, {})
+        with collector_paused():
+            prepared = list(zip(writes, self._vector_blobs(writes, table, fp), strict=True))
+            stamp = utc_now()
+            with self.db.transaction():
+                self._check_vectors_current(writes, table, fp, fingerprint)
+                taken = sorted(self._existing_documents(keys))
+                if taken:
+                    owner, document_id = taken[0]
+                    raise InvalidInputError(
+                        f"document {document_id!r} of {owner!r} exists:"
+                        " replace_documents replaces it"
+                    )
+                self._insert_rows(prepared, table, stamp, {})
 
     def _insert_rows(
         self,

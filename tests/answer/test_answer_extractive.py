@@ -201,3 +201,31 @@ def test_a_sentence_is_read_in_the_block_of_the_call_it_describes() -> None:
         spans = extractive_answer(q, [("c", same)], max_sentences=1, config=config)
         assert spans and same[spans[0][1] : spans[0][2]] == "Cold water is poured in."
         assert (spans[0][1] > same.index("scrub(self)")) is under_scrub
+
+
+def _first(question: str, text: str, **weights: float) -> str:
+    config = ExtractiveConfig(weights=PickWeights(**weights))
+    (first,) = extractive_answer(question, [("p", text)], max_sentences=1, config=config)
+    return text[first[1] : first[2]]
+
+
+def test_a_yes_no_question_is_answered_by_the_sentence_that_takes_a_stance() -> None:
+    text = (
+        "The kiln door opens outwards on two hinges. "
+        "The kiln door is opened after the firing ends. "
+        "During a firing the kiln door must stay shut."
+    )
+    q = "Can the kiln door be opened during firing?"
+    assert _first(q, text, answer_form=1.7) == "During a firing the kiln door must stay shut."
+    assert _first(q, text, answer_form=0.0) == "The kiln door is opened after the firing ends."
+
+
+def test_a_sentence_that_points_back_is_read_with_the_one_it_points_to() -> None:
+    text = (
+        "The glaze mixer stirs the slip for ten minutes. "
+        "It never heats the glaze. "
+        "Heating the glaze is done in the drying room, never in the mixer."
+    )
+    q = "Does the glaze mixer heat the glaze?"
+    assert _first(q, text, refers_back=4.0) == "It never heats the glaze."
+    assert _first(q, text, refers_back=0.0) != "It never heats the glaze."

@@ -7,7 +7,13 @@ from pathlib import Path
 from memo_core.answer.extractive import extractive_answer
 from memo_core.answer.gate import FEATURES, GateCalibration, SufficiencyGate, gate_features
 from memo_core.answer.gate import _DocumentFrequencies as Frequencies
-from memo_core.answer.windows import answer_slot, answer_type_match, best_window, is_heading
+from memo_core.answer.windows import (
+    answer_form,
+    answer_slot,
+    answer_type_match,
+    best_window,
+    is_heading,
+)
 from memo_core.embedders import HashEmbedder
 from memo_core.kb import MemoBase
 from memo_core.types import Hit
@@ -60,6 +66,22 @@ def test_answer_type_match() -> None:
     assert answer_type_match("Who signed it?", "it was signed by Alice Moreau") == 1.0
     assert answer_type_match("Who signed it?", "it was signed yesterday") == 0.0
     assert answer_type_match("Why is it late?", "no reason") == 1.0
+
+
+def test_answer_form_reads_a_stance_for_yes_no_and_a_reason_for_why() -> None:
+    polar = "Can the kiln be opened while it is firing?"
+    assert answer_form(polar, "The kiln must stay shut until it cools.") == 1.0
+    assert answer_form(polar, "It cannot be opened then.") == 1.0
+    assert answer_form(polar, "The door isn't locked.") == 1.0
+    assert answer_form(polar, "The kiln fires at 1200 degrees.") == 0.0
+    why = "Why is the glaze applied twice?"
+    assert answer_form(why, "A second coat is needed because the first one soaks in.") == 1.0
+    assert answer_form(why, "This is to avoid bare patches.") == 1.0
+    assert answer_form(why, "The glaze is applied with a brush.") == 0.0
+    assert answer_form("Можно ли открыть печь?", "Печь нельзя открывать горячей.") == 1.0
+    assert answer_form("Почему глазурь трескается?", "Она трескается, потому что остывает.") == 1.0
+    # Any other question neither gains nor loses.
+    assert answer_form("What is the kiln made of?", "It must not be made of steel.") == 0.0
 
 
 def test_answer_slot_needs_a_typed_thing_the_question_does_not_name() -> None:

@@ -7,9 +7,11 @@ array operation: each shortcut must leave every stored value as it was.
 
 from __future__ import annotations
 
+import gc
 import math
 import re
 import sys
+import threading
 from array import array
 from pathlib import Path
 
@@ -23,7 +25,7 @@ from memo_core.embedders.base import checked_unit_blob, checked_unit_blobs, chec
 from memo_core.errors import InvalidInputError
 from memo_core.kb import MemoBase
 from memo_core.kb.flags import chunk_flags
-from memo_core.kb.records import ChunkInput
+from memo_core.kb.records import ChunkInput, DocumentWrite
 from memo_core.search import text as text_module
 from memo_core.search.text import stem_text, stem_token, stem_words, tokenize
 
@@ -174,3 +176,87 @@ def test_vector_rows_go_in_with_a_page_cache_holding_several_blocks(tmp_path: Pa
         assert inserts and raised and given_back
         assert raised[0] < inserts[0] < given_back[-1]
         assert kb.db.query_one("PRAGMA cache_size")[0] == held
+
+
+def test_the_collector_is_paused_inside_and_resumed_once_after_the_last() -> None:
+    from memo_core.kb.gc_pause import collector_paused
+
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the outer write is still running
+    assert gc.isenabled()
+    gc.disable()  # the process's own choice stays
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    # A pause in another thread that ends first does not resume it under this one.
+    inside, release = threading.Event(), threading.Event()
+
+    def other() -> None:
+        with collector_paused():
+            inside.set()
+            release.wait(5)
+
+    with collector_paused():
+        worker = threading.Thread(target=other)
+        worker.start()
+        inside.wait(5)
+        release.set()
+        worker.join(5)
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+@pytest.mark.parametrize("how", ["add_texts", "replace_documents", "insert_documents"])
+def test_rows_are_written_with_the_collector_paused(tmp_path: Path, how: str) -> None:
+    texts = [f"Ferry {i} leaves pier {i % 7} at {i % 12} o'clock." for i in range(30)]
+    vectors = [[1.0, float(i), 0.5, 2.0, 0.0, 0.0, 0.0, 1.0] for i in range(30)]
+    running: dict[str, set[bool]] = {}
+
+    def seen(sql: str, params: object) -> None:
+        running.setdefault(" ".join(sql.split()[:3]), set()).add(gc.isenabled())
+
+    with MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(8)) as kb:
+        kb.add_texts(["The first text attaches the embedder."], vectors=[[1.0] * 8])
+        writes = [
+            DocumentWrite(kb.owner, "default", f"d{i}", t, [ChunkInput(t, 0, len(t))], [v])
+            for i, (t, v) in enumerate(zip(texts, vectors, strict=True))
+        ]
+        kb.db.tracer = seen
+        if how == "add_texts":
+            kb.add_texts(texts, vectors=vectors)
+        else:
+            getattr(kb.store, how)(writes)
+        kb.db.tracer = None
+        assert kb.store.counts()["chunks"] == 31
+    assert gc.isenabled()
+    for table in ("chunks", "chunks_fts", "chunk_shingles", "vec_chunks_1"):
+        assert running[f"INSERT INTO {table}"] == {False}, table
+
+
+def test_the_unused_document_hash_index_is_dropped_by_a_migration(backend_url: str) -> None:
+    indexes = (
+        "SELECT name FROM sqlite_master WHERE type = 'index'"
+        if backend_url.startswith("sqlite")
+        else "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()"
+    )
+    with MemoBase(backend_url, embedder=HashEmbedder(8)) as kb:
+        kb.add_texts(["The ferry leaves at nine."], ids=["ferry"])
+        assert "documents_hash" not in {str(r[0]) for r in kb.db.query(indexes)}
+        steps = kb.store.backend.migrations.steps
+        version = next(i for i, m in enumerate(steps, 1) if m.name == "drop_document_hash_index")
+        with kb.db.transaction():  # a base as the code before it left it
+            kb.db.execute("CREATE INDEX documents_hash ON documents (owner, content_hash)")
+            kb.db.execute(
+                "DELETE FROM _memo_migrations WHERE schema = 'kb' AND version >= ?", [version]
+            )
+    with MemoBase(backend_url, embedder=HashEmbedder(8)) as kb:
+        names = {str(r[0]) for r in kb.db.query(indexes)}
+        assert "documents_hash" not in names and "documents_scope" in names
+        assert kb.store.document_hash(kb.owner, "ferry") is not None

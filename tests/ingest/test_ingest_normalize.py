@@ -84,7 +84,7 @@ def test_joins_across_line_reads_word_frequencies() -> None:
 def test_without_wordfreq_every_line_end_hyphen_is_joined(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(frequencies, "_zipf_function", lambda: None)
+    monkeypatch.setattr(frequencies, "_package_dir", lambda: None)
     joins_across_line.cache_clear()
     frequencies.word_frequency.cache_clear()
     try:
