@@ -268,3 +268,9 @@ def shingles_by_document(db: SQLDatabase) -> None:
         "DROP TABLE chunk_shingles;"
         " ALTER TABLE chunk_shingles_by_document RENAME TO chunk_shingles;"
     )
+
+
+@pg_kb_schema
+def drop_document_hash_index(db: SQLDatabase) -> None:
+    """``documents_hash`` answered no query, as in SQLite (``kb/schema.py``)."""
+    db.execute("DROP INDEX IF EXISTS documents_hash")

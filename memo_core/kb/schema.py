@@ -286,3 +286,11 @@ def shingles_by_document(db: SQLDatabase) -> None:
     )
     shingle_rows_per_document(db, "chunk_shingles_by_chunk", "chunk_shingles")
     db.execute("DROP TABLE chunk_shingles_by_chunk")
+
+
+@kb_schema.skippable_by_readers
+def drop_document_hash_index(db: SQLDatabase) -> None:
+    """``documents_hash`` (owner, content_hash) answered no query (a document's hash is
+    read by its id): it cost every document a B-tree row (95 B a chunk when each text
+    is its own document, ``bench/write_path.py``) and an insert."""
+    db.execute("DROP INDEX IF EXISTS documents_hash")

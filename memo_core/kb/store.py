@@ -87,6 +87,11 @@ DOCUMENT_TEXT_SQL = (
 )
 
 
+def _json(value: Mapping[str, Any] | None) -> str:
+    """A metadata or locator column's JSON ("{}" without a call for the common empty one)."""
+    return json.dumps(dict(value), ensure_ascii=False, default=str) if value else "{}"
+
+
 def _stored_text(write: DocumentWrite) -> str:
     """``documents.text`` of a write: '' when its one chunk is the whole text."""
     chunks = write.chunks
@@ -111,7 +116,7 @@ def _document_values(
         write.kind,
         write.content_hash or (chunk_hashes[0] if whole else sha256(write.text)),
         _stored_text(write),
-        json.dumps(dict(write.metadata or {}), ensure_ascii=False, default=str),
+        _json(write.metadata),
         created,
         updated,
     ]
@@ -141,8 +146,8 @@ def _chunk_values(
         chunk.start,
         chunk.end,
         chunk.text,
-        json.dumps(dict(chunk.locator), ensure_ascii=False, default=str),
-        json.dumps(merged, ensure_ascii=False, default=str),
+        _json(chunk.locator),
+        _json(merged),
         chunk_hash,
         encode_flags(chunk_flags(chunk.text, words)),
     ]

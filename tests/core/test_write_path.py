@@ -238,3 +238,25 @@ def test_rows_are_written_with_the_collector_paused(tmp_path: Path, how: str) ->
     assert gc.isenabled()
     for table in ("chunks", "chunks_fts", "chunk_shingles", "vec_chunks_1"):
         assert running[f"INSERT INTO {table}"] == {False}, table
+
+
+def test_the_unused_document_hash_index_is_dropped_by_a_migration(backend_url: str) -> None:
+    indexes = (
+        "SELECT name FROM sqlite_master WHERE type = 'index'"
+        if backend_url.startswith("sqlite")
+        else "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()"
+    )
+    with MemoBase(backend_url, embedder=HashEmbedder(8)) as kb:
+        kb.add_texts(["The ferry leaves at nine."], ids=["ferry"])
+        assert "documents_hash" not in {str(r[0]) for r in kb.db.query(indexes)}
+        steps = kb.store.backend.migrations.steps
+        version = next(i for i, m in enumerate(steps, 1) if m.name == "drop_document_hash_index")
+        with kb.db.transaction():  # a base as the code before it left it
+            kb.db.execute("CREATE INDEX documents_hash ON documents (owner, content_hash)")
+            kb.db.execute(
+                "DELETE FROM _memo_migrations WHERE schema = 'kb' AND version >= ?", [version]
+            )
+    with MemoBase(backend_url, embedder=HashEmbedder(8)) as kb:
+        names = {str(r[0]) for r in kb.db.query(indexes)}
+        assert "documents_hash" not in names and "documents_scope" in names
+        assert kb.store.document_hash(kb.owner, "ferry") is not None
