@@ -7,7 +7,9 @@ text about its other parameters. :func:`hard_terms` picks out the question's
 numbers, versions, capitalised names (not its first word, which is capitalised
 anyway) and code identifiers (``snake_case``, ``camelCase``, the attribute of a
 dotted name); :func:`missing_terms` lists those absent from the evidence (numbers
-and identifiers exactly, names by stem), with the literals the question names
+as the evidence states them: digits, words or a range holding them,
+:class:`~memo_core.answer.numbers.StatedNumbers`; identifiers exactly; names by
+stem), with the literals the question names
 verbatim (:mod:`~memo_core.answer.literals`: options, operators, quoted code, "the
 X statement"). The gate reads them as features; the engine refuses an answer
 whose cited passages miss one.
@@ -19,10 +21,11 @@ import re
 from collections.abc import Iterable
 
 from memo_core.answer.literals import missing_literals
-from memo_core.answer.numbers import NUMBER, canonical_number
+from memo_core.answer.numbers import NUMBER, StatedNumbers, canonical_number
 from memo_core.search.text import STOPWORDS, detect_language, stem_token
+from memo_core.types import Hit
 
-__all__ = ["hard_terms", "missing_terms"]
+__all__ = ["hard_terms", "hit_evidence", "missing_terms"]
 
 # A version or number ("3.12", "v2", "1,200", "1'000'000", "10th") or a word.
 _TERM = re.compile(rf"{NUMBER}|[^\W\d_]+(?:['’][^\W_]+)*")
@@ -64,6 +67,18 @@ def _number(folded: str) -> str:
     return canonical_number(folded)
 
 
+def hit_evidence(hit: Hit) -> str:
+    """What ``hit`` says, to look a question's terms up in: its title, source, the
+    names in its locator (a heading path) and its text.
+
+    A locator's positions (page, line, row, time) are where the text stands, not
+    what it says: page 7 of a PDF does not state protocol 7, and lines 120-180 of
+    a file do not state every number between.
+    """
+    names = " ".join(v for v in hit.locator.values() if isinstance(v, str))
+    return f"{hit.title} {hit.source} {names} {hit.text}"
+
+
 def missing_terms(question: str, evidence: Iterable[str]) -> list[str]:
     """The :func:`hard_terms` of ``question`` that no text of ``evidence`` contains,
     then the literals it names verbatim that none names
@@ -82,7 +97,7 @@ def _missing_hard_terms(question: str, evidence: list[str]) -> list[str]:
     text = " ".join(evidence)
     language = detect_language(text)
     words = {m.group().lower() for m in _TERM.finditer(text)}
-    numbers = {_number(w) for w in words if _DIGIT.search(w)}
+    numbers = StatedNumbers.read(text, language)
     stems = {stem_token(w, language) for w in words if not _DIGIT.search(w)}
     identifiers = {w.lower().strip("_") for w in _WORD.findall(text)}
     missing = []
@@ -91,7 +106,7 @@ def _missing_hard_terms(question: str, evidence: list[str]) -> list[str]:
             if term not in identifiers:
                 missing.append(term)
         elif _DIGIT.search(term):
-            if term not in numbers:
+            if not numbers.states(term):
                 missing.append(term)
         elif term not in words and stem_token(term, language) not in stems:
             missing.append(term)
