@@ -536,6 +536,7 @@ class RamKeywordIndex:
                 self._norm = length_norm(self._lengths, mean_length)
                 self._norm_at = self._key
             scores = self._scores_buffer()
+            matched: list[Any] = []  # each phrase's chunks
             for col, tokens in phrases:
                 if len(tokens) == 1:
                     docs, freqs = self._postings(col, tokens[0])
@@ -556,10 +557,15 @@ class RamKeywordIndex:
                 weighted *= idf(len(docs), rows)
                 weighted /= denominator
                 scores[docs] += weighted
+                matched.append(docs)
+            scoped = len(self._owner_codes) > 1 or bool(collections)
             # Every posting adds more than 0 (idf >= IDF_FLOOR, f >= 1): the matched
             # chunks are those scored (a boolean mask: nonzero() on floats is 7x slower).
-            found = np.flatnonzero(scores > 0.0)
-            if len(self._owner_codes) > 1 or collections:
+            # Over the whole file, only those at or above a floor under the limit-th
+            # best score can be in the top: the rest are never listed or partitioned.
+            floor = 0.0 if scoped else _floor(np, scores, matched, limit)
+            found = np.flatnonzero(scores >= floor if floor > 0.0 else scores > 0.0)
+            if scoped:
                 code = self._owner_codes.get(owner)
                 if code is None:
                     return []
@@ -639,3 +645,21 @@ def _best(np: Any, found: Any, scores: Any, rowids: Any, limit: int) -> tuple[An
     tied = tied[np.argsort(rowids[found[tied]], kind="stable")[: limit - len(above)]]
     keep = np.concatenate([above, tied])
     return found[keep], scores[keep]
+
+
+#: How many of a query's rarest phrases (of at least ``limit`` chunks) ``_floor`` reads.
+_FLOOR_PHRASES = 3
+
+
+def _floor(np: Any, scores: Any, matched: Sequence[Any], limit: int) -> float:
+    """A score at or below the ``limit``-th best of ``scores`` (0: none found): the
+    highest ``limit``-th best among the chunks of each of the query's rarest phrases
+    that match ``limit`` chunks or more (the best chunks usually hold them). The
+    ``limit``-th best of any ``limit`` chunks is at most the file's, so every chunk of
+    the top scores at least this, ties included. One phrase's chunks are distinct:
+    no ``unique()`` is needed (it cost more than the partition it saves)."""
+    floor = 0.0
+    wide = sorted((docs for docs in matched if len(docs) >= limit), key=len)
+    for docs in wide[:_FLOOR_PHRASES]:
+        floor = max(floor, float(np.partition(scores[docs], len(docs) - limit)[-limit]))
+    return floor

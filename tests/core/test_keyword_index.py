@@ -135,6 +135,33 @@ def test_ties_at_the_edge_of_the_top_k_go_to_the_lower_rowid_as_in_fts5(tmp_path
     kb.close()
 
 
+def test_top_k_over_one_scope_equals_fts5s(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One owner, no collections: the index lists only chunks at or above a floor
+    # under the k-th best score, taken from the rarest words' chunks.
+    from memo_core.search import keyword_index
+
+    floors: list[float] = []
+    real_floor = keyword_index._floor
+
+    def spy(*args):  # type: ignore[no-untyped-def]
+        floors.append(real_floor(*args))
+        return floors[-1]
+
+    monkeypatch.setattr(keyword_index, "_floor", spy)
+    kb = _base(tmp_path / "kb.db")
+    kb.add_texts(_texts(400), ids=[f"n{i}" for i in range(400)])
+    owner = kb._owner(None)
+    for query in _queries(40, seed=5):
+        for limit in (3, 10):
+            want = kb.store.keyword_candidates(owner, query, limit)
+            got = _ram(kb, owner, query, limit)
+            assert got is not None
+            assert [r for r, _ in got] == [r for r, _ in want]
+            assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-12)
+    assert sum(f > 0.0 for f in floors) > 20  # the floor was set, and kept every best chunk
+    kb.close()
+
+
 def test_tokens_as_fts5_stores_them(tmp_path: Path) -> None:
     kb = _base(tmp_path / "kb.db")
     text = "Zürich CAFÉ naïve Ærø straße Договор x9-4471 l'été"

@@ -1,0 +1,46 @@
+"""bench/cold_ask.py: fresh processes asking a small base, their CPU and import split."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+@pytest.fixture(scope="module")
+def cold_ask() -> ModuleType:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(BENCH))
+        import cold_ask
+
+        return cold_ask
+
+
+def test_import_split_counts_top_level_imports_once(cold_ask: ModuleType) -> None:
+    stderr = "\n".join(
+        [
+            "import time: self [us] | cumulative | imported package",
+            "import time:       100 |        100 |   numpy.core",
+            "import time:       200 |        300 | numpy",
+            "import time:       400 |       1000 | memo_core",
+            "import time:        50 |         50 | json",
+            "an unrelated line",
+        ]
+    )
+    split = cold_ask._import_split(stderr)
+    assert split["numpy"] == pytest.approx(300e-6)  # numpy.core is inside numpy's 300
+    assert split["memo_core"] == pytest.approx(1000e-6)
+    assert split["other"] == pytest.approx(50e-6)
+    assert split["wordfreq"] == 0.0
+
+
+def test_a_tiny_run_asks_each_question_in_fresh_processes(cold_ask: ModuleType) -> None:
+    result = cold_ask.run(argparse.Namespace(runs=1, embedder="hash", db=None))
+    assert [r["question"] for r in result["questions"]] == list(cold_ask.QUESTIONS)
+    for row in result["questions"]:
+        assert len(row["cpu_runs_s"]) == 1 and row["cpu_s"] > 0 and row["wall_s"] > 0
+    assert result["imports"]["memo_core"] > 0
