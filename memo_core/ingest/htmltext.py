@@ -4,12 +4,19 @@ trafilatura (the ``web`` extra) finds the main text and drops navigation and
 boilerplate; when it is not installed, finds nothing or fails on hostile markup,
 a streaming stdlib parser takes over. That parser never recurses, so nesting a
 hundred thousand levels deep costs memory proportional to the input, not a crash.
+
+Both read a ``<br>`` as the line break it is, not as the end of a paragraph: pages
+that wrap running prose with ``<br>`` (pydoc's do, every line) must keep a wrapped
+sentence one sentence, because the sentence splitter ends sentences at blank lines.
+Two breaks with nothing visible between them (``<br>&nbsp;<br>``) are an empty
+line, a paragraph break, as on the page.
 """
 
 from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from dataclasses import replace
 from html.parser import HTMLParser
 from typing import Any
@@ -83,6 +90,7 @@ _VOID = frozenset(
         "wbr",
     }
 )
+_SOURCE_WHITESPACE = re.compile(r"[ \t\r\n\f]+")  # HTML's whitespace; not U+00A0
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
 
 
@@ -94,6 +102,7 @@ class _TextCollector(HTMLParser):
         self.out: list[str] = []
         self._skip_stack: list[str] = []
         self._heading: int | None = None
+        self._pre = 0  # open <pre> elements: inside one, source line breaks are lines
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "body":  # an unclosed <head> (legal HTML) must not hide the page
@@ -109,7 +118,11 @@ class _TextCollector(HTMLParser):
             self._heading = _HEADINGS[tag]
         elif tag in ("td", "th"):
             self.out.append(" | ")
+        elif tag == "br":
+            self.out.append("\n")  # a line break inside its paragraph, not a new block
         elif tag in _BLOCK:
+            if tag == "pre":
+                self._pre += 1
             self.out.append("\n\n" if tag in ("p", "table", "pre", "blockquote") else "\n")
 
     def handle_endtag(self, tag: str) -> None:
@@ -121,7 +134,9 @@ class _TextCollector(HTMLParser):
         if tag in _HEADINGS:
             self.out.append("\n\n")
             self._heading = None
-        elif tag in _BLOCK:
+        elif tag in _BLOCK and tag != "br":
+            if tag == "pre":
+                self._pre = max(0, self._pre - 1)
             self.out.append("\n")
 
     def handle_data(self, data: str) -> None:
@@ -129,6 +144,10 @@ class _TextCollector(HTMLParser):
             return
         if self._heading is not None:
             data = " ".join(data.split())  # a heading must stay on its one line
+        elif not self._pre:
+            # A line break in the source is a space on the page; only <br> and
+            # blocks break lines (a wrapped source line must not split a sentence).
+            data = _SOURCE_WHITESPACE.sub(" ", data)
         self.out.append(data)
 
 
@@ -158,26 +177,73 @@ def unescape_markdown(text: str) -> str:
     return "\n".join(_MD_ESCAPE.sub(_unescaped, line) for line in text.split("\n"))
 
 
+def _trafilatura_markdown(markup: str) -> str | None:
+    """trafilatura's main text as Markdown, with ``<br>`` read as a line break.
+
+    trafilatura's Markdown writer ends a paragraph at every ``<lb/>`` (its ``<br>``),
+    so the extracted tree is mended first (:func:`_fold_line_breaks`) and then
+    written with trafilatura's own writer.
+    """
+    import trafilatura
+    from trafilatura.xml import xmltotxt
+
+    document = trafilatura.bare_extraction(
+        markup,
+        output_format="markdown",
+        include_tables=True,
+        include_comments=False,
+        favor_recall=True,
+    )
+    body = getattr(document, "body", None)
+    if body is None:
+        return None
+    _fold_line_breaks(body)
+    return unicodedata.normalize("NFC", xmltotxt(body, True))
+
+
+def _fold_line_breaks(body: Any) -> None:
+    """Turn each ``<lb/>`` of trafilatura's tree into the text line break it stands for.
+
+    A run of breaks with only whitespace between them is an empty line on the page:
+    one ``<lb/>`` is kept, which the writer renders as a paragraph break. A break in
+    a table cell stays as it is (the writer joins a cell's lines, and a line break
+    there would end the table row).
+    """
+    for lb in list(body.iter("lb")):
+        parent = lb.getparent()
+        if parent is None or _in_cell(lb):
+            continue
+        following = lb.getnext()
+        if following is not None and following.tag == "lb" and not (lb.tail or "").strip():
+            continue  # the first break of an empty line: the writer's paragraph break
+        previous = lb.getprevious()
+        if previous is not None and previous.tag == "lb" and not (previous.tail or "").strip():
+            previous.tail = lb.tail  # the second break of an empty line: one is enough
+            parent.remove(lb)
+            continue
+        text = "\n" + (lb.tail or "").lstrip(" \t\r\n")
+        if previous is not None:
+            previous.tail = (previous.tail or "").rstrip(" \t\r\n") + text
+        else:
+            parent.text = (parent.text or "").rstrip(" \t\r\n") + text
+        parent.remove(lb)
+
+
+def _in_cell(element: Any) -> bool:
+    return any(ancestor.tag == "cell" for ancestor in element.iterancestors())
+
+
 def html_to_markdown(markup: str, *, use_trafilatura: bool = True) -> str:
     """The main text of ``markup`` with ``#`` headings; empty when there is none."""
     if use_trafilatura:
         try:
-            import trafilatura
-        except ImportError:
-            pass
-        else:
-            try:
-                extracted = trafilatura.extract(
-                    markup,
-                    output_format="markdown",
-                    include_tables=True,
-                    include_comments=False,
-                    favor_recall=True,
-                )
-            except (Exception, RecursionError):  # hostile markup: fall back, never crash
-                extracted = None
-            if extracted and extracted.strip():
-                return unescape_markdown(str(extracted))
+            extracted = _trafilatura_markdown(markup)
+        except ImportError:  # the web extra is not installed
+            extracted = None
+        except (Exception, RecursionError):  # hostile markup: fall back, never crash
+            extracted = None
+        if extracted and extracted.strip():
+            return unescape_markdown(extracted)
     collector = _TextCollector()
     collector.feed(markup)
     collector.close()
