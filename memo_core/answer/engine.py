@@ -37,7 +37,7 @@ from memo_core.answer.prompting import (
     build_repair_messages,
     parse_answer,
 )
-from memo_core.answer.salience import missing_terms
+from memo_core.answer.salience import hit_evidence, missing_terms
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import sentence_around, split_sentences
 from memo_core.answer.types import (
@@ -457,12 +457,7 @@ def _missing_terms(question: str, citations: Sequence[Citation], hits: Sequence[
     if not citations:
         return []
     cited = {c.chunk_id for c in citations}
-    evidence = [
-        f"{h.title} {h.source} {' '.join(str(v) for v in h.locator.values())} {h.text}"
-        for h in hits
-        if h.chunk_id in cited
-    ]
-    return missing_terms(question, evidence)
+    return missing_terms(question, [hit_evidence(h) for h in hits if h.chunk_id in cited])
 
 
 def _ref(citations: Sequence[Citation], citation: Citation) -> int:

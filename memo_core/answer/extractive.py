@@ -84,40 +84,42 @@ class PickWeights:
     fitted to zero weight; a stronger L2 penalty (0.01) lowered SQuAD.
 
     Refitted the same way (SQuAD and pydoc train halves, on the passages widened to
-    whole sentences as the engine reads them) when the answer-form and points-back
-    features came in. Grouped 5-fold cross-validation on the train halves, first /
-    either pick, features before -> after: pydoc 0.735 / 0.834 -> 0.739 / 0.846,
-    the Language Reference (not fitted on) 0.640 / 0.790 -> 0.640 / 0.802, SQuAD
-    0.784 / 0.891 -> 0.781 / 0.887. Scoring 12 or 16 candidates instead of 8 moved
-    none of them by more than one question.
+    whole sentences as the engine reads them) when the answer-form, points-back and
+    opens-on-the-question features came in. Grouped 5-fold cross-validation on the
+    train halves, first / either pick, features before -> after: pydoc 0.735 / 0.834
+    -> 0.755 / 0.867, the Language Reference (not fitted on) 0.640 / 0.790 -> 0.651 /
+    0.791, SQuAD 0.784 / 0.891 -> 0.786 / 0.888. Scoring 12 or 16 candidates instead
+    of 8 moved none of them by more than one question; a share of code-like tokens,
+    a share of words the question lacks, an opening verb ("Return ...") and the
+    sentence's length each moved pydoc by under one point.
     """
 
     #: The sentence's own share of the question's term weight (0..1).
     coverage: float = 4.7
     #: The share held by the sentence together with the sentence before it (0..1).
-    with_context: float = 0.8
+    with_context: float = 0.7
     #: The share held by the heading or signature of the block it sits in (0..1).
-    block: float = 1.7
+    block: float = 1.5
     #: ``1/(1 + rank_decay * rank)`` of its passage.
     rank: float = 1.8
     #: 1 when the sentence holds the kind of thing the question asks for, else 0.
-    answer_type: float = 0.0
+    answer_type: float = 0.1
     #: Cosine similarity of the sentence to the question (0 without an embedder).
-    similarity: float = 4.2
+    similarity: float = 3.9
     #: The pre-score relative to the best candidate's (0..1).
-    pre_score: float = 1.6
+    pre_score: float = 1.7
     #: Share of letters among the sentence's characters: prose over signatures and code.
-    letters: float = 0.6
+    letters: float = 0.5
     #: 1 when the sentence comes right after a heading. It gets the heading's terms as
     #: context; the fit weighs that down: the first sentence under a heading mostly
     #: introduces the section rather than answering.
     after_heading: float = -1.5
     #: 1 when the candidate holds the first sentence under a call signature (quoted
     #: with it): the opening of an API description, mostly what the call does.
-    after_signature: float = -0.5
+    after_signature: float = -0.7
     #: 1 for a candidate holding a call signature ("dist(p, q, /)"), alone or with its
     #: description: it names the call and its defaults.
-    signature: float = -1.0
+    signature: float = -1.1
     #: 1 for a sentence ending in a colon ("Methods inherited from Handler:"): it
     #: introduces what follows rather than saying it.
     introduces: float = -0.2
@@ -129,10 +131,14 @@ class PickWeights:
     #: The share held with the sentence before it when the sentence opens by pointing
     #: back to it ("It does not compile it.", "If it does, an error is raised."), else
     #: 0: the thing asked about is named in the sentence before.
-    refers_back: float = 0.5
+    refers_back: float = 0.6
     #: :func:`~memo_core.answer.windows.answer_form`: 1 when the sentence takes a stance
     #: (a negation or modal) for a yes/no question, or gives a reason for a "why".
     answer_form: float = 1.7
+    #: 1 when the sentence's first content word is a term of the question: it opens on
+    #: what is asked about ("The directory must be empty." for a question on a
+    #: directory), where a sentence that only mentions it says something of another.
+    opens_on_question: float = 0.8
 
 
 @dataclass(frozen=True)
@@ -246,6 +252,12 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
     return out
 
 
+def _opens_on(text: str, qterms: Collection[str], language: str) -> bool:
+    """Whether the first content word of ``text`` is one of the question's terms."""
+    first = _terms(text, language)[:1]
+    return bool(first) and first[0] in qterms
+
+
 def _refers_back(text: str) -> bool:
     """Whether ``text`` opens by pointing back to the sentence before it."""
     opening = _WORDS.findall(text[:80].casefold())[:_OPENING_WORDS]
@@ -342,6 +354,7 @@ def pick_candidates(
             "answer_slot": answer_slot(question, s.text),
             "refers_back": c.with_context if _refers_back(s.text) else 0.0,
             "answer_form": answer_form(question, s.text),
+            "opens_on_question": float(_opens_on(s.text, qterms, language)),
         }
         out.append(PickCandidate(s.chunk_id, s.start, s.end, s.text, features, True))
     out += [PickCandidate(c.sentence.chunk_id, c.sentence.start, c.sentence.end,

@@ -76,7 +76,7 @@ from importlib import resources
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from memo_core.answer.salience import missing_terms
+from memo_core.answer.salience import hit_evidence, missing_terms
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.types import GateDecision
 from memo_core.answer.windows import (
@@ -237,12 +237,6 @@ def gate_features(
     return _features(question, hits, _terms(question, frequencies), similarity)
 
 
-def _evidence(hit: Hit) -> str:
-    """What a quote from ``hit`` is read with: its text, title, source and locator."""
-    where = " ".join(str(v) for v in hit.locator.values())
-    return f"{hit.title} {hit.source} {where} {hit.text}"
-
-
 def _features(
     question: str,
     hits: Sequence[Hit],
@@ -305,7 +299,7 @@ def _features(
         )
     # One absent version, number, name or identifier is enough: a question about
     # release 4.7 and its scheduler is not half answered by the text about 4.2.
-    if missing_terms(question, [_evidence(hits[best.rank])]):
+    if missing_terms(question, [hit_evidence(hits[best.rank])]):
         out["hard_missing"] = 1.0
     out["type_match"] = answer_type_match(question, best.text)
     lang = detect_language(best.text)

@@ -97,7 +97,9 @@ def test_the_sentence_holding_a_new_thing_of_the_asked_for_kind_wins() -> None:
     )
     q = "When was the ferry to the island opened?"
     assert _picks(q, [("f", text)])[0] == "The island ferry opened in 1931."
-    assert _picks(q, [("f", text)], answer_slot=0.0)[0] != "The island ferry opened in 1931."
+    # Without the slot (and the plain type match, which says the same less sharply).
+    without = _picks(q, [("f", text)], answer_slot=0.0, answer_type=0.0)
+    assert without[0] != "The island ferry opened in 1931."
 
 
 def test_prose_beats_a_signature_that_shares_the_same_terms() -> None:
@@ -229,3 +231,10 @@ def test_a_sentence_that_points_back_is_read_with_the_one_it_points_to() -> None
     q = "Does the glaze mixer heat the glaze?"
     assert _first(q, text, refers_back=4.0) == "It never heats the glaze."
     assert _first(q, text, refers_back=0.0) != "It never heats the glaze."
+
+
+def test_a_sentence_that_opens_on_what_is_asked_is_about_it() -> None:
+    text = "On the top shelf the apples and the pears are kept. Pears are kept by the door."
+    q = "Where are the pears kept?"
+    assert _first(q, text, opens_on_question=3.0) == "Pears are kept by the door."
+    assert _first(q, text, opens_on_question=-3.0) != "Pears are kept by the door."
