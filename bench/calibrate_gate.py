@@ -1,6 +1,7 @@
 """Calibrate the answerability gate per embedder on both dev sets, and report how well it separates.
 
-    python bench/calibrate_gate.py [--embedders default,hash,keyword-only] [--sets squad,pydoc]
+    python bench/calibrate_gate.py [--embedders default,hash,keyword-only]
+                                   [--sets squad,pydoc,topics,library] [--fit squad,pydoc]
                                    [--bases DIR] [--write] [--name gate]
 
 For each embedder, both dev sets (``bench/answer_sets.py``: the public SQuAD split
@@ -10,12 +11,15 @@ the next run), every question is retrieved as the engine retrieves it
 (``memo_core.answer.gate.FEATURES``) are computed with that embedder's sentence
 similarity. Each set is split in two by ``EvalQuestion.heldout`` (by SQuAD
 paragraph and by pydoc module, so no paragraph or module is on both sides). A
-logistic model is fitted on the *train* halves of both sets together (answerable
+logistic model is fitted on the *train* halves of the ``--fit`` sets together (answerable
 against SQuAD's ``out_of_base`` and pydoc's ``near_miss`` and ``nonexistent``;
 SQuAD's ``unanswerable`` need a reader and are only reported; each set weighs in
 proportion to the square root of its size, see :data:`L2`), and the threshold
-is the lowest that answers at most 5% of each set's train refusals. Reported per
-set on the *held-out* half: ROC AUC, precision and recall at that threshold, the
+is the lowest that answers at most 5% of each fitted set's train refusals. The other
+``--sets`` (by default the Language Reference set, ``topics``, and the 32 other
+modules of ``library``) are only reported: they check that the fit carries over to
+documents it never saw. Reported per set on the *held-out* half (and on the other
+half too, in ``train``): ROC AUC, precision and recall at that threshold, the
 share of each refusal kind refused, and the same for the previous two-feature
 model (coverage, similarity) fitted the same way. ``--write`` stores the fitted
 model in memo_core/data/gate_calibration.json (what SufficiencyGate ships with).
@@ -226,10 +230,13 @@ def collect(name: str, sets: Sequence[str], bases: Path | None) -> tuple[str, li
     return model, rows
 
 
-def calibrate(model: str, rows: list[Row], names: Sequence[str]) -> dict[str, Any]:
-    """Fit on the train halves, choose the threshold there, report on the held-out halves."""
+def calibrate(
+    model: str, rows: list[Row], names: Sequence[str], fit: Sequence[str] | None = None
+) -> dict[str, Any]:
+    """Fit on the train halves of the ``fit`` sets (every set when ``None``), choose the
+    threshold there, report every set on its held-out half (and its train half)."""
     names = [n for n in names if model != KEYWORD_ONLY or "similarity" not in n]
-    train = [r for r in rows if not r.heldout and r.fitted]
+    train = [r for r in rows if not r.heldout and r.fitted and (fit is None or r.set in fit)]
     w = fit_logistic(matrix(train, names), np.array([r.label for r in train]), _balanced(train))
     threshold = threshold_for(score(matrix(train, names), w), train)
     metrics: dict[str, Any] = {}
@@ -238,6 +245,7 @@ def calibrate(model: str, rows: list[Row], names: Sequence[str]) -> dict[str, An
         metrics[set_name] = report(score(matrix(part, names), w), part, threshold)
         fit_part = [r for r in rows if r.set == set_name and not r.heldout]
         metrics[set_name]["train"] = report(score(matrix(fit_part, names), w), fit_part, threshold)
+        metrics[set_name]["fitted"] = fit is None or set_name in fit
     return {
         "weights": {n: float(w[i]) for i, n in enumerate(names)},
         "bias": float(w[-1]),
@@ -252,8 +260,9 @@ def _row(embedder: str, model: str, result: dict[str, Any]) -> list[list[Any]]:
         refused = ", ".join(
             f"{k[: -len('_refused')]} {v:.3f}" for k, v in m.items() if k.endswith("_refused")
         )
+        shown = set_name if m["fitted"] else f"{set_name} (not fitted)"
         out.append(
-            [embedder, model, set_name, m["questions"], m["roc_auc"], m["precision"],
+            [embedder, model, shown, m["questions"], m["roc_auc"], m["precision"],
              m["recall"], refused, result["threshold"]]
         )  # fmt: skip
     return out
@@ -262,7 +271,12 @@ def _row(embedder: str, model: str, result: dict[str, Any]) -> list[list[Any]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedders", default="default,hash,keyword-only")
-    parser.add_argument("--sets", default="squad,pydoc")
+    parser.add_argument(
+        "--sets", default="squad,pydoc,topics,library", help="the sets read and reported"
+    )
+    parser.add_argument(
+        "--fit", default="squad,pydoc", help="the sets (among --sets) the model is fitted on"
+    )
     parser.add_argument("--bases", type=Path, help="keep the ingested bases here for reuse")
     parser.add_argument("--write", action="store_true", help="update the shipped calibration")
     parser.add_argument("--name", default="gate", help="results file name")
@@ -271,8 +285,9 @@ def main() -> None:
     table_rows = []
     for name in args.embedders.split(","):
         model, rows = collect(name, args.sets.split(","), args.bases)
-        result = calibrate(model, rows, FEATURES)
-        previous = calibrate(model, rows, TWO_FEATURES)
+        fit = args.fit.split(",")
+        result = calibrate(model, rows, FEATURES, fit)
+        previous = calibrate(model, rows, TWO_FEATURES, fit)
         results[model] = {**result, "two_feature": previous}
         table_rows += _row(name, "answerability", result) + _row(name, "two-feature", previous)
         print(name, json.dumps(result["metrics"]), flush=True)
@@ -286,10 +301,10 @@ def main() -> None:
     )
     print(table)
     if args.write:
-        write_calibrations(results)
+        write_calibrations(results, args.fit.split(","))
 
 
-def write_calibrations(results: dict[str, dict[str, Any]]) -> None:
+def write_calibrations(results: dict[str, dict[str, Any]], fit: Sequence[str]) -> None:
     existing = json.loads(CALIBRATION_FILE.read_text()) if CALIBRATION_FILE.exists() else {}
     calibrations = existing.get("calibrations", {})
     for name, r in results.items():
@@ -298,10 +313,11 @@ def write_calibrations(results: dict[str, dict[str, Any]]) -> None:
         if context is not None:
             calibrations[name]["context"] = context
     about = (
-        "Written by bench/calibrate_gate.py: fitted on the train halves of the SQuAD and "
-        "pydoc dev sets, threshold answering at most 5% of each set's train refusals, "
-        "metrics on the held-out halves. 'context': the relevance floor for offering a "
-        "hit as context (the earlier two-feature model)."
+        f"Written by bench/calibrate_gate.py: fitted on the train halves of the dev sets "
+        f"{', '.join(fit)}, threshold answering at most 5% of each of their train refusals, "
+        "metrics on the held-out halves of every set read ('train': the other half). "
+        "'context': the relevance floor for offering a hit as context (the earlier "
+        "two-feature model)."
     )
     CALIBRATION_FILE.write_text(
         json.dumps({"about": about, "calibrations": calibrations}, indent=2) + "\n"

@@ -5,14 +5,16 @@ by a passage about version 3.12, Product A or the Berlin office, however similar
 the rest; nor is a question about ``csv.reader``'s ``header_row`` parameter by the
 text about its other parameters. :func:`hard_terms` picks out the question's
 numbers, versions, capitalised names (not its first word, which is capitalised
-anyway) and code identifiers (``snake_case``, ``camelCase``, the attribute of a
-dotted name); :func:`missing_terms` lists those absent from the evidence (numbers
-as the evidence states them: digits, words or a range holding them,
-:class:`~memo_core.answer.numbers.StatedNumbers`; identifiers exactly; names by
-stem), with the literals the question names
-verbatim (:mod:`~memo_core.answer.literals`: options, operators, quoted code, "the
-X statement"). The gate reads them as features; the engine refuses an answer
-whose cited passages miss one.
+anyway), code identifiers (``snake_case``, ``camelCase``, the attribute of a
+dotted name) and coined words, which no word list of the language knows (a module
+or a parameter written in lower case: a question about ``getopt`` is not answered
+from the ``optparse`` page that does not name it). :func:`missing_terms` lists
+those absent from the evidence - numbers as the evidence states them (digits,
+words or a range holding them: :class:`~memo_core.answer.numbers.StatedNumbers`),
+identifiers exactly, names by stem, a coined word also as its one-edit typo - with
+the literals the question names verbatim (:mod:`~memo_core.answer.literals`:
+options, operators, quoted code, "the X statement"). The gate reads them as
+features; the engine refuses an answer whose cited passages miss one.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from rapidfuzz.distance import Levenshtein
+
+from memo_core.answer.lexicon import word_frequency
 from memo_core.answer.literals import missing_literals
 from memo_core.answer.numbers import NUMBER, StatedNumbers, canonical_number
 from memo_core.search.text import STOPWORDS, detect_language, stem_token
@@ -35,11 +40,18 @@ _IDENTIFIER = re.compile(
     r"(?<![\w.])[A-Za-z_]\w*_\w+|(?<![\w.])[a-z]+[A-Z]\w*|(?<=\w\w\.)[A-Za-z_]\w+"
 )
 _WORD = re.compile(r"\w+")
+#: A coined name is this long at least: shorter unknown spellings are abbreviations
+#: and fragments ("cls", "kwd") as often as names.
+MIN_COINED = 4
+#: A coined-looking word one edit from an evidence word is read as its typo from this
+#: length on: shorter names differ by one letter from real words ("zlib", "lzma").
+MIN_TYPO_LENGTH = 6
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"'«“(]\s*)$")
 
 
 def hard_terms(question: str) -> list[str]:
-    """Numbers, versions, capitalised names and identifiers of ``question``, lower-cased.
+    """Numbers, versions, capitalised names, identifiers and coined words (ones no
+    word list knows: "getopt", "wbits") of ``question``, lower-cased.
 
     Identifiers come first, then the rest in order of appearance.
     """
@@ -54,9 +66,30 @@ def hard_terms(question: str) -> list[str]:
             out.append(_number(folded))
             continue
         at_start = bool(_SENTENCE_START.search(question[: m.start()]))
-        if word[:1].isupper() and not at_start and folded not in STOPWORDS and len(word) > 1:
+        named = word[:1].isupper() and not at_start and folded not in STOPWORDS and len(word) > 1
+        if named or _is_coined(folded):
             out.append(folded)
     return list(dict.fromkeys(out))
+
+
+def _is_coined(folded: str) -> bool:
+    """Whether ``folded`` is a word no frequency list of its language knows: a coined
+    name ("getopt", "tracemalloc", "wbits"), which a passage about something else
+    does not say, as an identifier. Without the lists (the ``local`` extra) no word is."""
+    if len(folded) < MIN_COINED or folded in STOPWORDS or not folded.isalpha():
+        return False
+    return word_frequency(folded) == 0.0
+
+
+def _misspells(term: str, words: set[str]) -> bool:
+    """Whether ``term`` is one edit from a word of ``words``: a coined-looking word that
+    is a typo of the evidence's ("innnate", "chainging"), not a name of its own."""
+    if len(term) < MIN_TYPO_LENGTH:
+        return False
+    return any(
+        abs(len(w) - len(term)) <= 1 and Levenshtein.distance(term, w, score_cutoff=1) <= 1
+        for w in words
+    )
 
 
 def _number(folded: str) -> str:
@@ -108,6 +141,8 @@ def _missing_hard_terms(question: str, evidence: list[str]) -> list[str]:
         elif _DIGIT.search(term):
             if not numbers.states(term):
                 missing.append(term)
-        elif term not in words and stem_token(term, language) not in stems:
+        elif term in words or stem_token(term, language) in stems:
+            continue
+        elif not (_is_coined(term) and _misspells(term, words)):
             missing.append(term)
     return missing

@@ -69,3 +69,24 @@ def test_the_fit_separates_and_the_threshold_answers_at_most_5_percent_of_each_s
         cg.threshold_for(scores[half:], rows[half:]),
     ]
     assert threshold == max(own)
+
+
+def test_a_set_not_fitted_on_is_only_reported(cg: Any) -> None:
+    rng = np.random.default_rng(1)
+    rows = []
+    for name, shift in (("fitted", 2.0), ("reported", -2.0)):
+        for heldout in (False, True):
+            for label in (1, 0):
+                for _ in range(60):
+                    kind = "answerable" if label else "near_miss"
+                    value = float(rng.normal(shift * label, 1.0))
+                    rows.append(cg.Row(name, kind, heldout, {"x": value}))
+    alone = cg.calibrate("m", [r for r in rows if r.set == "fitted"], ["x"], ["fitted"])
+    both = cg.calibrate("m", rows, ["x"], ["fitted"])
+    # The reported set, which its feature separates the other way, moves neither the
+    # weights nor the threshold; it is reported on both halves.
+    assert both["weights"] == alone["weights"] and both["threshold"] == alone["threshold"]
+    assert both["metrics"]["reported"]["fitted"] is False
+    assert both["metrics"]["reported"]["roc_auc"] < 0.5 < both["metrics"]["fitted"]["roc_auc"]
+    assert "train" in both["metrics"]["reported"]
+    assert cg.calibrate("m", rows, ["x"])["weights"] != alone["weights"]  # fit=None: every set

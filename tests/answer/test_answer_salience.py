@@ -1,0 +1,69 @@
+"""Coined words (ones no word list knows) are terms an answer cannot do without."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memo_core.answer.engine import GuardedAnswerer
+from memo_core.answer.lexicon import dictionary_available
+from memo_core.answer.salience import hard_terms, missing_terms
+from memo_core.answer.types import Answer, Refusal
+from memo_core.embedders import HashEmbedder
+from memo_core.kb import MemoBase
+
+pytestmark = pytest.mark.skipif(not dictionary_available(), reason="needs the wordfreq lists")
+
+
+def test_a_coined_word_is_a_hard_term_and_a_common_one_is_not() -> None:
+    assert "spoolctl" in hard_terms("Does spoolctl retry a failed upload?")
+    assert "upload" not in hard_terms("Does spoolctl retry a failed upload?")
+    assert "respooled" in hard_terms("Which files are respooled first?")
+    # Short unknown spellings are fragments and abbreviations as often as names.
+    assert hard_terms("What does kwd mean here?") == []
+
+
+@pytest.mark.parametrize(
+    ("question", "evidence", "missing"),
+    [
+        # The page about a sibling tool, which does not name the one asked about.
+        (
+            "Does spoolctl retry a failed upload?",
+            "The uploader retries a failed upload three times.",
+            ["spoolctl"],
+        ),
+        ("Does spoolctl retry a failed upload?", "spoolctl retries each upload once.", []),
+        # By stem: the question's inflection of the coined word is the evidence's.
+        ("Which files are respooled first?", "Respooling starts with the oldest files.", []),
+        # A typo of an evidence word is that word, from six letters on.
+        ("What do innnate cells do?", "Innate cells respond first.", []),
+        # A short coined name one letter from a real word is still its own name.
+        ("What does wbits set?", "The bits of the window size.", ["wbits"]),
+    ],
+)
+def test_a_coined_word_is_missing_when_the_evidence_does_not_name_it(
+    question: str, evidence: str, missing: list[str]
+) -> None:
+    assert missing_terms(question, [evidence]) == missing
+
+
+def test_a_question_naming_one_tool_is_not_answered_from_its_siblings_page(
+    tmp_path: Path,
+) -> None:
+    base = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64))
+    base.add_document(
+        "The uploader tool. A failed upload is retried three times before the uploader "
+        "gives up and reports the error.",
+        document_id="uploader",
+        source="uploader.txt",
+    )
+    base.add_document("The harbour bakery opens at six and sells rye bread.", document_id="bakery")
+    try:
+        engine = GuardedAnswerer(base)
+        assert isinstance(engine.ask("Does spoolctl retry a failed upload?"), Refusal)
+        answered = engine.ask("Does the uploader retry a failed upload?")
+        assert isinstance(answered, Answer)
+        assert "retried three times" in answered.text
+    finally:
+        base.close()
