@@ -180,9 +180,8 @@ def unescape_markdown(text: str) -> str:
 def _trafilatura_markdown(markup: str) -> str | None:
     """trafilatura's main text as Markdown, with ``<br>`` read as a line break.
 
-    trafilatura's Markdown writer ends a paragraph at every ``<lb/>`` (its ``<br>``)
-    and puts a whole layout table cell on one line, so the extracted tree is mended
-    first (:func:`_unwrap_layout_tables`, :func:`_fold_line_breaks`) and then
+    trafilatura's Markdown writer ends a paragraph at every ``<lb/>`` (its ``<br>``),
+    so the extracted tree is mended first (:func:`_fold_line_breaks`) and then
     written with trafilatura's own writer.
     """
     import trafilatura
@@ -198,72 +197,8 @@ def _trafilatura_markdown(markup: str) -> str | None:
     body = getattr(document, "body", None)
     if body is None:
         return None
-    _unwrap_layout_tables(body)
     _fold_line_breaks(body)
     return unicodedata.normalize("NFC", xmltotxt(body, True))
-
-
-#: What a table of data does not hold in a cell (trafilatura's tree names): a page
-#: that puts lists, tables, headings, quotes or code there (pydoc's sections of
-#: classes and functions, old page layouts) lays itself out with the table.
-_LAYOUT_CONTENT = frozenset({"list", "table", "head", "quote", "code"})
-_BLOCKS = frozenset({"p", "list", "table", "head", "quote", "code", "div", "graphic"})
-
-
-def _unwrap_layout_tables(body: Any) -> None:
-    """Make each layout table of trafilatura's tree a stack of plain blocks.
-
-    trafilatura's writer puts a table cell on one line, which is right for a table
-    of data and wrong for a table that lays out a page: a whole section of
-    signatures and their descriptions would become one line, each signature run
-    into the sentence after it. A table of data (cells of words, numbers, links,
-    a paragraph) keeps its rows.
-    """
-    layout = [
-        table
-        for table in body.iter("table")
-        if any(
-            element.tag in _LAYOUT_CONTENT
-            for cell in table.iter("cell")
-            for element in cell.iterdescendants()
-        )
-    ]
-    for table in layout:
-        for row in table.findall("row"):
-            for cell in row.findall("cell"):
-                _loose_text_as_paragraphs(cell)
-                cell.tag = "div"
-                cell.attrib.clear()
-            row.tag = "div"
-            row.attrib.clear()
-        table.tag = "div"
-        table.attrib.clear()
-
-
-def _loose_text_as_paragraphs(container: Any) -> None:
-    """Wrap each run of ``container``'s text and inline children that sits between
-    its blocks in a ``<p>``, so the writer starts it on a line of its own."""
-    children = list(container)
-    runs: list[tuple[int, str, list[Any]]] = []  # (insert at, text, inline elements)
-    text, at = container.text or "", 0
-    inline: list[Any] = []
-    container.text = None
-    for index, child in enumerate(children):
-        if child.tag in _BLOCKS:
-            runs.append((at, text, inline))
-            text, inline, at = child.tail or "", [], index + 1
-            child.tail = None
-        else:
-            inline.append(child)
-    runs.append((at, text, inline))
-    for at, text, inline in reversed(runs):
-        if not text.strip() and not inline:
-            continue
-        paragraph = container.makeelement("p", {})
-        paragraph.text = text
-        for element in inline:
-            paragraph.append(element)  # moves it out of the container
-        container.insert(min(at, len(container)), paragraph)
 
 
 def _fold_line_breaks(body: Any) -> None:

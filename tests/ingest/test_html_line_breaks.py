@@ -131,37 +131,3 @@ def test_reingest_updates_a_base_built_with_the_old_reading(
         report = ingest_sources(kb, [page], policy=policy)
         assert len(report.updated) == 1 and not report.unchanged
         assert _sentence_with(stored_text(), "relieves him").startswith(FIRST)
-
-
-# A reference page laid out with a table, as pydoc lays out a section of functions:
-# one cell holds a definition list of signatures and their descriptions.
-LAYOUT = """<!DOCTYPE html><html><head><title>Tide tables</title></head><body>
-<h1>Tide tables</h1>
-<p>Helpers&nbsp;that&nbsp;predict&nbsp;the&nbsp;tide&nbsp;for&nbsp;a&nbsp;harbour&nbsp;from&nbsp;its&nbsp;recorded<br>
-constants&nbsp;and&nbsp;the&nbsp;phase&nbsp;of&nbsp;the&nbsp;moon.</p>
-<table><tr><td colspan="2"><strong>Functions</strong></td></tr>
-<tr><td>&nbsp;</td><td><dl>
-<dt><strong>high_water</strong>(harbour, day)</dt>
-<dd>Return&nbsp;the&nbsp;time&nbsp;of&nbsp;the&nbsp;first&nbsp;high&nbsp;water&nbsp;at&nbsp;the&nbsp;harbour&nbsp;on&nbsp;that<br>
-day,&nbsp;rounded&nbsp;to&nbsp;the&nbsp;nearest&nbsp;minute.</dd>
-<dt><strong>range_of</strong>(harbour)</dt>
-<dd>Return&nbsp;the&nbsp;spring&nbsp;tide&nbsp;range&nbsp;in&nbsp;metres.</dd>
-</dl></td></tr></table>
-<table><tr><th>Harbour</th><th>Range</th></tr><tr><td>Northport</td><td>4.2</td></tr>
-<tr><td>Eastwick</td><td>3.1</td></tr></table>
-</body></html>
-"""
-
-
-def test_a_layout_table_keeps_signatures_apart_from_their_descriptions() -> None:
-    pytest.importorskip("trafilatura", reason="trafilatura (the web extra) is not installed")
-    text = _as_page(html_to_markdown(LAYOUT))
-    lines = [line.strip(" -*") for line in text.split("\n")]
-    assert any(line.replace("*", "") == "high_water(harbour, day)" for line in lines)
-    assert _sentence_with(text, "nearest minute") == (
-        "Return the time of the first high water at the harbour on that day, "
-        "rounded to the nearest minute."
-    )
-    assert _sentence_with(text, "spring tide") == "Return the spring tide range in metres."
-    # the table of data beside it keeps its rows
-    assert any("Northport" in line and "4.2" in line and "Eastwick" not in line for line in lines)
