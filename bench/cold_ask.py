@@ -7,9 +7,12 @@ lazy load (the embedding model, the word-frequency lists) for one answer. This r
 question the median CPU time of the process (user + system, from ``wait4``: load on
 the machine disturbs it far less than wall-clock time) and its wall clock, then one
 run under ``python -X importtime`` split by top-level package (cumulative import
-time, wall clock).
+time, wall clock). ``--before DIR`` (a checkout of older code, e.g. ``git worktree
+add /tmp/before REV``) asks the same questions with that code too, in turn with this
+one, question by question, each on a base its own code ingested: both see the same
+load.
 
-    python bench/cold_ask.py [--runs 7] [--embedder local|hash] [--db kb.db]
+    python bench/cold_ask.py [--runs 7] [--embedder local|hash] [--db kb.db] [--before DIR]
 """
 
 from __future__ import annotations
@@ -36,11 +39,11 @@ QUESTIONS = (
 PACKAGES = ("memo_core", "fastembed", "onnxruntime", "numpy", "sqlite_vec", "wordfreq")
 
 
-def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(REPO)}
+def _env(code: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(code)}
 
 
-def _ask(db: Path, question: str, *flags: str) -> tuple[float, float, str]:
+def _ask(code: Path, db: Path, question: str, *flags: str) -> tuple[float, float, str]:
     """CPU seconds, wall seconds and stderr of one ``memo kb ask`` in a fresh process."""
     command = [sys.executable, *flags, "-m", "memo_core", "kb", "ask", question]
     start = time.perf_counter()
@@ -48,7 +51,8 @@ def _ask(db: Path, question: str, *flags: str) -> tuple[float, float, str]:
         [*command, "--db", str(db), "--json"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        env=_env(),
+        env=_env(code),
+        cwd=code,  # `python -m` puts the working folder first on the path
         text=True,
     ) as child:
         assert child.stderr is not None
@@ -75,34 +79,48 @@ def _import_split(stderr: str) -> dict[str, float]:
     return out
 
 
-def _small_base(folder: Path, embedder: str) -> Path:
+def _small_base(code: Path, folder: Path, embedder: str) -> Path:
     db = folder / "kb.db"
     command = [sys.executable, "-m", "memo_core", "kb", "ingest", str(REPO / "samples")]
     subprocess.run(
         [*command, "--db", str(db), "--embedder", embedder],
         check=True,
         capture_output=True,
-        env=_env(),
+        env=_env(code),
+        cwd=code,
     )
     return db
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    codes = {"now": REPO, **({"before": Path(args.before)} if args.before else {})}
     with tempfile.TemporaryDirectory() as folder:
-        db = Path(args.db) if args.db else _small_base(Path(folder), args.embedder)
-        _ask(db, QUESTIONS[0])  # compiles the bytecode once: no run pays for that
-        rows = []
+        bases = {}
+        for name, code in codes.items():
+            (Path(folder) / name).mkdir()
+            given = Path(args.db) if args.db and name == "now" else None
+            bases[name] = given or _small_base(code, Path(folder) / name, args.embedder)
+            _ask(code, bases[name], QUESTIONS[0])  # compiles the bytecode: no run pays for it
+        runs: dict[tuple[str, str], list[tuple[float, float, str]]] = {}
         for question in QUESTIONS:
-            runs = [_ask(db, question) for _ in range(args.runs)]
-            rows.append(
-                {
-                    "question": question,
-                    "cpu_s": median([cpu for cpu, _, _ in runs]),
-                    "wall_s": median([wall for _, wall, _ in runs]),
-                    "cpu_runs_s": [round(cpu, 3) for cpu, _, _ in runs],
-                }
-            )
-        imports = _import_split(_ask(db, QUESTIONS[1], "-X", "importtime")[2])
+            for _ in range(args.runs):
+                for name, code in codes.items():
+                    runs.setdefault((name, question), []).append(_ask(code, bases[name], question))
+        rows = [
+            {
+                "code": name,
+                "question": question,
+                "cpu_s": median([cpu for cpu, _, _ in runs[(name, question)]]),
+                "wall_s": median([wall for _, wall, _ in runs[(name, question)]]),
+                "cpu_runs_s": [round(cpu, 3) for cpu, _, _ in runs[(name, question)]],
+            }
+            for question in QUESTIONS
+            for name in codes
+        ]
+        imports = {
+            name: _import_split(_ask(code, bases[name], QUESTIONS[1], "-X", "importtime")[2])
+            for name, code in codes.items()
+        }
     return {"runs": args.runs, "embedder": args.embedder, "questions": rows, "imports": imports}
 
 
@@ -111,15 +129,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--runs", type=int, default=7, help="fresh processes per question")
     parser.add_argument("--embedder", choices=("local", "hash"), default="local")
     parser.add_argument("--db", help="an existing base to ask instead of samples/")
+    parser.add_argument("--before", help="a checkout of older code to ask in turn with this one")
     parser.add_argument("--name", default="cold_ask", help="results file name")
     args = parser.parse_args(argv)
     result = run(args)
     table = markdown_table(
-        ["question", "CPU s (median)", "wall s (median)"],
-        [[r["question"], r["cpu_s"], r["wall_s"]] for r in result["questions"]],
+        ["code", "question", "CPU s (median)", "wall s (median)"],
+        [[r["code"], r["question"], r["cpu_s"], r["wall_s"]] for r in result["questions"]],
     )
     table += "\n\nImport time of one cold ask, by package (wall clock, cumulative):\n\n"
-    table += markdown_table(["package", "s"], [[k, v] for k, v in result["imports"].items()])
+    names = list(result["imports"])
+    table += markdown_table(
+        ["package", *names],
+        [[p, *(result["imports"][n][p] for n in names)] for p in (*PACKAGES, "other")],
+    )
     load = os.getloadavg()[0]
     table += f"\n\nload average {load:.1f} on {os.cpu_count()} CPUs"
     write_results(args.name, {**result, "load_average": load}, table)

@@ -106,7 +106,13 @@ class StatedNumbers:
 
     written: frozenset[str]
     ranges: tuple[tuple[int, int], ...]
-    stems: tuple[str, ...]
+    text: str
+    language: str
+
+    @functools.cached_property
+    def stems(self) -> tuple[str, ...]:
+        """The text's words, stemmed, read only when a number is not in digits or ranges."""
+        return tuple(stem_token(t, self.language) for t in tokenize(self.text))
 
     @classmethod
     def read(cls, text: str, language: str) -> StatedNumbers:
@@ -125,8 +131,7 @@ class StatedNumbers:
                 ranges.append((min(low, high), max(low, high)))
         for m in _UPPER_BOUND.finditer(text):
             ranges.append((0, _integer(m.group(1) or m.group(2))))
-        stems = tuple(stem_token(t, language) for t in tokenize(text))
-        return cls(written, tuple(ranges), stems)
+        return cls(written, tuple(ranges), text, language)
 
     def states(self, number: str) -> bool:
         """Whether the text states ``number`` (a question's number as
@@ -139,7 +144,8 @@ class StatedNumbers:
         value, ordinal = int(match.group(1)), match.group(2) is not None
         if not ordinal and any(low <= value <= high for low, high in self.ranges):
             return True
-        return any(_holds(self.stems, words) for words in _number_words(value, ordinal))
+        spelled = _number_words(value, ordinal)
+        return bool(spelled) and any(_holds(self.stems, words) for words in spelled)
 
 
 def _unversioned(folded: str) -> str:

@@ -30,6 +30,8 @@ Similarities are the index's own (float16 storage: within about 1e-3 of exact).
 
 from __future__ import annotations
 
+import ctypes
+import importlib.util
 import logging
 import math
 import os
@@ -89,6 +91,21 @@ class AnnParameters:
     build_batch: int = 20_000
 
 
+def load_cpp_runtime_first() -> None:
+    """Load the system's C++ runtime for the whole process before usearch loads.
+
+    usearch's Linux wheel carries its own static copy of the C++ runtime; loaded first,
+    its copy answers for the process and onnxruntime (the local embedder) imported after
+    it crashes the interpreter (usearch 2.26, onnxruntime 1.32). With the shared runtime
+    loaded globally beforehand both bind to it. Where that library has another name
+    (not Linux), onnxruntime itself, when installed, is loaded first instead."""
+    try:
+        ctypes.CDLL("libstdc++.so.6", mode=ctypes.RTLD_GLOBAL)
+    except OSError:
+        if importlib.util.find_spec("onnxruntime") is not None:
+            import onnxruntime  # noqa: F401
+
+
 class AnnVectorIndex:
     """HNSW KNN over a :class:`~memo_core.kb.store.KnowledgeStore`'s active vector table."""
 
@@ -102,6 +119,8 @@ class AnnVectorIndex:
     ) -> None:
         try:
             import numpy
+
+            load_cpp_runtime_first()
             from usearch.index import Index
         except ImportError as exc:
             raise MissingDependencyError("usearch", "local", "the HNSW vector index") from exc

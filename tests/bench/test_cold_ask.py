@@ -39,8 +39,12 @@ def test_import_split_counts_top_level_imports_once(cold_ask: ModuleType) -> Non
 
 
 def test_a_tiny_run_asks_each_question_in_fresh_processes(cold_ask: ModuleType) -> None:
-    result = cold_ask.run(argparse.Namespace(runs=1, embedder="hash", db=None))
-    assert [r["question"] for r in result["questions"]] == list(cold_ask.QUESTIONS)
+    # The same code as "before" too: each tree ingests its own base and is asked in turn.
+    args = argparse.Namespace(runs=1, embedder="hash", db=None, before=str(cold_ask.REPO))
+    result = cold_ask.run(args)
+    asked = [(r["code"], r["question"]) for r in result["questions"]]
+    assert asked == [(c, q) for q in cold_ask.QUESTIONS for c in ("now", "before")]
     for row in result["questions"]:
         assert len(row["cpu_runs_s"]) == 1 and row["cpu_s"] > 0 and row["wall_s"] > 0
-    assert result["imports"]["memo_core"] > 0
+    assert result["imports"]["now"]["memo_core"] > 0
+    assert result["imports"]["before"]["memo_core"] > 0

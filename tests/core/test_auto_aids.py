@@ -220,9 +220,10 @@ def test_kb_status_and_ingest_on_the_command_line(
 
 def test_the_local_embedder_loads_after_the_hnsw_aid(tmp_path: Path) -> None:
     """A bare ``import usearch.index; import onnxruntime`` crashes the interpreter with
-    this project's versions (usearch 2.26, onnxruntime 1.32); in a process that
-    imported memo first it does not. The aids now load by themselves, often before a
-    lazily built local embedder: this is that order. Run apart, so that a crash fails
+    this project's versions (usearch 2.26, onnxruntime 1.32); memo loads the C++ runtime
+    before usearch (``ann_index.load_cpp_runtime_first``) so it does not. The aids load
+    by themselves, often before a lazily built local embedder: this is that order, in a
+    fresh process that imported nothing else first. Run apart, so that a crash fails
     this test instead of ending the run."""
     pytest.importorskip("onnxruntime", reason="the local embedder's runtime is not installed")
     import subprocess
