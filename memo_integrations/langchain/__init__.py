@@ -40,7 +40,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "langchain-core", "langchain", "the LangChain integration"
     ) from exc
 
-from memo_integrations import _lazy
+from memo_core.lazy import lazy_exports as _lazy_exports
 
 if typing.TYPE_CHECKING:
     from memo_integrations.langchain.chat_history import MemoHoodChatMessageHistory
@@ -91,4 +91,4 @@ __all__ = [
 ]
 
 
-__getattr__, __dir__ = _lazy.lazy_exports(__name__, _MODULES, globals())
+__getattr__, __dir__ = _lazy_exports(__name__, _MODULES, globals())

@@ -1,9 +1,11 @@
 """Lazy package exports: a name's module is imported on first use, not with the package.
 
-Each adapter package maps its public names to the modules that define them, so
-importing the package costs nothing beyond its framework's core, and a name whose
-module needs a further optional package (LangGraph for ``MemoHoodStore``) fails
-only when used, with that module's :class:`~memo_core.errors.MissingDependencyError`.
+``memo_core`` and each adapter package map their public names to the modules that
+define them, so importing a package costs nothing beyond what it must have:
+``memo kb ask`` does not pay for MemoHood's capture models, an adapter package
+costs its framework's core only, and a name whose module needs a further optional
+package (LangGraph for ``MemoHoodStore``) fails only when used, with that module's
+:class:`~memo_core.errors.MissingDependencyError`.
 """
 
 from __future__ import annotations
