@@ -66,7 +66,7 @@ def _centibels(language: str) -> dict[str, int] | None:
     if package is None:
         return None
     try:
-        import msgpack  # wordfreq's own dependency
+        import msgpack  # declared in the "local" extra beside wordfreq
 
         with gzip.open(package / "data" / f"large_{language}.msgpack.gz", "rb") as f:
             data = msgpack.load(f, raw=False)
