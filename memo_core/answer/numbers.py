@@ -40,6 +40,7 @@ __all__ = [
     "NUMBER",
     "StatedNumbers",
     "canonical_number",
+    "number_term",
 ]
 
 #: Characters that group a number's digits by thousands: comma, apostrophe (straight
@@ -117,9 +118,7 @@ class StatedNumbers:
     @classmethod
     def read(cls, text: str, language: str) -> StatedNumbers:
         """The numbers ``text`` states; ``language`` stems its words (Cyrillic is always Russian)."""
-        written = frozenset(
-            canonical_number(_unversioned(m.group().lower())) for m in _NUMBER.finditer(text)
-        )
+        written = frozenset(number_term(m.group().lower()) for m in _NUMBER.finditer(text))
         ranges: list[tuple[int, int]] = []
         for m in _DASH_RANGE.finditer(text):
             low, high = _integer(m.group(1)), _integer(m.group(2))
@@ -135,7 +134,7 @@ class StatedNumbers:
 
     def states(self, number: str) -> bool:
         """Whether the text states ``number`` (a question's number as
-        :func:`canonical_number` writes it: "7", "1000000", "10th", "3.12")."""
+        :func:`number_term` writes it: "7", "1000000", "10th", "3.12")."""
         if number in self.written:
             return True
         match = _INTEGER.fullmatch(number)
@@ -148,8 +147,12 @@ class StatedNumbers:
         return bool(spelled) and any(_holds(self.stems, words) for words in spelled)
 
 
-def _unversioned(folded: str) -> str:
-    return folded[1:] if folded[:1] == "v" and folded[1:2].isdigit() else folded
+def number_term(folded: str) -> str:
+    """A lower-cased number as a question and its evidence compare it: no "v" before a
+    version ("v3.12" is "3.12"), no grouping of thousands (:func:`canonical_number`)."""
+    if folded[:1] == "v" and folded[1:2].isdigit():
+        folded = folded[1:]
+    return canonical_number(folded)
 
 
 def _integer(written: str) -> int:

@@ -26,7 +26,7 @@ from rapidfuzz.distance import Levenshtein
 
 from memo_core.answer.lexicon import word_frequency
 from memo_core.answer.literals import missing_literals
-from memo_core.answer.numbers import NUMBER, StatedNumbers, canonical_number
+from memo_core.answer.numbers import NUMBER, StatedNumbers, number_term
 from memo_core.search.text import STOPWORDS, detect_language, stem_token
 from memo_core.types import Hit
 
@@ -63,7 +63,7 @@ def hard_terms(question: str) -> list[str]:
         if folded in parts:
             continue  # a piece of an identifier: the identifier itself is the term
         if _DIGIT.search(word):
-            out.append(_number(folded))
+            out.append(number_term(folded))
             continue
         at_start = bool(_SENTENCE_START.search(question[: m.start()]))
         named = word[:1].isupper() and not at_start and folded not in STOPWORDS and len(word) > 1
@@ -90,14 +90,6 @@ def _misspells(term: str, words: set[str]) -> bool:
         abs(len(w) - len(term)) <= 1 and Levenshtein.distance(term, w, score_cutoff=1) <= 1
         for w in words
     )
-
-
-def _number(folded: str) -> str:
-    """A number term as both sides compare it: no "v" before a version, no grouping
-    of thousands (:func:`~memo_core.answer.numbers.canonical_number`)."""
-    if folded[:1] == "v" and folded[1:2].isdigit():
-        folded = folded[1:]
-    return canonical_number(folded)
 
 
 def hit_evidence(hit: Hit) -> str:
