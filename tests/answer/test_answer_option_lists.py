@@ -7,6 +7,7 @@ made-up tools of the test's own.
 
 from __future__ import annotations
 
+from memo_core.answer.extractive import ExtractiveConfig, PickWeights, extractive_answer
 from memo_core.answer.sentences import (
     is_section_title,
     is_synopsis,
@@ -109,6 +110,24 @@ def test_titles_synopses_and_entries() -> None:
     text = "options:\n  --fast  boil faster\n  --quiet  say nothing\n"
     start = text.index("--fast")
     assert not is_heading(text, start, start + len("--fast  boil faster"))
+
+
+def test_the_entry_of_the_option_asked_about_is_picked_over_one_that_mentions_it() -> None:
+    # Another entry's help names the option and the tool too: only the entry defines it.
+    passages = [("brew", BREW.replace("after it\n", "after the brew; see --cups for the cups\n"))]
+    picked = extractive_answer("What does --cups do in brew?", passages, max_sentences=1)
+    _, a, b = picked[0]
+    assert passages[0][1][a:b] == (
+        "--cups N              how many cups to pour; pours one when not given"
+    )
+    without = ExtractiveConfig(weights=PickWeights(defines_option=0.0))
+    picked = extractive_answer("What does --cups do in brew?", passages, config=without)
+    assert passages[0][1][picked[0][1] : picked[0][2]].startswith("--keep-warm ")  # the mention
+    picked = extractive_answer("What does brew's --keep-warm do?", passages, max_sentences=1)
+    assert passages[0][1][picked[0][1] : picked[0][2]].startswith("--keep-warm ")
+    # The synopsis names every option and is never the answer.
+    picked = extractive_answer("Which options does brew take?", passages, max_sentences=2)
+    assert all(not passages[0][1][a:b].startswith("usage:") for _, a, b in picked)
 
 
 def test_a_definition_list_written_as_bullets_keeps_each_option_with_its_help() -> None:
