@@ -74,7 +74,8 @@ DEEP = 60
 
 
 def _rank(hits: list[Any], holders: set[str]) -> int | None:
-    return next((i for i, h in enumerate(hits) if h.chunk_id in holders), None)
+    """The 1-based rank of the first hit in ``holders`` (None: none is there)."""
+    return next((i for i, h in enumerate(hits, start=1) if h.chunk_id in holders), None)
 
 
 def why_not_read(
@@ -94,7 +95,7 @@ def why_not_read(
     }
     at = _rank(pool, holders)
     if at is not None:
-        return {"cause": NOT_READ[1] if at < k else NOT_READ[2], "pool_rank": at, **ranks}
+        return {"cause": NOT_READ[1] if at <= k else NOT_READ[2], "pool_rank": at, **ranks}
     settings = kb.searcher.settings
     for cause, change in (
         (NOT_READ[3], {"repeated_penalty": 0.0}),
