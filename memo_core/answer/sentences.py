@@ -115,7 +115,7 @@ def _option_spelling(line: str) -> tuple[str, str] | None:
         return (term, "entry") if len(term) <= _OPTION_MAX and ". " not in term else None
     tokens = content.split()
     if (
-        len(content) <= _OPTION_MAX
+        len(content) <= 2 * _OPTION_MAX  # a spelling alone on its line may be long
         and content[-1] not in ".,;"
         and all(_OPTION_TOKEN.fullmatch(t) for t in tokens)
     ):
