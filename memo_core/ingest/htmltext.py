@@ -79,6 +79,9 @@ _BLOCK = frozenset(
         "body",
     }
 )
+#: Blocks that start a line, not a paragraph: a blank line after a term would part
+#: it from its definition.
+_LINES = frozenset({"li", "dt", "dd"})
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _VOID = frozenset(
     {
@@ -204,6 +207,20 @@ class _TextCollector(HTMLParser):
     def _in_data_cell(self) -> bool:
         return bool(self._tables) and not self._tables[-1][0]
 
+    def _at_line_start(self) -> bool:
+        for chunk in reversed(self.out):
+            visible = chunk.rstrip(" \t\u00a0")
+            if visible:
+                return visible.endswith("\n")
+        return True
+
+    def _line_break(self) -> None:
+        """End the line unless it is empty: a term, its definition, a list item, a
+        layout row or cell starts a line of its own, not a paragraph (a signature
+        stays right above its description, as the plain-text rendering shows it)."""
+        if not self._at_line_start():
+            self.out.append("\n")
+
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "body":  # an unclosed <head> (legal HTML) must not hide the page
             self._skip_stack.clear()
@@ -225,15 +242,17 @@ class _TextCollector(HTMLParser):
             self.out.append("\n\n")
         elif tag == "tr" and self._tables:
             self._tables[-1][1] = self._tables[-1][2] = False
-            self.out.append("\n")
+            self._line_break()
         elif tag in ("td", "th") and self._tables and self._tables[-1][0]:
-            self.out.append("\n")  # a layout cell is a block
+            self._line_break()  # a layout cell is a block
         elif tag in ("td", "th") and self._tables:
             self._tables[-1][2] = True  # the separator waits for the cell's first text
         elif tag == "br" and self._in_data_cell():
             self.out.append(" ")  # a row of data stays one line
         elif tag == "br":
             self.out.append("\n")  # a line break inside its paragraph, not a new block
+        elif tag in _LINES:
+            self._line_break()
         elif tag in _BLOCK:
             if tag == "pre":
                 self._pre += 1
@@ -251,8 +270,8 @@ class _TextCollector(HTMLParser):
         elif tag == "table" and self._tables:
             self._tables.pop()
             self.out.append("\n")
-        elif tag in ("td", "th") and self._tables and self._tables[-1][0]:
-            self.out.append("\n")
+        elif tag in _LINES or (tag in ("td", "th", "tr") and self._tables and self._tables[-1][0]):
+            self._line_break()
         elif tag in _BLOCK and tag != "br":
             if tag == "pre":
                 self._pre = max(0, self._pre - 1)
@@ -267,6 +286,8 @@ class _TextCollector(HTMLParser):
             # A line break in the source is a space on the page; only <br> and
             # blocks break lines (a wrapped source line must not split a sentence).
             data = _SOURCE_WHITESPACE.sub(" ", data)
+        if not self._pre and not data.strip() and self._at_line_start():
+            return  # a gutter's &nbsp; or indentation before a block: nothing on the line
         if self._in_data_cell() and self._tables[-1][2] and data.strip():
             table = self._tables[-1]
             if table[1]:
@@ -359,6 +380,13 @@ def _in_cell(element: Any) -> bool:
 
 def html_to_markdown(markup: str, *, use_trafilatura: bool = True) -> str:
     """The main text of ``markup`` with ``#`` headings; empty when there is none."""
+    text, from_trafilatura = _main_text(markup, use_trafilatura)
+    return unescape_markdown(text) if from_trafilatura else text
+
+
+def _main_text(markup: str, use_trafilatura: bool = True) -> tuple[str, bool]:
+    """The page's main text, and whether it is trafilatura's Markdown (escapes and
+    inline syntax included) rather than the stdlib reader's text."""
     layout = layout_tables(markup)
     if use_trafilatura and not any(layout):
         try:
@@ -368,7 +396,7 @@ def html_to_markdown(markup: str, *, use_trafilatura: bool = True) -> str:
         except (Exception, RecursionError):  # hostile markup: fall back, never crash
             extracted = None
         if extracted and extracted.strip():
-            return unescape_markdown(extracted)
+            return extracted, True
     collector = _TextCollector(layout)
     collector.feed(markup)
     collector.close()
@@ -376,7 +404,7 @@ def html_to_markdown(markup: str, *, use_trafilatura: bool = True) -> str:
         " ".join(line.split()) if not line.startswith("#") else line.strip()
         for line in "".join(collector.out).split("\n")
     )
-    return "\n".join(lines)
+    return "\n".join(lines), False
 
 
 def html_title(markup: str) -> str | None:
@@ -396,8 +424,12 @@ def extract_html(
     kind: str = "html",
     metadata: dict[str, Any] | None = None,
 ) -> ExtractedDocument:
-    """An HTML page as a document with heading-path locators."""
-    text = html_to_markdown(markup)
+    """An HTML page as a document with heading-path locators.
+
+    trafilatura's Markdown is rendered as the page reads (emphasis, code and link
+    syntax away, its backslash escapes read), the stdlib reader's text is that already.
+    """
+    text, from_trafilatura = _main_text(markup)
     doc = extract_markdown(
         text,
         source=source,
@@ -405,6 +437,7 @@ def extract_html(
         kind=kind,
         metadata=metadata,
         front_matter=False,
+        rendered=from_trafilatura,
     )
     title = html_title(markup)
     return replace(doc, title=title) if title else doc

@@ -147,3 +147,12 @@ def test_a_table_the_reader_skips_does_not_shift_the_tables_after_it() -> None:
     assert "Search" not in lines
     assert "ebb(self)" in lines and "Return the hour of low water." in lines
     assert "Not a row." in lines
+
+
+def test_a_term_sits_right_above_its_definition(extractor: str) -> None:
+    # as the plain-text rendering shows a member: its signature, then its description
+    lines = [" ".join(line.split()) for line in html_to_markdown(REFERENCE).split("\n")]
+    at = lines.index("high_water(self, day)")
+    assert lines[at + 1].startswith("Return the time of the first high water")
+    at = lines.index("class Harbour(builtins.object)")
+    assert lines[at + 1] == "Harbour(name, datum=0.0)"
