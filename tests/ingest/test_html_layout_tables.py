@@ -9,14 +9,11 @@ title) were dropped. A table of data keeps its rows.
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Callable
 from pathlib import Path
-
-import pytest
 
 from memo_core.answer.sentences import split_sentences
 from memo_core.ingest.htmltext import extract_html, html_to_markdown, layout_tables
-from memo_core.ingest.policy import IngestPolicy
 
 # A reference page laid out the way pydoc lays out a module: a title table, a section
 # table per kind of member (title row, then a gutter cell beside the content cell),
@@ -46,15 +43,6 @@ day,&nbsp;rounded&nbsp;to&nbsp;the&nbsp;nearest&nbsp;minute.</span></dd></dl>
 <tr><td>Eastwick</td><td>3.1</td></tr></table>
 </body></html>
 """
-
-
-@pytest.fixture(params=["trafilatura", "stdlib"])
-def extractor(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    if request.param == "trafilatura":
-        pytest.importorskip("trafilatura", reason="trafilatura (the web extra) is not installed")
-    else:
-        monkeypatch.setitem(sys.modules, "trafilatura", None)  # as if not installed
-    return str(request.param)
 
 
 def _lines(text: str) -> list[str]:
@@ -111,28 +99,17 @@ def test_a_table_of_data_keeps_its_rows_without_a_gutter(extractor: str) -> None
 
 
 def test_reingest_updates_a_base_that_read_layout_cells_as_rows(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: IngestPolicy
+    tmp_path: Path, reingest: Callable[..., tuple[str, str]]
 ) -> None:
     from memo_core.ingest import htmltext
-    from memo_core.kb import MemoBase
-    from memo_core.kb.ingest import ingest_sources
 
     page = tmp_path / "tides.html"
     page.write_text(REFERENCE, encoding="utf-8")
-
-    def stored_text() -> str:
-        [doc] = kb.list_documents()
-        return kb.document_slice(doc.id, 0, 1_000_000) or ""
-
     whole = "Return the spring tide range in metres."
-    with MemoBase(tmp_path / "kb.db", embedder=None) as kb:
-        with monkeypatch.context() as old:
-            old.setattr(htmltext, "layout_tables", lambda markup: [])  # every table data
-            assert len(ingest_sources(kb, [page], policy=policy).added) == 1
-        assert whole not in _sentences(stored_text())
-        report = ingest_sources(kb, [page], policy=policy)
-        assert len(report.updated) == 1 and not report.unchanged
-        assert whole in _sentences(stored_text())
+    before, after = reingest(
+        page, lambda old: old.setattr(htmltext, "layout_tables", lambda markup: [])
+    )
+    assert whole not in _sentences(before) and whole in _sentences(after)
     doc = extract_html(REFERENCE, source=str(page), default_title="tides")
     assert doc.title == "Tides" and whole in _sentences(doc.text)
 

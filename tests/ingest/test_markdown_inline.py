@@ -6,6 +6,7 @@ offsets, so the stored text is the rendered one and offsets are taken after rend
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,6 @@ from memo_core.answer.verify import verify_quote
 from memo_core.ingest.htmltext import extract_html
 from memo_core.ingest.inline import readable_inline, readable_markdown
 from memo_core.ingest.markdown import extract_markdown
-from memo_core.ingest.policy import IngestPolicy
 
 NOTE = """# Kiln *firing* notes
 
@@ -113,25 +113,16 @@ def test_html_strong_and_code_read_as_the_page_shows_them() -> None:
 
 
 def test_reingest_updates_a_base_stored_with_markdown_syntax(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: IngestPolicy
+    tmp_path: Path, reingest: Callable[..., tuple[str, str]]
 ) -> None:
     from memo_core.ingest import markdown
-    from memo_core.kb import MemoBase
-    from memo_core.kb.ingest import ingest_sources
+
+    def raw_reading(old: pytest.MonkeyPatch) -> None:
+        old.setattr(markdown, "readable_markdown", lambda text: text)
+        old.setattr(markdown, "readable_inline", lambda text: text)
 
     note = tmp_path / "kiln.md"
     note.write_text(NOTE, encoding="utf-8")
-
-    def stored_text() -> str:
-        [doc] = kb.list_documents()
-        return kb.document_slice(doc.id, 0, 1_000_000) or ""
-
-    with MemoBase(tmp_path / "kb.db", embedder=None) as kb:
-        with monkeypatch.context() as old:
-            old.setattr(markdown, "readable_markdown", lambda text: text)
-            old.setattr(markdown, "readable_inline", lambda text: text)
-            assert len(ingest_sources(kb, [note], policy=policy).added) == 1
-        assert "The **default** cone" in stored_text()
-        report = ingest_sources(kb, [note], policy=policy)
-        assert len(report.updated) == 1 and not report.unchanged
-        assert "The default cone" in stored_text() and "**default**" not in stored_text()
+    before, after = reingest(note, raw_reading)
+    assert "The **default** cone" in before
+    assert "The default cone" in after and "**default**" not in after
