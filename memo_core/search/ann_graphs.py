@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from memo_core.errors import InvalidInputError
+
 __all__ = ["ENGINES", "Graph", "installed", "new_graph", "pick_engine", "restore_graph"]
 
 #: The engines, preferred first.
@@ -78,7 +80,7 @@ def new_graph(
     """An empty graph; ``dtype`` is the stored precision (faiss: "f16" only)."""
     if engine == "faiss":
         if dtype != "f16":
-            raise ValueError(f"the faiss graph stores float16 vectors, not {dtype!r}")
+            raise InvalidInputError(f"the faiss graph stores float16 vectors, not {dtype!r}")
         return _FaissGraph.new(dims, connectivity, expansion_add)
     return _UsearchGraph.new(dims, connectivity, expansion_add, dtype)
 

@@ -43,7 +43,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memo_core.errors import MissingDependencyError
+from memo_core.errors import MissingDependencyError, StorageError
 from memo_core.search.ann_graphs import (
     Graph,
     load_cpp_runtime_first,
@@ -274,8 +274,7 @@ class AnnVectorIndex:
 
     def _replay(self, rowids: list[int], high: int) -> None:
         np = self._np
-        index = self._index
-        assert index is not None
+        index = self._graph
         stored = self.store.backend.vectors_by_rowid(rowids)
         index.remove(rowids)
         added = [r for r in rowids if r in stored]
@@ -309,9 +308,15 @@ class AnnVectorIndex:
             self._scope_counts[key] = int(self.store.db.query_one(sql, params)[0])
         return self._scope_counts[key]
 
+    @property
+    def _graph(self) -> Graph:
+        """The loaded graph: every caller runs after a ``refresh()`` that returned True."""
+        if self._index is None:  # not reached: refresh() loads or builds it
+            raise StorageError(f"{self.path}: the HNSW index is not loaded")
+        return self._index
+
     def _search(self, vector: Any, count: int) -> list[tuple[int, float]]:
-        index = self._index
-        assert index is not None
+        index = self._graph
         count = min(count, len(index))
         if count <= 0:
             return []
@@ -337,8 +342,7 @@ class AnnVectorIndex:
                 return None
             np = self._np
             query = np.asarray(vector, dtype=np.float32)
-            assert self._index is not None
-            total = len(self._index)
+            total = len(self._graph)
             if total == 0:
                 return []
             if not filter and self.store.only_scope(owner, collections):
@@ -366,8 +370,7 @@ class AnnVectorIndex:
             if not self.refresh():
                 return None
             np = self._np
-            index = self._index
-            assert index is not None
+            index = self._graph
             wanted = [int(r) for r in dict.fromkeys(rowids) if index.contains(int(r))]
             if not wanted:
                 return {}
