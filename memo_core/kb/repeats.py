@@ -52,7 +52,7 @@ from __future__ import annotations
 import hashlib
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, repeat
 from typing import TYPE_CHECKING, Any
@@ -357,7 +357,7 @@ class _Shingled:
         return rows, _ShingleCounts(shingle[starts].tolist(), runs.tolist())
 
 
-class _ShingleCounts(Mapping[int, int]):
+class _ShingleCounts:
     """In how many of a batch's documents each of its shingles occurs, by shingle in
     increasing order: two lists rather than a dictionary (a batch of 1,000 chunks has
     ~22,000 shingles, and only those that reach the threshold are ever looked up)."""
@@ -367,16 +367,23 @@ class _ShingleCounts(Mapping[int, int]):
         self._shingles, self._counts = shingles, counts
 
     def __getitem__(self, shingle: int) -> int:
+        """The count of ``shingle`` (0: no document of the batch holds it)."""
         i = bisect_left(self._shingles, shingle)
-        if i == len(self._shingles) or self._shingles[i] != shingle:
-            raise KeyError(shingle)
-        return self._counts[i]
+        held = i < len(self._shingles) and self._shingles[i] == shingle
+        return self._counts[i] if held else 0
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._shingles)
 
     def __len__(self) -> int:
         return len(self._shingles)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _ShingleCounts):
+            return NotImplemented
+        return (self._shingles, self._counts) == (other._shingles, other._counts)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable lists inside: not hashable
 
 
 def owner_id(db: SQLDatabase, owner: str) -> int | None:
