@@ -27,6 +27,7 @@ from rapidfuzz.distance import Levenshtein
 from memo_core.answer.lexicon import word_frequency
 from memo_core.answer.literals import missing_literals
 from memo_core.answer.numbers import NUMBER, StatedNumbers, number_term
+from memo_core.answer.repairs import corrected
 from memo_core.search.text import STOPWORDS, detect_language, stem_token
 from memo_core.types import Hit
 
@@ -53,8 +54,11 @@ def hard_terms(question: str) -> list[str]:
     """Numbers, versions, capitalised names, identifiers and coined words (ones no
     word list knows: "getopt", "wbits") of ``question``, lower-cased.
 
-    Identifiers come first, then the rest in order of appearance.
+    Identifiers come first, then the rest in order of appearance. What the asker took
+    back ("version 3.1 no sorry 3.2": :func:`~memo_core.answer.repairs.corrected`) is
+    no term of the question.
     """
+    question = corrected(question)
     out: list[str] = [m.group().lower().strip("_") for m in _IDENTIFIER.finditer(question)]
     parts = {p for term in out for p in _TERM.findall(term)}
     for m in _TERM.finditer(question):
@@ -110,6 +114,7 @@ def missing_terms(question: str, evidence: Iterable[str]) -> list[str]:
     (:func:`~memo_core.answer.literals.missing_literals`: ``--no-restart``, ``>>>``,
     "the async while statement")."""
     texts = list(evidence)
+    question = corrected(question)
     missing = _missing_hard_terms(question, texts)
     seen = {m.lower() for m in missing}
     return missing + [m for m in missing_literals(question, texts) if m.lower() not in seen]
