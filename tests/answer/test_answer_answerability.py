@@ -284,7 +284,7 @@ def test_keyword_rank_and_similarity_coverage_follow_the_best_window(hashed: Mem
 def test_the_gate_embeds_only_its_first_candidate_sentences(tmp_path: Path) -> None:
     from memo_core.answer.gate import SENTENCE_CANDIDATES
 
-    many = " ".join(f"The tide table for pier {n} lists the tide at dawn." for n in range(12))
+    many = " ".join(f"The tide table for pier {n} lists the tide at dawn." for n in range(24))
     embedder = TopicEmbedder()
     base = MemoBase(tmp_path / "kb.db", embedder=None)
     try:
@@ -292,7 +292,7 @@ def test_the_gate_embeds_only_its_first_candidate_sentences(tmp_path: Path) -> N
         question = "What does the tide table list?"
         hits = base.search(question, k=3)
         gate_features(question, hits, Frequencies(base.store), SentenceSimilarity(embedder))
-        assert len(embedder.embedded) == SENTENCE_CANDIDATES < 12
+        assert len(embedder.embedded) == SENTENCE_CANDIDATES < 24
     finally:
         base.close()
 
