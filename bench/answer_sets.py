@@ -5,6 +5,7 @@
     pydoc = load_set("pydoc", formats="mixed")  # stdlib docs rebuilt by bench/data/answer/build_docs.py
     topics = load_set("topics")                 # Language Reference, bench/data/topics/build_docs.py
     library = load_set("library")               # 32 more modules, bench/data/library/build_docs.py
+    cli = load_set("cli")                       # command-line help, bench/data/cli/build_docs.py
     with squad.open_base(embedder) as kb:       # a fresh MemoBase in a temporary folder, ingested
         for q in squad.questions: ...
     heldout = load_set("pydoc", split="heldout")  # the half calibrate_gate.py never fits on
@@ -37,9 +38,15 @@ with its documents. ``q.should_answer`` is the label a gate is calibrated on.
   docstrings are dense with options, defaults, exceptions, limits and versions;
   a second check that what was tuned carries over. Its answer spans are checked
   in all four renderings (``--check``).
+* ``cli``: the pydoc set's kinds, formats and locators over option lists: the
+  ``--help`` output of the interpreter and of 34 standard-library command-line
+  tools (``bench/data/cli/build_docs.py``), one entry per option with its help
+  (``-b ADDRESS, --bind ADDRESS`` / ``bind to this address (default: all
+  interfaces)``), the shape of a manual page rather than reference prose. Held
+  out by tool.
 
 The held-out half of each set is fixed by its :attr:`EvalQuestion.group` (a
-SQuAD paragraph, a pydoc module, a reference topic), so no group is on both sides.
+SQuAD paragraph, a pydoc module, a reference topic, a command-line tool), so no group is on both sides.
 """
 
 from __future__ import annotations
@@ -65,6 +72,7 @@ HERE = Path(__file__).resolve().parent
 PYDOC_DIR = HERE / "data" / "answer"
 TOPICS_DIR = HERE / "data" / "topics"
 LIBRARY_DIR = HERE / "data" / "library"
+CLI_DIR = HERE / "data" / "cli"
 
 __all__ = [
     "RENDERED_SETS",
@@ -73,6 +81,8 @@ __all__ = [
     "AnswerSet",
     "EvalQuestion",
     "build_docs_module",
+    "cli_docs_module",
+    "cli_set",
     "library_docs_module",
     "library_set",
     "load_set",
@@ -96,6 +106,11 @@ def topics_docs_module() -> Any:
 def library_docs_module() -> Any:
     """bench/data/library/build_docs.py as a module."""
     return _script_module("memo_bench_library_docs", LIBRARY_DIR / "build_docs.py")
+
+
+def cli_docs_module() -> Any:
+    """bench/data/cli/build_docs.py as a module."""
+    return _script_module("memo_bench_cli_docs", CLI_DIR / "build_docs.py")
 
 
 def _script_module(name: str, path: Path) -> Any:
@@ -315,6 +330,13 @@ def library_set(
     return _rendered_set("library", library_docs_module(), formats, limit, rebuild, split)
 
 
+def cli_set(
+    formats: str = "mixed", limit: int = 0, rebuild: bool = False, split: str = "all"
+) -> AnswerSet:
+    """The command-line help set (the interpreter's and 34 tools' ``--help``), rebuilt like the pydoc set."""
+    return _rendered_set("cli", cli_docs_module(), formats, limit, rebuild, split)
+
+
 def _rendered_set(
     name: str, bd: Any, formats: str, limit: int, rebuild: bool, split: str
 ) -> AnswerSet:
@@ -372,10 +394,16 @@ def _rendered_set(
 
 
 #: Every set by name; the rendered sets take formats, limit, rebuild and split.
-SETS = {"squad": squad_set, "pydoc": pydoc_set, "topics": topics_set, "library": library_set}
+SETS = {
+    "squad": squad_set,
+    "pydoc": pydoc_set,
+    "topics": topics_set,
+    "library": library_set,
+    "cli": cli_set,
+}
 
 #: The sets whose documents are rendered in several formats (reported per format).
-RENDERED_SETS = ("pydoc", "topics", "library")
+RENDERED_SETS = ("pydoc", "topics", "library", "cli")
 
 
 def load_set(name: str, **options: Any) -> AnswerSet:

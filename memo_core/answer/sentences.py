@@ -10,7 +10,10 @@ word does not start in lower case, except after known abbreviations ("e.g.",
 ("3.5", and "9. 81" as tokenized text writes it); it also splits at blank lines
 (a line holding only a gutter of bars, as pydoc draws, is blank too), before
 bullets and numbered items, around a call signature alone on its line
-("dist(p, q, /)"), and after Markdown headings and short title lines.
+("dist(p, q, /)"), after Markdown headings and short title lines, and before each
+entry of an option list (:func:`option_entry`: "-b ADDRESS, --bind ADDRESS  bind
+to this address", "PYTHONPATH : search path"), whose help reads on without a full
+stop; an option alone on its line keeps the help indented under it.
 
 :func:`split_chat_sentences` reads chat messages (memory capture), where people
 type in lower case and one line is one thought: it splits after ``. ! ? …``
@@ -27,8 +30,12 @@ import re
 __all__ = [
     "ABBREVIATIONS",
     "CHAT_ABBREVIATIONS",
+    "is_section_title",
     "is_signature",
+    "is_synopsis",
     "line_content",
+    "option_entry",
+    "option_spelling",
     "sentence_around",
     "split_chat_sentences",
     "split_sentences",
@@ -68,6 +75,84 @@ _SIGNATURE = re.compile(
 _SPLIT_DECIMAL = re.compile(r"(?<=\d)\. (?=\d)")
 
 
+#: What opens an option list's entry: an option ("-b", "--bind", "-X", "-?") or, followed
+#: at once by the gap or colon before its help, a variable or placeholder ("PYTHONPATH").
+_OPTION_START = re.compile(r"-{1,2}[A-Za-z0-9?]|[A-Z][A-Z0-9_]{2,}(?= {2,}| ?: )")
+#: Between an entry's option and its help: two spaces or more, or a colon ("-b : ...",
+#: "PYTHONSTARTUP: ..."), optionally with a dash rule ("--help / -h   -- print").
+_OPTION_GAP = re.compile(r" {2,}(?:-{1,2} +)?| ?: +")
+#: A token of an option's spelling: an option, a placeholder, choices or a repeat mark
+#: ("-c", "<name>", "[<file>", "...],", "{text,html}", "FILE|DIR", "always|default|never:").
+_OPTION_TOKEN = re.compile(r"(?:[-<\[{(]|\.\.\.|[A-Z][A-Z0-9_]*\b|\S*[|=])\S*")
+_OPTION_MAX = 60
+#: The start of a command's usage synopsis ("usage: tar [-h] ...", "Usage: 2to3 [options]").
+_USAGE = re.compile(r"usage:\s", re.IGNORECASE)
+
+
+def option_entry(line: str) -> str | None:
+    """How ``line`` opens an entry of an option list: ``"entry"`` when it holds an option
+    and its help ("-q, --quiet  say less", "-X utf8: enable UTF-8 mode"), ``"option"``
+    when it holds only the option's spelling ("-b ADDRESS, --bind ADDRESS"; its help is
+    on the lines below), None when it is no option entry (prose, a wrapped help line)."""
+    found = _option_spelling(line)
+    return None if found is None else found[1]
+
+
+def option_spelling(line: str) -> str | None:
+    """The option an entry of an option list opens with ("-b ADDRESS, --bind ADDRESS"
+    of "-b ADDRESS, --bind ADDRESS  bind to this address"); None for any other line."""
+    found = _option_spelling(line)
+    return None if found is None else found[0]
+
+
+def _option_spelling(line: str) -> tuple[str, str] | None:
+    content = line_content(line)
+    if not _OPTION_START.match(content):
+        return None
+    gap = _OPTION_GAP.search(content)
+    if gap is not None:
+        term = content[: gap.start()]
+        return (term, "entry") if len(term) <= _OPTION_MAX and ". " not in term else None
+    tokens = content.split()
+    if (
+        len(content) <= _OPTION_MAX
+        and content[-1] not in ".,;"
+        and all(_OPTION_TOKEN.fullmatch(t) for t in tokens)
+    ):
+        return content, "option"
+    return None
+
+
+def is_section_title(line: str) -> bool:
+    """Whether ``line`` titles a section of a help text: unindented, a few words ending in
+    a colon ("options:", "positional arguments:", "Exit codes:")."""
+    return (
+        line[:1].isalpha()
+        and line.endswith(":")
+        and len(line) <= _TITLE_MAX
+        and len(line.split()) <= 4
+    )
+
+
+#: A line mostly of bracketed options and alternatives, as a synopsis is ("[-n | -t] url").
+_SYNOPSIS_TOKEN = re.compile(r"[\[(|{]|.*[\])}]$")
+
+
+def is_synopsis(sentence: str) -> bool:
+    """Whether ``sentence`` is a command's usage synopsis ("usage: tar [-h] [-f FILE] ...",
+    "[-n | -t] url"): it names every option and says what none of them does, so it is
+    context for a question, never its answer."""
+    if _USAGE.match(sentence.lstrip()):
+        return True
+    tokens = sentence.split()
+    bracketed = sum(bool(_SYNOPSIS_TOKEN.match(t)) for t in tokens)
+    return len(tokens) >= 4 and bracketed >= 0.6 * len(tokens)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
 def line_content(line: str) -> str:
     """``line`` without surrounding whitespace and any left gutter of bars."""
     m = _GUTTER.match(line)
@@ -99,12 +184,42 @@ def _line_breaks(text: str) -> list[int]:
     cuts: list[int] = []
     lines = text.split("\n")
     pos = 0
+    usage: int | None = None  # the indentation of the usage synopsis being read, if any
     for k, line in enumerate(lines[:-1]):
         end = pos + len(line)
         nxt = line_content(lines[k + 1])
         cur = line_content(line)
+        deeper = _indent(lines[k + 1]) > _indent(line)
+        if _USAGE.match(cur):
+            usage = _indent(line)
+        if _USAGE.match(nxt) or (usage is not None and _indent(lines[k + 1]) <= usage):
+            # A usage synopsis is a sentence of its own: it runs over its indented lines.
+            usage = None if not _USAGE.match(nxt) else usage
+            cuts.append(end)
+            pos = end + 1
+            continue
+        if option_entry(line) == "option" and deeper and nxt and not _BULLET.match(nxt):
+            pos = end + 1  # an option alone on its line: its help follows, indented
+            continue
+        item, next_item = _BULLET.match(cur), _BULLET.match(nxt)
         if (
-            not any(c.isalnum() for c in cur)  # blank, or a rule such as "-----"
+            item
+            and next_item
+            and option_entry(cur[item.end() :]) == "option"
+            and not option_entry(nxt[next_item.end() :])
+        ):
+            # A definition list written as a list ("- -b ADDRESS" / "- bind to this
+            # address"), as HTML's <dt>/<dd> come out of a page: the option and its help.
+            pos = end + 1
+            continue
+        title = is_section_title(lines[k + 1])
+        if (
+            # The next entry of an option list, or its first under a title ("options:").
+            (option_entry(lines[k + 1]) and (not deeper or cur.endswith(":")))
+            # A section title of a help text, and what it titles.
+            or (title and (cur[-1:] in ".!?:)" or _indent(line) > 0))
+            or (is_section_title(line) and deeper)
+            or not any(c.isalnum() for c in cur)  # blank, or a rule such as "-----"
             or not any(c.isalnum() for c in nxt)
             or is_signature(cur)
             or is_signature(nxt)
@@ -135,6 +250,8 @@ def _punctuation_breaks(text: str) -> list[int]:
         if _SPLIT_DECIMAL.match(text, m.end() - 1):
             continue
         punct = m.group().rstrip("\"'”’»)]")
+        if punct == "..." and m.start() and text[m.start() - 1] in " \t[":
+            continue  # a repeat mark of a synopsis ("[file ...]", "[arg] ..."), no ellipsis
         if punct == "." and _is_abbreviation(text, m.start()) and rest:
             continue
         cuts.append(end)

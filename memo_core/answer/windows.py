@@ -21,7 +21,12 @@ from dataclasses import dataclass, replace
 
 from memo_core.answer.lexicon import MODALS, NEGATIONS
 from memo_core.answer.semantic import SentenceSimilarity
-from memo_core.answer.sentences import is_signature, line_content, split_sentences
+from memo_core.answer.sentences import (
+    is_signature,
+    line_content,
+    option_entry,
+    split_sentences,
+)
 from memo_core.search.text import detect_language, stem_token, tokenize
 from memo_core.types import Hit
 
@@ -94,6 +99,8 @@ def is_heading(text: str, start: int, end: int) -> bool:
         return False
     if len(sentence.split()) > _HEADING_WORDS or sentence[-1:] in _CLOSING:
         return False
+    if option_entry(text[line_start:line_end]):
+        return False  # an option and its help ("--fast  compress faster"): a definition
     after = _neighbour_line(text, line_start, line_end, 1)
     before = _neighbour_line(text, line_start, line_end, -1)
     described = is_signature(before) or after.startswith("#") or is_signature(after)

@@ -1,6 +1,6 @@
 """What the rendered dev sets' tests share: the set's document builder and a fresh build.
 
-A test module names its set in ``DOCS_SET`` (``"topics"``, ``"library"``).
+A test module names its set in ``DOCS_SET`` (``"topics"``, ``"library"``, ``"cli"``).
 """
 
 from __future__ import annotations
