@@ -206,6 +206,9 @@ class _Sentence:
     after_signature: bool
     signature: bool
     length: int
+    #: The option its entry of an option list opens with ("-R, --no-report" for "Useful
+    #: if you want to accumulate over several runs." in that entry's help), or "".
+    option: str = ""
 
 
 @dataclass(frozen=True)
@@ -230,10 +233,22 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
         block: frozenset[str] = frozenset()
         heading = False
         described: _Sentence | None = None  # the signature just before, awaiting its description
+        option = ""  # the option of the entry being read, while its help goes on
+        last = 0
         for start, end in split_sentences(text):
             sentence = text[start:end]
             toks = _terms(sentence, language)
             terms = frozenset(toks)
+            spelling = option_spelling(sentence.split("\n", 1)[0])
+            here = block
+            if spelling is not None:
+                option = spelling
+            elif "\n\n" in text[last:start] or text[last:start].strip(" \n"):
+                option = ""
+            elif option:
+                # The help of an entry goes on: its option is what the sentence is about.
+                here = frozenset(_terms(option, language))
+            last = end
             # A heading is context, never the answer; so is a usage synopsis, which names
             # every option of a command and says what none of them does.
             if is_heading(text, start, end) or is_synopsis(sentence) or is_section_title(sentence):
@@ -253,11 +268,11 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
                 described = None
             else:
                 if this:
-                    block = terms
+                    block = here = terms
                 out.append(
                     _Sentence(
-                        chunk_id, rank, start, end, sentence, terms, before, block,
-                        heading, False, this, len(toks),
+                        chunk_id, rank, start, end, sentence, terms, before, here,
+                        heading, False, this, len(toks), option,
                     )
                 )  # fmt: skip
                 described = out[-1] if this else None
@@ -271,12 +286,10 @@ _ASKED_OPTION = re.compile(r"(?<![\w-])--?[A-Za-z0-9][\w-]*|\b[A-Z][A-Z0-9_]{3,}
 _SPELLING_TOKEN = re.compile(r"--?[A-Za-z0-9][\w-]*|[A-Z][A-Z0-9_]{3,}")
 
 
-def _defines_option(text: str, asked: Collection[str]) -> bool:
-    """Whether ``text`` opens an option list's entry spelling one of the ``asked`` options."""
-    if not asked:
-        return False
-    spelling = option_spelling(text.split("\n", 1)[0])
-    return spelling is not None and bool(set(_SPELLING_TOKEN.findall(spelling)) & set(asked))
+def _defines_option(option: str, asked: Collection[str]) -> bool:
+    """Whether ``option`` (the spelling an entry of an option list opens with) spells one
+    of the ``asked`` options."""
+    return bool(asked) and bool(set(_SPELLING_TOKEN.findall(option)) & set(asked))
 
 
 def _opens_on(text: str, qterms: Collection[str], language: str) -> bool:
@@ -383,7 +396,7 @@ def pick_candidates(
             "refers_back": c.with_context if _refers_back(s.text) else 0.0,
             "answer_form": answer_form(question, s.text),
             "opens_on_question": float(_opens_on(s.text, qterms, language)),
-            "defines_option": float(_defines_option(s.text, asked_options)),
+            "defines_option": float(_defines_option(s.option, asked_options)),
         }
         out.append(PickCandidate(s.chunk_id, s.start, s.end, s.text, features, True))
     out += [PickCandidate(c.sentence.chunk_id, c.sentence.start, c.sentence.end,

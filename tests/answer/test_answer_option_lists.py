@@ -7,7 +7,12 @@ made-up tools of the test's own.
 
 from __future__ import annotations
 
-from memo_core.answer.extractive import ExtractiveConfig, PickWeights, extractive_answer
+from memo_core.answer.extractive import (
+    ExtractiveConfig,
+    PickWeights,
+    extractive_answer,
+    pick_candidates,
+)
 from memo_core.answer.sentences import (
     is_section_title,
     is_synopsis,
@@ -142,3 +147,23 @@ def test_a_definition_list_written_as_bullets_keeps_each_option_with_its_help() 
     ]
     listed = "- --quiet\n- --cups N\n- --keep-warm\n"  # a list of options, no help between
     assert _split(listed) == ["--quiet", "--cups N", "--keep-warm"]
+
+
+def test_the_help_of_an_entry_goes_on_about_its_option_past_a_full_stop() -> None:
+    text = (
+        "options:\n"
+        "  -s MINUTES, --steep MINUTES\n"
+        "                        steep the tea this long. The bag comes out\n"
+        "                        afterwards.\n"
+        "  --sugar               add a spoon of sugar. Stir it in.\n"
+        "\n"
+        "The bag is paper.\n"
+    )
+    question = "What happens to the bag after --steep?"
+    by_text = {c.text: c.features for c in pick_candidates(question, [("t", text)])}
+    going_on = by_text["The bag comes out\n                        afterwards."]
+    assert going_on["defines_option"] == 1.0 and going_on["block"] > 0  # the entry's option
+    assert by_text["The bag is paper."]["defines_option"] == 0.0  # past the blank line
+    assert option_entry("  -c <name> [<file> ...], --create <name> [<file> ...], --new <name>") == (
+        "option"
+    )  # a long spelling alone on its line
