@@ -115,11 +115,9 @@ def _option_spelling(line: str) -> tuple[str, str] | None:
         term = content[: gap.start()]
         return (term, "entry") if len(term) <= _OPTION_MAX and ". " not in term else None
     tokens = content.split()
-    if (
-        len(content) <= 2 * _OPTION_MAX  # a spelling alone on its line may be long
-        and content[-1] not in ".,;"
-        and all(_OPTION_TOKEN.fullmatch(t) for t in tokens)
-    ):
+    # Alone on its line, a spelling may be long ("-o {A,B,...}, --option {A,B,...}"): every
+    # token of it is an option's, which prose never is.
+    if content[-1] not in ".,;" and all(_OPTION_TOKEN.fullmatch(t) for t in tokens):
         return content, "option"
     return None
 
