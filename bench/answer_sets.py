@@ -66,6 +66,7 @@ from typing import Any
 
 from _common import qa_dir, read_jsonl
 
+from memo_core.ingest.inline import readable_inline
 from memo_core.kb import MemoBase
 
 HERE = Path(__file__).resolve().parent
@@ -292,7 +293,8 @@ def _module_formats(
 def _gold_locators(
     bd: Any, manifest: dict[str, Any], docs: Path, module: str, span: str
 ) -> tuple[frozenset[int], frozenset[str]]:
-    """PDF pages and Markdown heading paths where ``span`` occurs in ``module``'s rendering."""
+    """PDF pages and Markdown heading paths where ``span`` occurs in ``module``'s rendering
+    (a heading path as memo stores it: its inline Markdown rendered, ``*x*`` read as x)."""
     entry = manifest["modules"][module]
     text = (docs / entry["files"]["txt"]).read_text(encoding="utf-8")
     starts = entry["pdf_page_starts"]
@@ -305,7 +307,7 @@ def _gold_locators(
     for offset in bd.find_span(markdown, span):
         inside = [h for at, h in entry["md_sections"] if at <= offset]
         if inside:
-            headings.add(inside[-1])
+            headings.add(readable_inline(inside[-1]))
     return frozenset(pages), frozenset(headings)
 
 

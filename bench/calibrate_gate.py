@@ -143,9 +143,13 @@ def feature_rows(
     similarity: SentenceSimilarity | None,
 ) -> list[Row]:
     frequencies = _DocumentFrequencies(kb.store)
+
+    def read(document_id: str, start: int, end: int) -> str | None:
+        return kb.document_slice(document_id, start, end)
+
     rows = []
     for q in answer_set.questions:
-        f = gate_features(q.question, hits[q.id], frequencies, similarity)
+        f = gate_features(q.question, hits[q.id], frequencies, similarity, read)
         features = {name: (None if f[name] is None else float(f[name])) for name in FEATURES}
         rows.append(Row(answer_set.name, q.kind, q.heldout, features))
     return rows

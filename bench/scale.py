@@ -54,6 +54,7 @@ from peers_retrieval import (
 from memo_core.embedders.base import EmbedderFingerprint
 from memo_core.kb import MemoBase
 from memo_core.kb.store import ChunkInput, DocumentWrite
+from memo_core.search.ann_graphs import pick_engine
 from memo_core.search.ann_index import AnnParameters
 from memo_core.search.hybrid import SearchSettings
 from memo_core.search.keyword import POSTINGS_BUDGET, select_words, word_cost
@@ -248,7 +249,7 @@ def hnsw_index(path: Path) -> tuple[MemoBase, dict[str, Any]]:
     kb, facts = saved_index(path, "hnsw")
     status = facts.pop("status")
     facts["hnsw_parameters"] = status["parameters"]
-    # usearch's own count: an RSS delta reads 0 when the build just freed as much.
+    # The graph library's own count: an RSS delta reads 0 when the build just freed as much.
     facts["hnsw_memory_mib"] = status["memory_bytes"] / 2**20
     del facts["hnsw_rss_mib"]
     return kb, facts
@@ -592,7 +593,7 @@ FACTS = (
     ("HNSW build s (once per file)", "hnsw_build_s", "{:.0f}"),
     ("HNSW load s (saved index)", "hnsw_load_s", "{:.2f}"),
     ("HNSW file MiB", "hnsw_file_mib", "{:.0f}"),
-    ("HNSW RAM MiB (usearch's count)", "hnsw_memory_mib", "{:.0f}"),
+    ("HNSW RAM MiB (the graph library's count)", "hnsw_memory_mib", "{:.0f}"),
     ("in-RAM index RSS MiB", "memory_index_rss_mib", "{:.0f}"),
     ("in-RAM index load s (first query)", "memory_index_load_s", "{:.2f}"),
     ("keyword index build s (once per file)", "kwidx_build_s", "{:.0f}"),
@@ -649,7 +650,7 @@ def report(results: dict[str, dict[str, Any]], queries: int) -> str:
         f"from the QA corpus, each stored with the normalised sum of its sentences' {model} "
         "embeddings (384 d; a stand-in for embedding every chunk, which would take hours here). "
         "k=10, 40 candidates a leg. Latency per query, one at a time, wall clock. HNSW: "
-        f"usearch, M={ann.connectivity}, efConstruction={ann.expansion_add}, "
+        f"{pick_engine(ann.engine)}, M={ann.connectivity}, efConstruction={ann.expansion_add}, "
         f"ef=max({ann.expansion_search}, 5 x depth), {ann.dtype}."
     )
     return "\n\n".join(

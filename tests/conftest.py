@@ -21,8 +21,8 @@ import pytest
 from memo_core.search.ann_index import load_cpp_runtime_first
 from memo_core.storage.local_server import ENV_URL, LocalPostgres, start_local_postgres
 
-# Test modules import usearch to skip without it, before any base loads it the way memo
-# does: the C++ runtime goes first here too, or a later onnxruntime import crashes the run.
+# A test may import usearch before any base loads it the way memo does: the C++ runtime
+# goes first here too, or a later onnxruntime import crashes the run.
 load_cpp_runtime_first()
 
 

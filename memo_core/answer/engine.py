@@ -28,9 +28,9 @@ from memo_core.answer.evidence import (
 )
 from memo_core.answer.extractive import extractive_answer
 from memo_core.answer.faithfulness import unfaithful
-from memo_core.answer.gate import SufficiencyGate
+from memo_core.answer.gate import SufficiencyGate, neighbourhood
 from memo_core.answer.grounding import is_grounded
-from memo_core.answer.passages import Passage, whole_sentences
+from memo_core.answer.passages import DocumentReader, Passage, whole_sentences
 from memo_core.answer.prompting import (
     ParsedAnswer,
     build_answer_messages,
@@ -146,7 +146,9 @@ class GuardedAnswerer:
         hits = self.retrieve(question, k=k, collection=collection, filter=filter, owner=owner)
         searched = sorted({h.title or h.source or h.document_id for h in hits})
         found = list(hits)
-        decision = self.gate.decide(question, hits, self.kb.store, self.similarity)
+        decision = self.gate.decide(
+            question, hits, self.kb.store, self.similarity, self._reader(owner)
+        )
         if explanation is not None:
             explanation.gate = decision
             explanation.candidates = [
@@ -197,7 +199,9 @@ class GuardedAnswerer:
         all_cited = [c for claim in claims for c in claim.citations]
         citations = [c for c in all_cited if not c.is_memory]
         remembered = [c for c in all_cited if c.is_memory]
-        missing = _missing_terms(question, citations, [p.hit for p in passages])
+        missing = _missing_terms(
+            question, citations, [p.hit for p in passages], self._reader(owner)
+        )
         if missing and not remembered:
             # The passages quoted are about something else (another version, product,
             # party): a true quote answering another question is still a false answer.
@@ -250,12 +254,16 @@ class GuardedAnswerer:
 
     # -- stage 2: the answer ----------------------------------------------
 
-    def _passages(self, hits: Sequence[Hit], owner: str | None) -> list[Passage]:
-        """The hits widened to whole sentences of their documents (``passages.py``)."""
+    def _reader(self, owner: str | None) -> DocumentReader | None:
+        """The base's documents as a :data:`DocumentReader` (``None`` when it keeps none)."""
         read = getattr(self.kb, "document_slice", None)
         if read is None:
-            return whole_sentences(hits, None)
-        return whole_sentences(hits, lambda doc, a, b: read(doc, a, b, owner=owner))
+            return None
+        return lambda doc, a, b: read(doc, a, b, owner=owner)
+
+    def _passages(self, hits: Sequence[Hit], owner: str | None) -> list[Passage]:
+        """The hits widened to whole sentences of their documents (``passages.py``)."""
+        return whole_sentences(hits, self._reader(owner))
 
     def _extractive_claims(
         self,
@@ -452,12 +460,20 @@ def _relays_instructions(citation: Citation, passage: Passage) -> bool:
     return False
 
 
-def _missing_terms(question: str, citations: Sequence[Citation], hits: Sequence[Hit]) -> list[str]:
-    """The question's numbers and names absent from every cited passage and its title."""
+def _missing_terms(
+    question: str,
+    citations: Sequence[Citation],
+    hits: Sequence[Hit],
+    read: DocumentReader | None = None,
+) -> list[str]:
+    """The question's numbers and names absent from every cited passage, its title and
+    the document text around it (as the gate reads them: :func:`neighbourhood`)."""
     if not citations:
         return []
     cited = {c.chunk_id for c in citations}
-    return missing_terms(question, [hit_evidence(h) for h in hits if h.chunk_id in cited])
+    evidence = [hit_evidence(h) for h in hits if h.chunk_id in cited]
+    evidence += [neighbourhood(h, read) for h in hits if h.chunk_id in cited]
+    return missing_terms(question, evidence)
 
 
 def _ref(citations: Sequence[Citation], citation: Citation) -> int:

@@ -11,7 +11,9 @@ or a parameter written in lower case: a question about ``getopt`` is not answere
 from the ``optparse`` page that does not name it). :func:`missing_terms` lists
 those absent from the evidence - numbers as the evidence states them (digits,
 words or a range holding them: :class:`~memo_core.answer.numbers.StatedNumbers`),
-identifiers exactly, names by stem, a coined word also as its one-edit typo - with
+identifiers exactly, names by stem, without a possessive or in a derived form
+(:data:`DERIVATIONS`: "European" is found in a text about Europe), a coined word
+also as its one-edit typo - with
 the literals the question names verbatim (:mod:`~memo_core.answer.literals`:
 options, operators, quoted code, "the X statement"). The gate reads them as
 features; the engine refuses an answer whose cited passages miss one.
@@ -27,6 +29,7 @@ from rapidfuzz.distance import Levenshtein
 from memo_core.answer.lexicon import word_frequency
 from memo_core.answer.literals import missing_literals
 from memo_core.answer.numbers import NUMBER, StatedNumbers, number_term
+from memo_core.answer.repairs import corrected
 from memo_core.search.text import STOPWORDS, detect_language, stem_token
 from memo_core.types import Hit
 
@@ -53,8 +56,11 @@ def hard_terms(question: str) -> list[str]:
     """Numbers, versions, capitalised names, identifiers and coined words (ones no
     word list knows: "getopt", "wbits") of ``question``, lower-cased.
 
-    Identifiers come first, then the rest in order of appearance.
+    Identifiers come first, then the rest in order of appearance. What the asker took
+    back ("version 3.1 no sorry 3.2": :func:`~memo_core.answer.repairs.corrected`) is
+    no term of the question.
     """
+    question = corrected(question)
     out: list[str] = [m.group().lower().strip("_") for m in _IDENTIFIER.finditer(question)]
     parts = {p for term in out for p in _TERM.findall(term)}
     for m in _TERM.finditer(question):
@@ -110,6 +116,7 @@ def missing_terms(question: str, evidence: Iterable[str]) -> list[str]:
     (:func:`~memo_core.answer.literals.missing_literals`: ``--no-restart``, ``>>>``,
     "the async while statement")."""
     texts = list(evidence)
+    question = corrected(question)
     missing = _missing_hard_terms(question, texts)
     seen = {m.lower() for m in missing}
     return missing + [m for m in missing_literals(question, texts) if m.lower() not in seen]
@@ -133,8 +140,40 @@ def _missing_hard_terms(question: str, evidence: list[str]) -> list[str]:
         elif _DIGIT.search(term):
             if not numbers.states(term):
                 missing.append(term)
-        elif term in words or stem_token(term, language) in stems:
+        elif (
+            term in words
+            or stem_token(term, language) in stems
+            or _POSSESSIVE.sub("", term) in words
+            or _derived(term, words)
+        ):
             continue
         elif not (_is_coined(term) and _misspells(term, words)):
             missing.append(term)
     return missing
+
+
+#: The endings that make a people or an adjective of a place's name and back
+#: ("Europe"/"European", "Israel"/"Israelis", "Germany"/"German", "Korea"/"Korean").
+_DERIVATIONS_TEXT = "n an ian ns ans ians i is y ese"
+DERIVATIONS: frozenset[str] = frozenset(_DERIVATIONS_TEXT.split())
+#: A name is matched by its derived form from this length on: shorter ones are
+#: other words with an ending ("Ura"/"Uran").
+MIN_DERIVED = 4
+_POSSESSIVE = re.compile(r"['’]s$")
+
+
+def _derived(term: str, words: set[str]) -> bool:
+    """Whether a word of ``words`` is ``term`` (a name, lower-cased) with one of the
+    :data:`DERIVATIONS` endings added or taken off: a passage about Europe answers a
+    question about the European one, in the words it uses."""
+    if len(term) < MIN_DERIVED or not term.isalpha():
+        return False
+    for word in words:
+        short, long = (term, word) if len(term) <= len(word) else (word, term)
+        if (
+            len(short) >= MIN_DERIVED
+            and long.startswith(short)
+            and long[len(short) :] in DERIVATIONS
+        ):
+            return True
+    return False

@@ -65,10 +65,11 @@ _TITLE_WORDS = 6
 _GUTTER = re.compile(r"[ \t]*(?:\|(?=\s|$)[ \t]*)+")
 # A call signature alone on its line, as API references put above a description:
 # "dist(p, q, /)", "class Path(PurePath)", "sum(xs) -> int", "open(name) from
-# builtins.type". The description, not the signature, answers. A line that goes on
-# ("S.clear() -> None -- remove all items", "cycle(p) --> p0, p1, ...") says something.
+# builtins.type", and an alias's "insort = insort_right(a, x)". The description, not
+# the signature, answers. A line that goes on ("S.clear() -> None -- remove all items",
+# "cycle(p) --> p0, p1, ...") says something.
 _SIGNATURE = re.compile(
-    r"(?:class\s+)?[A-Za-z_][\w.]*\((?:[^()]|\([^()]*\))*\)"
+    r"(?:class\s+|[A-Za-z_]\w*\s=\s)?[A-Za-z_][\w.]*\((?:[^()]|\([^()]*\))*\)"
     r"(?:\s*->\s*[\w.\[\], ]{1,40}?|\s+from\s+[\w.]+)?:?"
 )
 # A decimal split by a tokenizer ("9. 81", "28. 5"): the period does not end a sentence.
@@ -114,11 +115,9 @@ def _option_spelling(line: str) -> tuple[str, str] | None:
         term = content[: gap.start()]
         return (term, "entry") if len(term) <= _OPTION_MAX and ". " not in term else None
     tokens = content.split()
-    if (
-        len(content) <= 2 * _OPTION_MAX  # a spelling alone on its line may be long
-        and content[-1] not in ".,;"
-        and all(_OPTION_TOKEN.fullmatch(t) for t in tokens)
-    ):
+    # Alone on its line, a spelling may be long ("-o {A,B,...}, --option {A,B,...}"): every
+    # token of it is an option's, which prose never is.
+    if content[-1] not in ".,;" and all(_OPTION_TOKEN.fullmatch(t) for t in tokens):
         return content, "option"
     return None
 

@@ -81,7 +81,8 @@ def _neighbour_line(text: str, start: int, end: int, step: int) -> str:
 def is_heading(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` (a sentence span) is a heading, a title or a signature line.
 
-    A Markdown ``#`` line is a heading. A short line with no closing punctuation is a
+    A Markdown ``#`` line is a heading. An entry of an option list alone on its line
+    ("--fast  compress faster") is a definition, never a title. A short line with no closing punctuation is a
     title, unless it sits right under a call signature ("total(self)") or right above
     a heading: then it is a description whose author left out the full stop ("Sum of
     the counts"). A signature itself is no heading: it holds the defaults

@@ -3,6 +3,11 @@
 Headings are ATX (``## Term``) or setext (a line underlined with ``===``/``---``),
 never inside fenced code. Each section runs from its heading line to the next
 heading, so a chunk quoting a clause also carries the heading it sits under.
+
+Markdown is stored as it reads (:mod:`memo_core.ingest.inline`): emphasis markers,
+link syntax and code-span backticks are rendered away, in the text and in the heading
+path, before offsets are taken, so a quote shows what the reader of the page sees and
+still sits verbatim at its offsets. Plain text is stored as written.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memo_core.ingest.frontmatter import split_front_matter
+from memo_core.ingest.inline import readable_inline, readable_markdown
 from memo_core.ingest.normalize import DocumentBuilder
 from memo_core.ingest.types import ExtractedDocument
 
@@ -99,8 +105,14 @@ def extract_markdown(
     kind: str = "markdown",
     metadata: dict[str, Any] | None = None,
     front_matter: bool = True,
+    rendered: bool = True,
 ) -> ExtractedDocument:
-    """Markdown text to a document with heading-path locators and front matter metadata."""
+    """Markdown text to a document with heading-path locators and front matter metadata.
+
+    ``rendered``: store the text as its rendering reads (inline syntax rendered away);
+    False for text that is already as it reads, with ``#`` headings as its only
+    Markdown (the HTML reader's own output).
+    """
     meta: dict[str, Any] = dict(metadata or {})
     body = text
     if front_matter:
@@ -110,6 +122,13 @@ def extract_markdown(
         if error:
             meta["front_matter_error"] = error
     sections = split_markdown(body.replace("\r\n", "\n").replace("\r", "\n"))
+    if rendered:
+        sections = [
+            MarkdownSection(
+                readable_inline(s.heading) if s.heading else None, readable_markdown(s.text)
+            )
+            for s in sections
+        ]
     builder = DocumentBuilder()
     for section in sections:
         builder.add(section.text, {"heading": section.heading} if section.heading else {})

@@ -57,8 +57,13 @@ DEFAULT_COLLECTION = "default"
 
 #: Documents per transaction when ``add_texts`` stores precomputed vectors: a commit
 #: per document cost more than the rows themselves; a killed process loses at most
-#: the batch it was writing (nothing committed).
-BULK_BATCH = 1000
+#: the batch it was writing (nothing committed). Each batch inserts its shingle rows
+#: in key order, one pass over ``chunk_shingles``, whose random keys put nearly
+#: every new row on its own page once the table is large: the fewer the batches,
+#: the fewer the passes (at 40,000 chunks, 5,000 a batch cost ~200-220 µs of CPU
+#: per chunk against ~300-340 with 1,000; the rows of a batch held meanwhile are
+#: ~10 KB a chunk, ``bench/write_path.py``).
+BULK_BATCH = 5000
 
 
 def open_store(db: SQLDatabase, *, languages: Sequence[str] = DEFAULT_LANGUAGES) -> KnowledgeStore:

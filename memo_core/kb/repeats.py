@@ -50,8 +50,9 @@ A batch of documents is shingled, inserted and counted at once.
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, repeat
 from typing import TYPE_CHECKING, Any
@@ -142,6 +143,8 @@ class _Kept:
     first: list[int]
     hashes: list[int]
     cuts: list[int]
+    #: ``hashes`` as an int64 array, when made with numpy (no conversion back).
+    array: Any = None
 
     def runs(self, k: int) -> list[tuple[int, int]]:
         """``(first word, hash)`` of list ``k``'s kept shingles."""
@@ -164,12 +167,20 @@ def _signed(x: int) -> int:
 
 def _runs_of(texts: Sequence[Sequence[str]]) -> _Kept:
     """The kept shingles of each word list (:class:`_Kept`)."""
-    words_hashed = [_word_hashes(words) for words in texts]
     try:
         import numpy as np
     except ImportError:  # the base install: the same numbers, one run at a time
-        return _laid_out([_python_runs(hashes) for hashes in words_hashed])
-    return _numpy_kept(np, words_hashed)
+        return _laid_out([_python_runs(_word_hashes(words)) for words in texts])
+    # The batch's words hashed in one pass (each word new to the table hashed once),
+    # straight into an array: no list of hashes per text.
+    known = _WORD_HASHES
+    if len(known) > _WORD_HASHES_KEPT:
+        known.clear()
+    words = list(chain.from_iterable(texts))
+    for word in set(words).difference(known):
+        known[word] = _word_hash(word)
+    flat = np.fromiter(map(known.__getitem__, words), dtype=np.uint64, count=len(words))
+    return _kept_of_flat(np, flat, [len(t) for t in texts])
 
 
 def _laid_out(runs: Sequence[Sequence[tuple[int, int]]]) -> _Kept:
@@ -214,12 +225,19 @@ def _numpy_kept(np: Any, words_hashed: Sequence[Sequence[int]]) -> _Kept:
     windows that cross lists are dropped. Lists with fewer runs than a window (and
     texts shorter than a shingle) are winnowed one by one (:func:`_python_runs`)."""
     lengths = [len(h) for h in words_hashed]
-    total = sum(lengths)
+    flat = np.fromiter(chain.from_iterable(words_hashed), dtype=np.uint64, count=sum(lengths))
+    return _kept_of_flat(np, flat, lengths)
+
+
+def _kept_of_flat(np: Any, flat: Any, lengths: Sequence[int]) -> _Kept:
+    """:func:`_numpy_kept` of the word hashes ``flat`` (uint64), the lists laid end to
+    end, list ``k`` of ``lengths[k]`` words."""
+    total = len(flat)
     n = total - SHINGLE_WORDS + 1
     short = WINDOW + SHINGLE_WORDS - 1
+    offsets = np.cumsum([0, *lengths])
     if n < WINDOW:
-        return _laid_out([_python_runs(h) for h in words_hashed])
-    flat = np.fromiter(chain.from_iterable(words_hashed), dtype=np.uint64, count=total)
+        return _laid_out([_python_runs(_list_of(flat, offsets, k)) for k in range(len(lengths))])
     with np.errstate(over="ignore"):
         x = flat[:n] * np.uint64(_POWERS[0])
         for j in range(1, SHINGLE_WORDS):
@@ -230,7 +248,6 @@ def _numpy_kept(np: Any, words_hashed: Sequence[Sequence[int]]) -> _Kept:
         x *= np.uint64(_MIX2)
         x ^= x >> np.uint64(31)
     hashes = x.view(np.int64)
-    offsets = np.cumsum([0, *lengths])
     starts = np.arange(n - WINDOW + 1)
     owner = np.searchsorted(offsets, starts, side="right") - 1
     # A window is its list's when the last word of its last run is.
@@ -246,14 +263,19 @@ def _numpy_kept(np: Any, words_hashed: Sequence[Sequence[int]]) -> _Kept:
     values = hashes[chosen].tolist()
     cuts = np.searchsorted(chosen, offsets).tolist()
     if not any(0 < length < short for length in lengths):
-        return _Kept(first, values, cuts)
+        return _Kept(first, values, cuts, hashes[chosen])
     runs = [
-        _python_runs(words_hashed[k])
+        _python_runs(_list_of(flat, offsets, k))
         if 0 < length < short
         else list(zip(first[cuts[k] : cuts[k + 1]], values[cuts[k] : cuts[k + 1]], strict=True))
         for k, length in enumerate(lengths)
     ]
     return _laid_out(runs)
+
+
+def _list_of(flat: Any, offsets: Any, k: int) -> list[int]:
+    """List ``k``'s word hashes as Python ints (for :func:`_python_runs`)."""
+    return list(flat[offsets[k] : offsets[k + 1]].tolist())
 
 
 def _mask(words: Sequence[str], runs: Sequence[tuple[int, int]], repeated: set[int]) -> list[bool]:
@@ -303,7 +325,7 @@ class _Shingled:
 
     def new_rows(
         self, number: int, doc_of: Sequence[int]
-    ) -> tuple[list[tuple[int, int, int]], dict[int, int]]:
+    ) -> tuple[list[tuple[int, int, int]], _ShingleCounts]:
         """The ``(owner_id, shingle, doc_rowid)`` rows of owner ``number``'s chunks (``doc_of``:
         each one's document), each once and in key order (each page of the B-tree is
         then visited once per batch), and how many of their documents hold each shingle."""
@@ -315,9 +337,10 @@ class _Shingled:
             docs: dict[int, int] = defaultdict(int)
             for _, h, _ in rows:
                 docs[h] += 1
-            return rows, dict(docs)
+            held = sorted(docs)
+            return rows, _ShingleCounts(held, [docs[h] for h in held])
         cuts = np.array(kept.cuts, dtype=np.int64)
-        shingle = np.array(kept.hashes, dtype=np.int64)
+        shingle = kept.array if kept.array is not None else np.array(kept.hashes, dtype=np.int64)
         doc = np.repeat(np.array(doc_of, dtype=np.int64), cuts[1:] - cuts[:-1])
         order = np.lexsort((doc, shingle))
         shingle, doc = shingle[order], doc[order]
@@ -326,12 +349,41 @@ class _Shingled:
             fresh[1:] = (shingle[1:] != shingle[:-1]) | (doc[1:] != doc[:-1])
             shingle, doc = shingle[fresh], doc[fresh]
         if not len(shingle):
-            return [], {}
+            return [], _ShingleCounts([], [])
         rows = list(zip(repeat(number), shingle.tolist(), doc.tolist()))
         # Rows are sorted by shingle, one per document: a shingle's count is its run.
         starts = np.flatnonzero(np.r_[True, shingle[1:] != shingle[:-1]])
         runs = np.diff(np.r_[starts, len(shingle)])
-        return rows, dict(zip(shingle[starts].tolist(), runs.tolist(), strict=True))
+        return rows, _ShingleCounts(shingle[starts].tolist(), runs.tolist())
+
+
+class _ShingleCounts:
+    """In how many of a batch's documents each of its shingles occurs, by shingle in
+    increasing order: two lists rather than a dictionary (a batch of 1,000 chunks has
+    ~22,000 shingles, and only those that reach the threshold are ever looked up)."""
+
+    def __init__(self, shingles: list[int], counts: list[int]) -> None:
+        """``shingles`` in increasing order, each once; ``counts[i]`` is ``shingles[i]``'s."""
+        self._shingles, self._counts = shingles, counts
+
+    def __getitem__(self, shingle: int) -> int:
+        """The count of ``shingle`` (0: no document of the batch holds it)."""
+        i = bisect_left(self._shingles, shingle)
+        held = i < len(self._shingles) and self._shingles[i] == shingle
+        return self._counts[i] if held else 0
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._shingles)
+
+    def __len__(self) -> int:
+        return len(self._shingles)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _ShingleCounts):
+            return NotImplemented
+        return (self._shingles, self._counts) == (other._shingles, other._counts)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable lists inside: not hashable
 
 
 def owner_id(db: SQLDatabase, owner: str) -> int | None:

@@ -26,12 +26,14 @@ up short) answers ``None`` and the caller runs the exact search instead. The
 caller still re-checks every chunk's owner and collection in the table
 (``HybridSearcher``), so even a wrong index cannot hand out another's chunk.
 Similarities are the index's own (float16 storage: within about 1e-3 of exact).
+
+The graph library is faiss when installed, usearch otherwise (``ann_graphs.py``):
+at 100k chunks faiss's walk finds the same neighbours (recall@10 0.997 against
+exact) for about a quarter of usearch's CPU (bench/README.md, issue 21.1).
 """
 
 from __future__ import annotations
 
-import ctypes
-import importlib.util
 import logging
 import math
 import os
@@ -41,7 +43,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memo_core.errors import MissingDependencyError
+from memo_core.errors import MissingDependencyError, StorageError
+from memo_core.search.ann_graphs import (
+    Graph,
+    load_cpp_runtime_first,
+    new_graph,
+    pick_engine,
+    restore_graph,
+)
 from memo_core.search.sidecar import (
     check_stop,
     read_header,
@@ -52,11 +61,12 @@ from memo_core.search.sidecar import (
 if TYPE_CHECKING:
     from memo_core.kb.store import KnowledgeStore
 
-__all__ = ["AnnParameters", "AnnVectorIndex"]
+__all__ = ["AnnParameters", "AnnVectorIndex", "load_cpp_runtime_first"]
 
 log = logging.getLogger(__name__)
 
-_FORMAT = 1
+#: 2: the header names the graph library (``engine``); a format-1 file (usearch) is rebuilt.
+_FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -70,9 +80,18 @@ class AnnParameters:
     ef 600 for 0.996 (5.2 ms); M=24/128 finds 0.994 at ef 250; M=32/128 finds 0.993
     at ef 200 and 0.996 at ef 250 (4.0 ms), for 2.8 times the build CPU (180 s
     against 63 at 100k) and 177 MiB of RAM against 145. At 1M chunks and depth 40,
-    recall@40 with M=16 was 0.906 at ef 80 and 0.944 at ef 200. ``dtype`` is the
+    recall@40 with M=16 was 0.906 at ef 80 and 0.944 at ef 200. Those figures are
+    usearch's; faiss's graph with the same M = 32 / efConstruction 128 at 100k is
+    built in 54 s of CPU. Counted as a search counts (``bench/query_time.py
+    --recall``: vector mode, k=10, the repeated-text demotion applied to both sides),
+    recall@10 against sqlite-vec's exact answer is 0.9930 at ef 256 (usearch: 0.9935),
+    0.9955 at 320, 0.9975 at 384 and 0.9985 at 512, for 1.4, 1.7-2.0, 1.8 and 2.1 ms
+    of CPU a leg under load 15 (usearch at 256: 4.1 ms), hence ef 384 (bench/README.md,
+    issue 21.1). ``dtype`` is the
     stored precision ("f16" halves RAM against "f32" at no measurable recall cost;
-    at 20k chunks "i8" loses 0.05 of recall@10 and "bf16" saves a tenth of the time).
+    at 20k chunks "i8" loses 0.05 of recall@10 and "bf16" saves a tenth of the time;
+    faiss stores "f16" only). ``engine``: the graph library, ``"auto"`` (faiss when
+    installed, else usearch), ``"faiss"`` or ``"usearch"`` (``ann_graphs.py``).
     Scopes holding less than ``exact_below_share`` of the file, or fewer than
     ``exact_below_rows`` chunks, use the exact search.
     ``save_every`` replayed changes (or a tenth of the index) trigger a save. Up to
@@ -82,28 +101,14 @@ class AnnParameters:
 
     connectivity: int = 32
     expansion_add: int = 128
-    expansion_search: int = 256
+    expansion_search: int = 384
     dtype: str = "f16"
     exact_below_share: float = 0.05
     exact_below_rows: int = 2_000
     save_every: int = 5_000
     exact_up_to: int = 10_000
     build_batch: int = 20_000
-
-
-def load_cpp_runtime_first() -> None:
-    """Load the system's C++ runtime for the whole process before usearch loads.
-
-    usearch's Linux wheel carries its own static copy of the C++ runtime; loaded first,
-    its copy answers for the process and onnxruntime (the local embedder) imported after
-    it crashes the interpreter (usearch 2.26, onnxruntime 1.32). With the shared runtime
-    loaded globally beforehand both bind to it. Where that library has another name
-    (not Linux), onnxruntime itself, when installed, is loaded first instead."""
-    try:
-        ctypes.CDLL("libstdc++.so.6", mode=ctypes.RTLD_GLOBAL)
-    except OSError:
-        if importlib.util.find_spec("onnxruntime") is not None:
-            import onnxruntime  # noqa: F401
+    engine: str = "auto"
 
 
 class AnnVectorIndex:
@@ -117,17 +122,22 @@ class AnnVectorIndex:
         parameters: AnnParameters | None = None,
         stop: threading.Event | None = None,
     ) -> None:
+        self.parameters = parameters or AnnParameters()
+        wanted = self.parameters.engine
+        if wanted == "auto" and self.parameters.dtype != "f16":
+            wanted = "usearch"  # faiss stores float16 only
         try:
             import numpy
-
-            load_cpp_runtime_first()
-            from usearch.index import Index
         except ImportError as exc:
-            raise MissingDependencyError("usearch", "local", "the HNSW vector index") from exc
+            raise MissingDependencyError("numpy", "local", "the HNSW vector index") from exc
+        engine = pick_engine(wanted)
+        if engine is None:
+            raise MissingDependencyError(
+                "faiss-cpu" if wanted != "usearch" else "usearch", "local", "the HNSW vector index"
+            )
+        self.engine = engine
         self._np: Any = numpy
-        self._index_cls: Any = Index
         self.store = store
-        self.parameters = parameters or AnnParameters()
         #: Set when the base closes mid-build (``auto_aids.py``): the build stops.
         self.stop = stop
         local = store.db.local_file  # None on a server or in RAM: nothing to save beside
@@ -135,7 +145,7 @@ class AnnVectorIndex:
             Path(path) if path is not None else Path(local + ".hnsw") if local else None
         )
         self._lock = threading.RLock()
-        self._index: Any = None
+        self._index: Graph | None = None
         self._distrusted = False  # the saved file proved wrong: build, do not load
         self._header: dict[str, Any] = {}
         self._key: object = None
@@ -156,6 +166,7 @@ class AnnVectorIndex:
         p = self.parameters
         return {
             "format": _FORMAT,
+            "engine": self.engine,
             "base": state.base_id,
             "fingerprint": state.fingerprint.to_json(),
             "vector_table": state.vector_table,
@@ -194,16 +205,9 @@ class AnnVectorIndex:
             self._scope_counts = {}
             return True
 
-    def _new_index(self, dims: int) -> Any:
+    def _new_index(self, dims: int) -> Graph:
         p = self.parameters
-        return self._index_cls(
-            ndim=dims,
-            metric="cos",
-            dtype=p.dtype,
-            connectivity=p.connectivity,
-            expansion_add=p.expansion_add,
-            expansion_search=p.expansion_search,
-        )
+        return new_graph(self.engine, dims, p.connectivity, p.expansion_add, p.dtype)
 
     def _vector_rows(self, table: str) -> int:
         return int(self.store.db.query_one(f"SELECT count(*) FROM {table}")[0])
@@ -216,19 +220,18 @@ class AnnVectorIndex:
         if header is None or not snapshot_usable(header["seq"], low, high):
             return False
         try:
-            index = self._index_cls.restore(str(self.path))
+            index = restore_graph(self.engine, self.path)
             sound = (
                 index is not None
                 and len(index) == header.get("count")
-                and int(index.ndim) == int(want["dimensions"])
+                and index.dimensions == int(want["dimensions"])
             )
         except Exception as exc:
             log.warning("%s: cannot be loaded (%s); rebuilding it", self.path, exc)
             return False
-        if not sound:
+        if not sound or index is None:
             log.warning("%s: does not match its header; rebuilding it", self.path)
             return False
-        index.expansion_search = self.parameters.expansion_search
         self._index, self._header, self._seq, self._unsaved = index, want, header["seq"], 0
         self.loads += 1
         if self._seq == high and len(index) != self._vector_rows(want["vector_table"]):
@@ -261,7 +264,7 @@ class AnnVectorIndex:
         )
         for rows in batches:
             check_stop(self.stop)
-            keys = np.fromiter((r[0] for r in rows), dtype=np.uint64, count=len(rows))
+            keys = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
             matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32)
             index.add(keys, matrix.reshape(len(rows), dims))
         self._index, self._header, self._seq = index, want, high
@@ -271,13 +274,13 @@ class AnnVectorIndex:
 
     def _replay(self, rowids: list[int], high: int) -> None:
         np = self._np
-        index = self._index
+        index = self._graph
         stored = self.store.backend.vectors_by_rowid(rowids)
-        for rowid in rowids:
-            if index.contains(rowid):
-                index.remove(rowid)
-            if rowid in stored:
-                index.add(rowid, np.asarray(stored[rowid], dtype=np.float32))
+        index.remove(rowids)
+        added = [r for r in rowids if r in stored]
+        if added:
+            matrix = np.asarray([stored[r] for r in added], dtype=np.float32)
+            index.add(np.asarray(added, dtype=np.int64), matrix)
         self._seq = high
         self._unsaved += len(rowids)
         self.replayed += len(rowids)
@@ -289,7 +292,7 @@ class AnnVectorIndex:
             return
         index = self._index
         header = {"index": self._header, "seq": self._seq, "count": len(index)}
-        if save_with_header(self.path, lambda tmp: index.save(str(tmp)), header):
+        if save_with_header(self.path, index.save, header):
             self._unsaved = 0
 
     # -- searching ----------------------------------------------------------------
@@ -305,16 +308,22 @@ class AnnVectorIndex:
             self._scope_counts[key] = int(self.store.db.query_one(sql, params)[0])
         return self._scope_counts[key]
 
+    @property
+    def _graph(self) -> Graph:
+        """The loaded graph: every caller runs after a ``refresh()`` that returned True."""
+        if self._index is None:  # not reached: refresh() loads or builds it
+            raise StorageError(f"{self.path}: the HNSW index is not loaded")
+        return self._index
+
     def _search(self, vector: Any, count: int) -> list[tuple[int, float]]:
-        index = self._index
+        index = self._graph
         count = min(count, len(index))
         if count <= 0:
             return []
-        index.expansion_search = max(self.parameters.expansion_search, 5 * count)
+        ef = max(self.parameters.expansion_search, 5 * count)
         exact = len(index) <= self.parameters.exact_up_to
-        found = index.search(vector, count, threads=1, exact=exact)
-        keys, distances = found.keys.tolist(), found.distances.tolist()  # not per element
-        return [(k, 1.0 - d) for k, d in zip(keys, distances, strict=True)]
+        keys, sims = index.search(vector, count, ef, exact)
+        return list(zip(keys, sims, strict=True))
 
     def candidates(
         self,
@@ -333,7 +342,7 @@ class AnnVectorIndex:
                 return None
             np = self._np
             query = np.asarray(vector, dtype=np.float32)
-            total = len(self._index)
+            total = len(self._graph)
             if total == 0:
                 return []
             if not filter and self.store.only_scope(owner, collections):
@@ -361,13 +370,11 @@ class AnnVectorIndex:
             if not self.refresh():
                 return None
             np = self._np
-            wanted = [int(r) for r in dict.fromkeys(rowids) if self._index.contains(int(r))]
+            index = self._graph
+            wanted = [int(r) for r in dict.fromkeys(rowids) if index.contains(int(r))]
             if not wanted:
                 return {}
-            stored = np.asarray(
-                self._index.get(np.asarray(wanted, dtype=np.uint64), dtype=np.float32),
-                dtype=np.float32,
-            )
+            stored = index.get(wanted)
         query = np.asarray(vector, dtype=np.float32)
         norms = np.linalg.norm(stored, axis=1) * float(np.linalg.norm(query))
         sims = (stored @ query) / np.where(norms > 0, norms, 1.0)
@@ -393,5 +400,6 @@ class AnnVectorIndex:
             "builds": self.builds,
             "loads": self.loads,
             "replayed": self.replayed,
-            "memory_bytes": int(self._index.memory_usage) if self._index is not None else 0,
+            "engine": self.engine,
+            "memory_bytes": self._index.memory_usage if self._index is not None else 0,
         }

@@ -24,7 +24,6 @@ then serves from RAM) leaves the base on the SQL engines, and says why in
 from __future__ import annotations
 
 import atexit
-import importlib.util
 import logging
 import threading
 import weakref
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memo_core.errors import ConfigError
+from memo_core.search.ann_graphs import installed, pick_engine
 from memo_core.search.sidecar import BuildStopped
 
 if TYPE_CHECKING:
@@ -74,15 +74,11 @@ def _stop_all() -> None:
 def _missing_dependency(kind: str) -> str | None:
     """The package an aid needs that is not installed, or None (looked up, not
     imported: ``memo kb status`` need not load them)."""
-    needs = ("numpy", "usearch") if kind == "vector_index" else ("numpy",)
-    return next((name for name in needs if not _installed(name)), None)
-
-
-def _installed(name: str) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError):  # an import hook refused it: not usable here
-        return False
+    if not installed("numpy"):
+        return "numpy"
+    if kind == "vector_index" and pick_engine("auto") is None:
+        return "faiss-cpu"  # or usearch: either graph library serves (ann_graphs.py)
+    return None
 
 
 class AutoAids:

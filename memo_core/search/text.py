@@ -73,9 +73,20 @@ WordSelector = Callable[[list[list[str]], list[list[str]]], Sequence[int]]
 _LOWER_IN_CONTEXT = ("Σ", "İ")
 
 
+#: ASCII bytes to themselves lower-cased when a letter or digit (the ASCII word
+#: characters but ``_``), to a space otherwise: an ASCII text's tokens are the words
+#: of its translation, split by ``bytes.translate`` and ``str.split`` in C, twice as
+#: fast as the regular expression (which finds the very same runs).
+_ASCII_TOKENS = bytes(
+    ord(chr(c).lower()) if chr(c).isalnum() else ord(" ") for c in range(128)
+) + bytes(range(128, 256))
+
+
 def tokenize(text: str) -> list[str]:
     """Lower-cased alphanumeric sub-tokens, as FTS5's unicode61 splits them."""
-    if text.isascii() or not any(letter in text for letter in _LOWER_IN_CONTEXT):
+    if text.isascii():
+        return text.encode("ascii").translate(_ASCII_TOKENS).decode("ascii").split()
+    if not any(letter in text for letter in _LOWER_IN_CONTEXT):
         return _SUBTOKEN.findall(text.lower())  # lower-cased first: one call, faster
     # Each token on its own: lower-casing a whole text applies the final-sigma rule
     # across punctuation ("ΟΔΟΣ.Χ"), which would change a token.

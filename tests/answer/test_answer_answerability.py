@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -284,7 +284,7 @@ def test_keyword_rank_and_similarity_coverage_follow_the_best_window(hashed: Mem
 def test_the_gate_embeds_only_its_first_candidate_sentences(tmp_path: Path) -> None:
     from memo_core.answer.gate import SENTENCE_CANDIDATES
 
-    many = " ".join(f"The tide table for pier {n} lists the tide at dawn." for n in range(12))
+    many = " ".join(f"The tide table for pier {n} lists the tide at dawn." for n in range(24))
     embedder = TopicEmbedder()
     base = MemoBase(tmp_path / "kb.db", embedder=None)
     try:
@@ -292,7 +292,7 @@ def test_the_gate_embeds_only_its_first_candidate_sentences(tmp_path: Path) -> N
         question = "What does the tide table list?"
         hits = base.search(question, k=3)
         gate_features(question, hits, Frequencies(base.store), SentenceSimilarity(embedder))
-        assert len(embedder.embedded) == SENTENCE_CANDIDATES < 12
+        assert len(embedder.embedded) == SENTENCE_CANDIDATES < 24
     finally:
         base.close()
 
@@ -331,3 +331,53 @@ def test_the_shipped_calibrations_are_read_once_per_process(
         assert len(reads) == 1
     finally:
         gate_module._shipped_calibrations.cache_clear()
+
+
+@pytest.fixture
+def reference(tmp_path: Path) -> Iterator[MemoBase]:
+    """A keyword-only base with a reference whose section names ``render_batch`` once,
+    at its head, and answers a question about it chunks further on."""
+    head = "render_batch(queue, rate)\n    Paints the queued layers onto the shared canvas.\n\n"
+    body = "".join(
+        f"    Step {n}: the canvas keeps layer {n} apart from the layers above it.\n"
+        for n in range(1, 31)
+    )
+    base = MemoBase(tmp_path / "kb.db", embedder=None)
+    base.add_texts(
+        [head + body + "    By default the frames are drawn eight at a time.\n", *FILLER],
+        chunk=True,
+    )
+    yield base
+    base.close()
+
+
+NEIGHBOUR_QUESTION = "How many frames does render_batch draw at a time by default?"
+
+
+def test_a_hard_term_in_a_neighbouring_chunk_of_the_same_document_counts_as_present(
+    reference: MemoBase,
+) -> None:
+    hits = reference.search(NEIGHBOUR_QUESTION, k=3)
+    frequencies = Frequencies(reference.store)
+    features = gate_features(NEIGHBOUR_QUESTION, hits, frequencies)
+    window = hits[features["window_hit"]]
+    assert "render_batch" not in window.text  # the answer's chunk does not repeat it
+    assert features["hard_missing"] == 1.0
+
+    def read(document_id: str, start: int, end: int) -> str | None:
+        return reference.document_slice(document_id, start, end)
+
+    assert gate_features(NEIGHBOUR_QUESTION, hits, frequencies, read=read)["hard_missing"] == 0.0
+    # A name the document never says is still missing, however near the text is.
+    other = NEIGHBOUR_QUESTION.replace("render_batch", "paint_batch")
+    other_hits = reference.search(other, k=3)
+    assert gate_features(other, other_hits, frequencies, read=read)["hard_missing"] == 1.0
+
+
+def test_the_answer_is_not_refused_for_a_name_its_neighbouring_chunk_holds(
+    reference: MemoBase,
+) -> None:
+    engine = GuardedAnswerer(reference, gate=SufficiencyGate(threshold=0.0))
+    answer = engine.ask(NEIGHBOUR_QUESTION)
+    assert isinstance(answer, Answer)
+    assert "eight at a time" in answer.citations[0].quote

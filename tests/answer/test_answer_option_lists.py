@@ -167,3 +167,6 @@ def test_the_help_of_an_entry_goes_on_about_its_option_past_a_full_stop() -> Non
     assert option_entry("  -c <name> [<file> ...], --create <name> [<file> ...], --new <name>") == (
         "option"
     )  # a long spelling alone on its line
+    choices = "{" + ",".join(f"FLAG_{n}" for n in range(30)) + "}"
+    listing = f"  -o {choices}, --option {choices}\n                        set a flag\n"
+    assert _split(listing) == [listing.strip()]  # however long, with its help under it

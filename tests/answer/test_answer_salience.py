@@ -67,3 +67,14 @@ def test_a_question_naming_one_tool_is_not_answered_from_its_siblings_page(
         assert "retried three times" in answered.text
     finally:
         base.close()
+
+
+def test_a_name_is_found_in_its_derived_form_and_its_possessive() -> None:
+    # A people or an adjective of a place, either way round.
+    assert missing_terms("Which Cuban port ships the most sugar?", ["Cuba ships sugar."]) == []
+    assert missing_terms("Which ports does Chile run?", ["The Chilean ports are run..."]) == []
+    assert missing_terms("What do the Tongans grow?", ["Tonga grows squash."]) == []
+    assert missing_terms("How wide are Jupiter's belts?", ["The belts of Jupiter are wide."]) == []
+    # Another ending makes another name.
+    assert missing_terms("Who governs Austria?", ["The Australian governor."]) == ["austria"]
+    assert missing_terms("What does Mars export?", ["Marseille exports soap."]) == ["mars"]

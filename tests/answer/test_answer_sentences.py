@@ -143,6 +143,8 @@ def test_a_signature_alone_on_its_line_is_its_own_sentence() -> None:
     ]
     assert is_signature("     |  open(name, mode='r') from builtins.type")
     assert is_signature("class Kettle(Appliance)") and is_signature("total(self) -> int")
+    assert is_signature("boil = boil_fast(kettle, litres=1)")  # an alias, as pydoc shows it
+    assert not is_signature("The kettle = boil(water) here.")
     assert not is_signature("S.pop() -> item -- the last item")  # it goes on to say something
     assert not is_signature("Call rotate(angle) first.")
 

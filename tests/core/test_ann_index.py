@@ -17,10 +17,30 @@ import pytest
 
 from memo_core.embedders import HashEmbedder
 from memo_core.kb import MemoBase
+from memo_core.search import ann_index
+from memo_core.search.ann_graphs import ENGINES, pick_engine
 from memo_core.search.ann_index import AnnParameters, AnnVectorIndex
 from memo_core.search.hybrid import SearchSettings
 
-pytest.importorskip("usearch", reason="the HNSW index needs usearch (memo[ann])")
+INSTALLED = [e for e in ENGINES if pick_engine(e)]
+if not INSTALLED:
+    pytest.skip("the HNSW index needs faiss-cpu or usearch (memo[ann])", allow_module_level=True)
+
+
+@pytest.fixture(autouse=True, params=INSTALLED)
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test runs on each installed graph library (``ann_graphs.py``)."""
+    name = str(request.param)
+    _prefer(monkeypatch, name)
+    return name
+
+
+def _prefer(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """``engine="auto"`` picks ``name``; an engine asked by name stays itself."""
+    monkeypatch.setattr(
+        ann_index, "pick_engine", lambda wanted: name if wanted == "auto" else pick_engine(wanted)
+    )
+
 
 WORDS = ("river", "mountain", "invoice", "contract", "penicillin", "allergy", "budget")
 WORDS += ("report", "harbour", "engine", "violin", "orchard", "glacier", "ledger", "comet")
@@ -192,3 +212,23 @@ def test_in_memory_base_works_without_a_file(tmp_path: Path) -> None:
     assert _ids(kb.search(_texts(20)[7], k=1, mode="vector")) == ["d7"]
     assert _ann(kb).path is None
     kb.close()
+
+
+def test_an_index_saved_by_the_other_library_is_rebuilt(tmp_path: Path, engine: str) -> None:
+    """The header names the graph library: a file saved by usearch (every base's aid
+    before faiss) is rebuilt by faiss, never read, and the reverse."""
+    other = next((e for e in INSTALLED if e != engine), None)
+    if other is None:
+        pytest.skip("needs both faiss-cpu and usearch")
+    kb = _base(tmp_path / "kb.db")
+    kb.add_texts(_texts(40), ids=[f"d{i}" for i in range(40)])
+    kb.searcher._ann = AnnVectorIndex(kb.store, parameters=AnnParameters(engine=other))
+    kb.searcher.prepare_vector_index()
+    assert _ann(kb).engine == other and _ann(kb).builds == 1
+    kb.close()
+    again = _base(tmp_path / "kb.db")
+    status = again.searcher.prepare_vector_index()
+    assert status is not None and status["engine"] == engine
+    assert status["builds"] == 1 and status["loads"] == 0
+    assert _ids(again.search(_texts(40)[3], k=1, mode="vector")) == ["d3"]
+    again.close()

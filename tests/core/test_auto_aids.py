@@ -23,9 +23,11 @@ from memo_core.cli import main
 from memo_core.embedders import HashEmbedder
 from memo_core.kb import MemoBase
 from memo_core.search import auto_aids
+from memo_core.search.ann_graphs import pick_engine
 from memo_core.search.hybrid import SearchSettings
 
-pytest.importorskip("usearch", reason="the HNSW aid needs usearch (memo[local])")
+if pick_engine("auto") is None:
+    pytest.skip("the HNSW aid needs faiss-cpu or usearch (memo[local])", allow_module_level=True)
 
 WORDS = ("kettle", "granite", "sparrow", "ledger", "harbour", "tulip", "basalt", "violin")
 WORDS += ("cobalt", "meadow", "lantern", "quarry", "saffron", "walnut", "thimble", "glacier")
@@ -163,6 +165,16 @@ def test_a_missing_dependency_keeps_sql_and_says_so(
     reason = kb.status()["search_aids"]["vector_index"]["reason"]
     assert "usearch is not installed" in reason
     kb.close()
+
+
+def test_the_vector_aid_needs_one_graph_library(monkeypatch: pytest.MonkeyPatch) -> None:
+    """faiss-cpu or usearch serves the HNSW aid; with neither the reason names faiss-cpu
+    (what the local extra installs), and the keyword aid still needs numpy only."""
+    monkeypatch.setattr(auto_aids, "pick_engine", lambda wanted: None)
+    assert auto_aids._missing_dependency("vector_index") == "faiss-cpu"
+    assert auto_aids._missing_dependency("keyword_index") is None
+    monkeypatch.setattr(auto_aids, "pick_engine", lambda wanted: "usearch")
+    assert auto_aids._missing_dependency("vector_index") is None
 
 
 def test_a_filtered_query_keeps_the_in_ram_keyword_index(

@@ -54,6 +54,16 @@ def test_tokenize_lower_cases_each_token_as_the_per_token_rule_does(text: str) -
     assert tokenize(text) == [t.lower() for t in _SUBTOKEN.findall(text)]
 
 
+def test_an_ascii_text_splits_as_the_regular_expression_splits_it() -> None:
+    # ASCII texts take a translation table instead of the pattern: every character
+    # beside every other, and a run of each, give the pattern's tokens.
+    chars = [chr(c) for c in range(128)]
+    for a in chars:
+        for b in chars:
+            text = f"{a}Q{b}7z{a}{a}{b}"
+            assert tokenize(text) == [t.lower() for t in _SUBTOKEN.findall(text)], (a, b)
+
+
 def test_only_the_listed_letters_lower_case_otherwise_in_a_whole_text() -> None:
     # tokenize lower-cases a whole text at once unless it holds one of these: every
     # other letter of this Python's Unicode must lower-case to one letter that is a

@@ -8,6 +8,7 @@ import importlib.util
 import io
 import math
 import struct
+import sys
 import threading
 import wave
 from collections.abc import Callable, Iterator
@@ -179,3 +180,41 @@ def local_server() -> Iterator[LocalServer]:
         httpd.shutdown()
         httpd.server_close()
         thread.join(timeout=5)
+
+
+@pytest.fixture(params=["trafilatura", "stdlib"])
+def extractor(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each HTML test runs with trafilatura (when installed) and with the stdlib reader."""
+    if request.param == "trafilatura":
+        pytest.importorskip("trafilatura", reason="trafilatura (the web extra) is not installed")
+    else:
+        monkeypatch.setitem(sys.modules, "trafilatura", None)  # as if not installed
+    return str(request.param)
+
+
+@pytest.fixture
+def reingest(
+    tmp_path: Path, policy: IngestPolicy
+) -> Callable[[Path, Callable[[pytest.MonkeyPatch], None]], tuple[str, str]]:
+    """``reingest(path, old_reading)``: the text a base stored for ``path`` when it was
+    ingested with ``old_reading`` patched in, and after ingesting it again with today's
+    reading (which must update that one document, not leave it unchanged)."""
+    from memo_core.kb import MemoBase
+    from memo_core.kb.ingest import ingest_sources
+
+    def run(path: Path, old_reading: Callable[[pytest.MonkeyPatch], None]) -> tuple[str, str]:
+        with MemoBase(tmp_path / "kb.db", embedder=None) as kb:
+
+            def stored_text() -> str:
+                [doc] = kb.list_documents()
+                return kb.document_slice(doc.id, 0, 1_000_000) or ""
+
+            with pytest.MonkeyPatch.context() as old:
+                old_reading(old)
+                assert len(ingest_sources(kb, [path], policy=policy).added) == 1
+            before = stored_text()
+            report = ingest_sources(kb, [path], policy=policy)
+            assert len(report.updated) == 1 and not report.unchanged
+            return before, stored_text()
+
+    return run

@@ -7,7 +7,7 @@ rows keep their own lines.
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,7 +16,6 @@ from memo_core.answer.extractive import extractive_answer
 from memo_core.answer.sentences import split_sentences
 from memo_core.answer.verify import verify_quote
 from memo_core.ingest.htmltext import extract_html, html_to_markdown
-from memo_core.ingest.policy import IngestPolicy
 
 # A page laid out as pydoc lays out a docstring: every source line ends with <br>,
 # an empty line is "&nbsp;<br>", words are joined by &nbsp;.
@@ -53,15 +52,6 @@ def _sentence_with(text: str, needle: str) -> str:
     hits = [s for s in _sentences(text) if needle in " ".join(s.split())]
     assert len(hits) == 1, hits
     return " ".join(hits[0].split())
-
-
-@pytest.fixture(params=["trafilatura", "stdlib"])
-def extractor(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    if request.param == "trafilatura":
-        pytest.importorskip("trafilatura", reason="trafilatura (the web extra) is not installed")
-    else:
-        monkeypatch.setitem(sys.modules, "trafilatura", None)  # as if not installed
-    return str(request.param)
 
 
 def test_a_sentence_wrapped_with_br_stays_one_sentence(extractor: str) -> None:
@@ -109,25 +99,17 @@ def test_the_answer_quotes_the_whole_wrapped_sentence_verbatim(extractor: str) -
 
 
 def test_reingest_updates_a_base_built_with_the_old_reading(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: IngestPolicy
+    tmp_path: Path, reingest: Callable[..., tuple[str, str]]
 ) -> None:
     pytest.importorskip("trafilatura", reason="trafilatura (the web extra) is not installed")
     from memo_core.ingest import htmltext
-    from memo_core.kb import MemoBase
-    from memo_core.kb.ingest import ingest_sources
 
     page = tmp_path / "lighthouse.html"
     page.write_text(WRAPPED, encoding="utf-8")
-
-    def stored_text() -> str:
-        [doc] = kb.list_documents()
-        return kb.document_slice(doc.id, 0, 1_000_000) or ""
-
-    with MemoBase(tmp_path / "kb.db", embedder=None) as kb:
-        with monkeypatch.context() as old:
-            old.setattr(htmltext, "_fold_line_breaks", lambda body: None)  # every <br> a paragraph
-            assert len(ingest_sources(kb, [page], policy=policy).added) == 1
-        assert not _sentence_with(stored_text(), "relieves him").startswith(FIRST)
-        report = ingest_sources(kb, [page], policy=policy)
-        assert len(report.updated) == 1 and not report.unchanged
-        assert _sentence_with(stored_text(), "relieves him").startswith(FIRST)
+    before, after = reingest(
+        # every <br> a paragraph, as before
+        page,
+        lambda old: old.setattr(htmltext, "_fold_line_breaks", lambda body: None),
+    )
+    assert not _sentence_with(before, "relieves him").startswith(FIRST)
+    assert _sentence_with(after, "relieves him").startswith(FIRST)

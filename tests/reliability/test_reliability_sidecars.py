@@ -25,8 +25,10 @@ from reliability_sidecars import (
 )
 
 from memo_core.backup import backup_database, restore_database
+from memo_core.search.ann_graphs import pick_engine
 
-pytest.importorskip("usearch", reason="the HNSW index needs usearch (memo[ann])")
+if pick_engine("auto") is None:
+    pytest.skip("the HNSW aid needs faiss-cpu or usearch (memo[local])", allow_module_level=True)
 
 
 def test_a_foreign_aid_copied_beside_a_base_is_refused(tmp_path: Path) -> None:

@@ -323,8 +323,10 @@ def find_span(text: str, span: str) -> list[int]:
 
 
 def normalize(text: str) -> str:
-    """Case-folded, single-spaced, pydoc bars removed: what "the quote holds the answer" compares."""
-    text = html.unescape(text).replace("\u00a0", " ")
+    """Case-folded, single-spaced, pydoc bars and asterisks removed: what "the quote holds
+    the answer" compares. A docstring's ``*name*`` is emphasis to a Markdown reader, and
+    memo stores a Markdown document as it reads, so a quote of it says ``name``."""
+    text = html.unescape(text).replace("\u00a0", " ").replace("*", "")
     return " ".join(re.sub(r"(?<=\s)\|(?=\s)", " ", text).split()).casefold()
 
 

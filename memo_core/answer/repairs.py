@@ -1,0 +1,249 @@
+"""What a question asks once its asker's own corrections are taken into account.
+
+A question typed or dictated in one go corrects itself on the way: "Which port
+does the proxy no sorry the gateway listen on?", "When did Carol uh I mean Dana
+join?", "How many seats er what is the fare to Oslo?". The words the asker took
+back are not part of the question: a base that never names Carol still answers
+about Dana, and the restarted question asks for the fare, not for seats. Read
+literally, the retracted name is a "hard" term absent from the evidence and the
+filler words count as unmatched content terms, so the gate refuses an answerable
+question. :func:`corrected` returns the question as its asker meant it:
+
+* *fillers* ("uh", "um", "er", "hmm") are dropped wherever they stand (between
+  two names or two numbers, "in 1907 er 1911", one also marks a replacement);
+* a *restart*: an edit marker (below) or a filler followed by a question word
+  ("what", "how", "tell me"; or a preposition and one: "in what year") drops
+  everything before that word;
+* a *replacement*: an edit marker ("no", "sorry", "I mean", "rather", "actually",
+  "scratch that", "oops", "wait no", "or" before a filler...) between a retracted phrase and
+  its repair drops the marker and the retracted phrase: the run of capitalised
+  words (a name) or the number before the marker when the repair is one, else as
+  many words as the repair's first phrase holds (up to three, never across a
+  function word); a repair that opens with a preposition or an article replaces
+  the phrase that opens with the same one ("in Leeds or rather in York").
+
+"no" is a marker only where it cannot be a determiner: before another marker, a
+comma, a question word, or a repair of the same shape as the word before it (a
+name for a name, a number for a number): "returns no value" keeps its "no". A
+question without any of these comes back unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["corrected"]
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+#: Sounds that hold the floor while the asker thinks: no word of the question.
+_FILLERS_TEXT = "uh uhm um umm er erm hmm hm ah eh"
+FILLERS = _words(_FILLERS_TEXT)
+
+#: Phrases that take back what came before (a longer one before its own start).
+_MARKERS_TEXT = """
+    i mean|i meant|i'm sorry|i am sorry|or rather|scratch that|never mind|nevermind|
+    disregard that|disregard|make that|my bad|i want to know|that's not right|no wait|
+    wait no|oops|sorry|rather|actually|no
+"""
+_MARKERS = [m.strip() for m in _MARKERS_TEXT.split("|")]
+#: Words that open a question (a restart begins with one).
+_QUESTION_WORDS_TEXT = "what which who whom whose when where why how tell"
+_QUESTION_WORDS = _words(_QUESTION_WORDS_TEXT)
+_DETERMINERS_TEXT = "the a an"
+_DETERMINERS = _words(_DETERMINERS_TEXT)
+#: Words that end the repair's first phrase (its length is counted up to one).
+_FUNCTION_WORDS_TEXT = """
+    the a an of to in on at by for with from is are was were be been do does did has
+    have had and or that this these those it its as into than
+"""
+_FUNCTION_WORDS = _words(_FUNCTION_WORDS_TEXT)
+#: Words that may stand between a marker and the question word of a restart.
+_LEADS_TEXT = "in by with from for to at on of so then and after before during"
+_LEADS = _words(_LEADS_TEXT)
+#: A repair that opens with a function word ("or rather in Prussia") replaces the
+#: phrase opened by the same word this many kept words back at most.
+PARALLEL_REACH = 4
+#: A retracted phrase of common words is this many words at most.
+MAX_RETRACTED = 3
+
+_TOKEN = re.compile(r"[\w'’$.-]*\w[\w'’]*|[,;]")
+_NUMBER = re.compile(r"\$?\d")
+
+
+def corrected(question: str) -> str:
+    """``question`` without the words its asker took back (see the module doc).
+
+    Only whole words (and the commas between them) are cut out of the text as
+    written: what is kept keeps its own spelling and punctuation.
+    """
+    found = list(_TOKEN.finditer(question))
+    folded = [m.group().lower() for m in found]
+    if not any(t in FILLERS or t in _MARKER_FIRST for t in folded):
+        return question
+    tokens = [m.group() for m in found]
+    kept: list[int] = []  # indices of the tokens kept so far
+    cut = False
+    i = 0
+    while i < len(tokens):
+        if folded[i] in FILLERS:
+            restart = _restart_at(folded, i + 1)
+            if restart is not None and kept:
+                kept, i, cut = [], restart, True  # "How many er what is ...?"
+                continue
+            after = i + 1
+            while after < len(tokens) and folded[after] in FILLERS:
+                after += 1
+            if after < len(tokens) and _same_shape(tokens, kept, after):
+                kept = _without_retracted(tokens, kept, after)  # "in 1599 er 1766"
+            cut, i = True, after
+            continue
+        end = _interregnum_end(folded, i)
+        if end is None:
+            kept.append(i)
+            i += 1
+            continue
+        restart = _restart_at(folded, end)
+        if restart is not None:
+            kept, i, cut = [], restart, True
+            continue
+        repair = _skip_determiners(folded, end)
+        only_no = folded[i] == "no" and end == i + 1
+        if repair >= len(tokens) or (only_no and not _same_shape(tokens, kept, repair)):
+            kept.append(i)  # nothing repaired, or a determiner: "returns no value"
+            i += 1
+            continue
+        kept = _without_retracted(tokens, kept, repair)
+        i, cut = end, True
+    if not cut:
+        return question
+    words = [i for i in kept if tokens[i] not in {",", ";"}]
+    if not words:
+        return question
+    # Cut every dropped token's span (with the space before it) out of the text.
+    keep = set(kept)
+    out: list[str] = []
+    at = found[words[0]].start()
+    for j in range(words[0], len(found)):
+        m = found[j]
+        if j not in keep:
+            out.append(question[at : m.start()].rstrip())
+            at = m.end()
+    out.append(question[at:])
+    text = re.sub(r"\s+", " ", "".join(out)).strip()
+    text = re.sub(r"\s+([,;?.!])", r"\1", text)
+    text = re.sub(r"^[,;\s]+", "", text)
+    return text[:1].upper() + text[1:]
+
+
+_MARKER_FIRST: frozenset[str] = frozenset(m.split()[0] for m in _MARKERS) | {"or"}
+
+
+def _match_marker(folded: list[str], i: int) -> int | None:
+    """The end of the marker phrase starting at ``i`` (None: no marker there)."""
+    for marker in _MARKERS:
+        words = marker.split()
+        if folded[i : i + len(words)] == words:
+            return i + len(words)
+    return None
+
+
+def _interregnum_end(folded: list[str], i: int) -> int | None:
+    """Where the run of markers, fillers and commas starting at ``i`` ends, when it
+    holds a marker (an "or" counts only before a filler or another marker)."""
+    j = i
+    marked = False
+    while j < len(folded):
+        if folded[j] in FILLERS or folded[j] in {",", ";"}:
+            j += 1
+            continue
+        if folded[j] == "or" and j + 1 < len(folded):
+            nxt = folded[j + 1]
+            if nxt in FILLERS or _match_marker(folded, j + 1) is not None:
+                marked, j = True, j + 1
+                continue
+        end = _match_marker(folded, j)
+        if end is None:
+            break
+        marked, j = True, end
+    if not marked or folded[i] in {",", ";"}:
+        return None
+    return j
+
+
+def _restart_at(folded: list[str], end: int) -> int | None:
+    """The index of the question word that restarts the question after ``end``: the
+    next word, or the one after a preposition or "so" ("in what year", "so what")."""
+    if end < len(folded) and folded[end] in _QUESTION_WORDS:
+        return end
+    if end + 1 < len(folded) and folded[end] in _LEADS and folded[end + 1] in _QUESTION_WORDS:
+        return end + 1
+    return None
+
+
+def _opener(tokens: list[str], repair: int) -> str | None:
+    """The function word the repair opens with (before its determiners), if any."""
+    at = repair
+    while at > 0 and tokens[at - 1].lower() in _DETERMINERS:
+        at -= 1
+    word = tokens[at].lower()
+    if at < repair:
+        return word
+    return word if word in _FUNCTION_WORDS else None
+
+
+def _skip_determiners(folded: list[str], j: int) -> int:
+    while j < len(folded) and folded[j] in _DETERMINERS:
+        j += 1
+    return j
+
+
+def _shape(token: str) -> str:
+    if _NUMBER.match(token):
+        return "number"
+    if token[:1].isupper():
+        return "name"
+    return "word"
+
+
+def _same_shape(tokens: list[str], kept: list[int], repair: int) -> bool:
+    """Whether the last kept word and the repair are both names or both numbers."""
+    words = [i for i in kept if tokens[i] not in {",", ";"}]
+    return bool(words) and _shape(tokens[words[-1]]) == _shape(tokens[repair]) != "word"
+
+
+def _without_retracted(tokens: list[str], kept: list[int], repair: int) -> list[int]:
+    """``kept`` without the phrase the repair at ``tokens[repair]`` replaces: the names
+    or numbers before it for a name or a number, else as many words as the repair's
+    first phrase, never across a function word ("the least no most common" keeps
+    "the"); the first kept word always stays."""
+    kept = list(kept)
+    while kept and tokens[kept[-1]] in {",", ";"}:
+        kept.pop()
+    opener = _opener(tokens, repair)
+    if opener is not None:
+        back = [k for k in kept[-PARALLEL_REACH:] if tokens[k].lower() == opener]
+        if back and back[-1] != kept[0]:
+            return kept[: kept.index(back[-1])]  # "in 1967 or no make that in 1965"
+    shape = _shape(tokens[repair])
+    if shape != "word" and kept and _shape(tokens[kept[-1]]) == shape:
+        while len(kept) > 1 and _shape(tokens[kept[-1]]) == shape:
+            kept.pop()
+    else:
+        length = 0
+        for token in tokens[repair:]:
+            if token.lower() in _FUNCTION_WORDS or token in {",", ";"}:
+                break
+            length += 1
+        for _ in range(min(max(1, length), MAX_RETRACTED)):
+            if len(kept) <= 1 or tokens[kept[-1]].lower() in _FUNCTION_WORDS:
+                break
+            kept.pop()
+    if repair > 0 and tokens[repair - 1].lower() in _DETERMINERS:
+        # The repair brings its own article: "the proxy no the gateway".
+        while len(kept) > 1 and tokens[kept[-1]].lower() in _DETERMINERS:
+            kept.pop()
+    return kept
