@@ -267,26 +267,28 @@ def test_closing_the_base_stops_a_background_build(
     real_rows = SqliteKnowledgeBackend.vector_rows
     batches_read = []
     first_batch = threading.Event()
-    slow_batches = 400
+    texts = 40
 
     def slow_rows(self: SqliteKnowledgeBackend, table: str, *, batch: int = 5_000) -> Any:
         rows = [r for chunk in real_rows(self, table, batch=batch) for r in chunk]
-        for _ in range(slow_batches):  # a build long enough to be caught midway
+        # One row a batch, each row once (a graph library may refuse a key twice),
+        # slow enough that the build is caught midway.
+        for row in rows:
             batches_read.append(1)
             first_batch.set()
-            yield rows[:1]
-            time.sleep(0.02)
+            yield [row]
+            time.sleep(0.2)
 
     monkeypatch.setattr(SqliteKnowledgeBackend, "vector_rows", slow_rows)
     db = tmp_path / "kb.db"
     kb = _base(db, aids_from_chunks=30, keyword_index="sqlite")
-    kb.add_texts(_texts(40))
+    kb.add_texts(_texts(texts))
     assert first_batch.wait(60)
     aids = kb.searcher.aids
     assert aids.building
     kb.close()
     assert not aids.building  # the thread is gone once close() returns
-    assert len(batches_read) < slow_batches  # stopped midway, not waited out
+    assert len(batches_read) < texts  # stopped midway, not waited out
     assert _sidecars(db) == []  # nothing half-built saved or handed over
     assert "vector_index" not in aids._ready
     assert "vector_index" not in aids._failed  # a stop is no failure
