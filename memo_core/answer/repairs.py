@@ -24,8 +24,12 @@ question. :func:`corrected` returns the question as its asker meant it:
 
 "no" is a marker only where it cannot be a determiner: before another marker, a
 comma, a question word, or a repair of the same shape as the word before it (a
-name for a name, a number for a number): "returns no value" keeps its "no". A
-question without any of these comes back unchanged.
+name for a name, a number for a number): "returns no value" keeps its "no". The
+other markers that are also plain words of a question ("actually", "rather",
+"disregard", "make that") are read the same way when they stand alone: "What
+does Python 3.12 actually change?" keeps its version and "Why is mmap rather
+slow?" its name, while "or rather", "no actually" and "in 1907 actually 1911"
+still correct. A question without any of these comes back unchanged.
 """
 
 from __future__ import annotations
@@ -50,6 +54,16 @@ _MARKERS_TEXT = """
     wait no|oops|sorry|rather|actually|no
 """
 _MARKERS = [m.strip() for m in _MARKERS_TEXT.split("|")]
+#: Markers that are also ordinary words of a question ("no value", "actually
+#: change", "rather slow", "make that file"): alone, they mark a replacement only
+#: when the repair has the shape of the word before them (a name, a number).
+_PLAIN_WORD_MARKERS = frozenset({"no", "actually", "rather", "disregard", "make that"})
+#: What may stand before a marker to show the asker is correcting: a filler however
+#: spelt ("uhh", "ahh", "oh"), a comma, or a word that starts a correction ("wait
+#: actually", "nope make that").
+_HESITATION = re.compile(
+    r"^(?:[,;]|u+h+m*|u+m+|e+r+m*|a+h+|o+h+|h+m+|e+h+|no|nope|wait|sorry|okay|ok|yikes)$"
+)
 #: Words that open a question (a restart begins with one).
 _QUESTION_WORDS_TEXT = "what which who whom whose when where why how tell"
 _QUESTION_WORDS = _words(_QUESTION_WORDS_TEXT)
@@ -111,8 +125,12 @@ def corrected(question: str) -> str:
             kept, i, cut = [], restart, True
             continue
         repair = _skip_determiners(folded, end)
-        only_no = folded[i] == "no" and end == i + 1
-        if repair >= len(tokens) or (only_no and not _same_shape(tokens, kept, repair)):
+        marker = " ".join(folded[i:end])
+        plain = marker in _PLAIN_WORD_MARKERS and (
+            marker == "no"  # a determiner after a comma too: "cached, no matter how"
+            or not (i > 0 and _HESITATION.match(folded[i - 1]))  # "uhh rather sediment"
+        )
+        if repair >= len(tokens) or (plain and not _same_shape(tokens, kept, repair)):
             kept.append(i)  # nothing repaired, or a determiner: "returns no value"
             i += 1
             continue

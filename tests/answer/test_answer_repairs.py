@@ -25,6 +25,10 @@ from memo_core.answer.salience import hard_terms, missing_terms
         # A common word replaced by a common word.
         ("What colour were the doors I meant shutters of the mill?",
          "What colour were the shutters of the mill?"),
+        # A marker that is also a plain word corrects a name or a number, or after
+        # a hesitation.
+        ("Which tram reached Kelso in 1931 actually 1934?", "Which tram reached Kelso in 1934?"),
+        ("Who painted the lighthouse uhm rather the boathouse?", "Who painted the boathouse?"),
         # Fillers alone are dropped; the rest is kept as written.
         ("What does `pack_frames()` uh return?", "What does `pack_frames()` return?"),
     ],
@@ -41,6 +45,11 @@ def test_corrected_keeps_what_the_asker_meant(asked: str, meant: str) -> None:
         "How long does the client wait before it gives up?",
         "Is the value an int or a float?",
         "Does the cache have no upper bound?",
+        # Plain words that can also mark a correction, used as plain words.
+        "What does version 4.2 actually change in the scheduler?",
+        "Why is the Brenner loader rather slow on large archives?",
+        "Does the tokenizer disregard blank lines?",
+        "How do I make that archive executable?",
     ],
 )
 def test_a_question_without_a_correction_comes_back_unchanged(question: str) -> None:
@@ -57,3 +66,9 @@ def test_a_retracted_name_or_number_is_no_hard_term() -> None:
         "orsk",
         "1822",
     ]
+
+
+def test_a_version_before_a_plain_word_stays_a_hard_term() -> None:
+    question = "What does version 4.2 actually change in the scheduler?"
+    assert "4.2" in hard_terms(question)
+    assert missing_terms(question, ["Version 3.9 changes how the scheduler picks a queue."])
