@@ -15,6 +15,8 @@ written, and :func:`missing_literals` lists those a passage does not contain:
   ``?=``, ``!j``, ``\\q``, ``%d``, ``@cached``, ``$HOME``);
 * ``call`` - a name written as a call or a keyword argument (``frozendict()``,
   ``doc=``);
+* the module ``python -m NAME`` runs, as a ``code`` literal: the program a
+  question asks about, whose help the answer must come from;
 * ``name`` - the words between a determiner and a kind of thing a reference
   documents ("the async while *statement*", "the retry *clause*", "its
   savebreaks *command*") when they are a term rather than common English (by the
@@ -102,6 +104,8 @@ _OPENERS = "([{\"'«“‘"
 _CLOSERS = ")]}\"'»”’.,;:?!"
 _SENTENCE_END = "\"'»”’.,;:?!"
 _POSSESSIVE = re.compile(r"['’]s$")
+_INTERPRETER = re.compile(r"`?(?:python(?:\d(?:\.\d+)?)?|py)", re.IGNORECASE)
+_MODULE = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,9 @@ def question_literals(question: str) -> list[Literal]:
         literal = _token_literal(token, last=i == len(tokens) - 1)
         if literal is not None:
             found.append((start, literal))
+        module = _run_module(tokens, i)
+        if module is not None:
+            found.append((tokens[i + 1][0], module))
     found += _name_runs(rest, tokens)
     out: dict[tuple[str, str], Literal] = {}
     for _, literal in sorted(found, key=lambda p: p[0]):
@@ -147,6 +154,17 @@ def missing_literals(question: str, evidence: Iterable[str]) -> list[str]:
         return []
     text = "\n".join(evidence)
     return [lit.text for lit in literals if not lit.found_in(text)]
+
+
+def _run_module(tokens: list[tuple[int, str]], i: int) -> Literal | None:
+    """The module ``python -m NAME`` runs, when ``tokens[i]`` is that ``-m``: the
+    program the question asks about, which its answer must name as a flag's must."""
+    if tokens[i][1] != "-m" or i == 0 or i + 1 >= len(tokens):
+        return None
+    if not _INTERPRETER.fullmatch(tokens[i - 1][1]):
+        return None
+    name = tokens[i + 1][1].rstrip(_SENTENCE_END)
+    return Literal(name, "code") if _MODULE.fullmatch(name) else None
 
 
 def _token_literal(token: str, *, last: bool) -> Literal | None:

@@ -107,6 +107,17 @@ def test_missing_literals_lists_the_absent_ones() -> None:
     assert missing_literals("What does the <~> operator do?", ["< and > compare."]) == ["<~>"]
 
 
+def test_the_module_python_dash_m_runs_is_named_by_the_answer() -> None:
+    question = "Which port does python3 -m quill.serve bind when none is given?"
+    assert ("code", "quill.serve") in _found(question)
+    other_tool = ["usage: python -m lantern [-p PORT]  -p PORT  listen here (default: 9000)"]
+    assert missing_literals(question, other_tool) == ["quill.serve"]
+    own_help = ["usage: python -m quill.serve [port]  port  bind to this port (default: 7300)"]
+    assert missing_literals(question, own_help) == []
+    # Only after the interpreter: "-m" alone is the option, its neighbour no module.
+    assert _found("What does -m cover in the lantern tool?") == [("flag", "-m")]
+
+
 def test_hard_misses_include_the_missing_literals() -> None:
     # The words of the option are all in the text, the option is not: the tokenizer
     # alone would call it covered.
