@@ -182,22 +182,28 @@ def _line_breaks(text: str) -> list[int]:
     """Positions where a line structure (not punctuation) ends a sentence."""
     cuts: list[int] = []
     lines = text.split("\n")
+    # What each line is, read once: every line is looked at as the current and the next.
+    contents = [line_content(line) for line in lines]
+    indents = [_indent(line) for line in lines]
+    entries = [option_entry(line) for line in lines]
+    titles = [is_section_title(line) for line in lines]
+    signatures = [is_signature(content) for content in contents]
     pos = 0
     usage: int | None = None  # the indentation of the usage synopsis being read, if any
     for k, line in enumerate(lines[:-1]):
         end = pos + len(line)
-        nxt = line_content(lines[k + 1])
-        cur = line_content(line)
-        deeper = _indent(lines[k + 1]) > _indent(line)
+        nxt = contents[k + 1]
+        cur = contents[k]
+        deeper = indents[k + 1] > indents[k]
         if _USAGE.match(cur):
-            usage = _indent(line)
-        if _USAGE.match(nxt) or (usage is not None and _indent(lines[k + 1]) <= usage):
+            usage = indents[k]
+        if _USAGE.match(nxt) or (usage is not None and indents[k + 1] <= usage):
             # A usage synopsis is a sentence of its own: it runs over its indented lines.
             usage = None if not _USAGE.match(nxt) else usage
             cuts.append(end)
             pos = end + 1
             continue
-        if option_entry(line) == "option" and deeper and nxt and not _BULLET.match(nxt):
+        if entries[k] == "option" and deeper and nxt and not _BULLET.match(nxt):
             pos = end + 1  # an option alone on its line: its help follows, indented
             continue
         item, next_item = _BULLET.match(cur), _BULLET.match(nxt)
@@ -211,17 +217,16 @@ def _line_breaks(text: str) -> list[int]:
             # address"), as HTML's <dt>/<dd> come out of a page: the option and its help.
             pos = end + 1
             continue
-        title = is_section_title(lines[k + 1])
         if (
             # The next entry of an option list, or its first under a title ("options:").
-            (option_entry(lines[k + 1]) and (not deeper or cur.endswith(":")))
+            (entries[k + 1] and (not deeper or cur.endswith(":")))
             # A section title of a help text, and what it titles.
-            or (title and (cur[-1:] in ".!?:)" or _indent(line) > 0))
-            or (is_section_title(line) and deeper)
+            or (titles[k + 1] and (cur[-1:] in ".!?:)" or indents[k] > 0))
+            or (titles[k] and deeper)
             or not any(c.isalnum() for c in cur)  # blank, or a rule such as "-----"
             or not any(c.isalnum() for c in nxt)
-            or is_signature(cur)
-            or is_signature(nxt)
+            or signatures[k]
+            or signatures[k + 1]
             or _BULLET.match(nxt)
             or _HEADING.match(nxt)
             or _HEADING.match(cur)
