@@ -60,7 +60,11 @@ def hard_terms(question: str) -> list[str]:
     back ("version 3.1 no sorry 3.2": :func:`~memo_core.answer.repairs.corrected`) is
     no term of the question.
     """
-    question = corrected(question)
+    return _hard_terms(corrected(question))
+
+
+def _hard_terms(question: str) -> list[str]:
+    """:func:`hard_terms` of a question already read as its asker meant it."""
     out: list[str] = [m.group().lower().strip("_") for m in _IDENTIFIER.finditer(question)]
     parts = {p for term in out for p in _TERM.findall(term)}
     for m in _TERM.finditer(question):
@@ -123,7 +127,7 @@ def missing_terms(question: str, evidence: Iterable[str]) -> list[str]:
 
 
 def _missing_hard_terms(question: str, evidence: list[str]) -> list[str]:
-    terms = hard_terms(question)
+    terms = _hard_terms(question)  # ``question`` is corrected already (missing_terms)
     if not terms:
         return []
     text = " ".join(evidence)
