@@ -37,6 +37,7 @@ from memo_core.answer.prompting import (
     build_repair_messages,
     parse_answer,
 )
+from memo_core.answer.repairs import corrected
 from memo_core.answer.salience import hit_evidence, missing_terms
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import sentence_around, split_sentences
@@ -51,7 +52,7 @@ from memo_core.answer.types import (
     RelatedPassage,
 )
 from memo_core.answer.verify import CitationVerifier
-from memo_core.answer.windows import diversify
+from memo_core.answer.windows import diversify, states_asked_default
 from memo_core.errors import AnswerFormatError, ConfigError, InvalidInputError
 from memo_core.kb.flags import INSTRUCTIONS, instruction_spans
 from memo_core.llm.base import LLM, supports_json_mode
@@ -196,6 +197,25 @@ class GuardedAnswerer:
                 searched,
                 _related(found),
             )
+        # Asked for a default, a quote that states none says what the setting does, not
+        # what it is when unset; the quotes that do state one must name what the question
+        # names (below), or it is another setting's default. ("The default, no, the
+        # maximum" asks for no default: the question as its asker meant it.)
+        asked = corrected(question)
+        stating = [
+            claim
+            for claim in claims
+            if claim.memory_only
+            or states_asked_default(asked, " ".join(c.sentence for c in claim.citations))
+        ]
+        if not stating:
+            return Refusal(
+                f"{NOT_IN_BASE} (the passages found state no default)",
+                decision.score,
+                searched,
+                _related(found),
+            )
+        claims = stating
         all_cited = [c for claim in claims for c in claim.citations]
         citations = [c for c in all_cited if not c.is_memory]
         remembered = [c for c in all_cited if c.is_memory]

@@ -15,6 +15,12 @@ written, and :func:`missing_literals` lists those a passage does not contain:
   ``?=``, ``!j``, ``\\q``, ``%d``, ``@cached``, ``$HOME``);
 * ``call`` - a name written as a call or a keyword argument (``frozendict()``,
   ``doc=``);
+* ``setting`` - a name given a value (``compact=True``, ``flag='a'``,
+  ``--level=3``): the passage must give the name that value, written so
+  (``level=3``) or with the value near the name ("if *level* is 3", "level:
+  1-9" for a number the range holds, :data:`SETTING_REACH`); a name the base
+  documents with other values does not answer a question about a value it
+  never takes;
 * the module ``python -m NAME`` runs, as a ``code`` literal: the program a
   question asks about, whose help the answer must come from;
 * ``name`` - the words between a determiner and a kind of thing a reference
@@ -41,11 +47,12 @@ from dataclasses import dataclass
 from typing import Literal as TypingLiteral
 
 from memo_core.answer.lexicon import COMMON_ZIPF, word_frequency
+from memo_core.answer.numbers import StatedNumbers
 from memo_core.search.text import detect_language, stem_token, tokenize
 
 __all__ = ["Literal", "LiteralKind", "missing_literals", "question_literals"]
 
-LiteralKind = TypingLiteral["code", "flag", "symbol", "call", "name"]
+LiteralKind = TypingLiteral["code", "flag", "symbol", "call", "name", "setting"]
 
 #: The kinds of thing a technical reference documents by name. A phrase such as
 #: "the X statement" names X, and X must be in the passage that answers.
@@ -106,6 +113,15 @@ _SENTENCE_END = "\"'»”’.,;:?!"
 _POSSESSIVE = re.compile(r"['’]s$")
 _INTERPRETER = re.compile(r"`?(?:python(?:\d(?:\.\d+)?)?|py)", re.IGNORECASE)
 _MODULE = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+# A name given a value: "compact=True", "flag='a'", "--level=3", "dataclass(validate=True)";
+# not a comparison ("x == 1", "a <= b").
+_SETTING = re.compile(
+    r"(?<![\w.=!<>-])(--?[A-Za-z][\w-]*|[A-Za-z_]\w*)(?:=|\s=\s)(?!=)"
+    r"(?:'([^'\s]{1,30})'|\"([^\"\s]{1,30})\"|([\w.+-]{1,30}))(?![\w=])"
+)
+#: A setting's value counts as given to its name within this many characters of it
+#: ("If *level* is 3 ..."): about a clause.
+SETTING_REACH = 80
 
 
 @dataclass(frozen=True)
@@ -117,6 +133,8 @@ class Literal:
 
     def found_in(self, text: str) -> bool:
         """Whether ``text`` names this literal (see the module doc for how)."""
+        if self.kind == "setting":
+            return _sets(self.text, text)
         if _is_wordy(self):
             return _words_together(self.text, text)
         return _verbatim(self, text)
@@ -141,6 +159,7 @@ def question_literals(question: str) -> list[Literal]:
         if module is not None:
             found.append((tokens[i + 1][0], module))
     found += _name_runs(rest, tokens)
+    found += [(m.start(), Literal(m.group(), "setting")) for m in _SETTING.finditer(question)]
     out: dict[tuple[str, str], Literal] = {}
     for _, literal in sorted(found, key=lambda p: p[0]):
         out.setdefault((literal.kind, literal.text.lower()), literal)
@@ -328,3 +347,29 @@ def _verbatim(literal: Literal, text: str) -> bool:
 _OPERATOR_CLASS = "[" + re.escape("".join(sorted(_OPERATOR_CHARS))) + "]"
 _NOT_OPERATOR_BEFORE = f"(?<!{_OPERATOR_CLASS})"
 _NOT_OPERATOR_AFTER = f"(?!{_OPERATOR_CLASS})"
+
+
+def _sets(setting: str, text: str) -> bool:
+    """Whether ``text`` gives the name of ``setting`` ("level=3") its value: written so
+    (spaces and quotes aside), or the value near the name (:data:`SETTING_REACH`), a
+    number also as a range holding it ("level: 1-9")."""
+    m = _SETTING.fullmatch(setting)
+    if m is None:
+        return True
+    name = m.group(1)
+    value = next(g for g in m.groups()[1:] if g is not None)
+    edge = r"(?<![\w-])" if name.startswith("-") else r"(?<!\w)"
+    quoted = rf"['\"]?{re.escape(value)}['\"]?(?![\w])"
+    if re.search(rf"{edge}{re.escape(name)}\s*=\s*{quoted}", text, re.IGNORECASE):
+        return True
+    plain = name.lstrip("-")
+    named = re.compile(rf"(?<![\w-]){re.escape(plain)}(?![\w])", re.IGNORECASE)
+    given = re.compile(rf"(?<![\w.]){re.escape(value)}(?![\w]|\.\w)", re.IGNORECASE)
+    language = detect_language(text)
+    for hit in named.finditer(text):
+        near = text[max(0, hit.start() - SETTING_REACH) : hit.end() + SETTING_REACH]
+        if given.search(near):
+            return True
+        if value.isdigit() and StatedNumbers.read(near, language).states(value):
+            return True
+    return False

@@ -41,6 +41,7 @@ __all__ = [
     "diversify",
     "is_heading",
     "rank_windows",
+    "states_asked_default",
     "without_type_cue",
 ]
 
@@ -214,6 +215,18 @@ _WHERE = re.compile(r"^\s*(?:where|in\s+what\s+(?:place|city|country|region))\b|
 _LOCATIVE = re.compile(
     r"\b(?:in|at|near|inside|under|within|from)\b|\b(?:в|на|около)\b", re.IGNORECASE
 )
+# "Which version added ...?", "Since which release ...?", "In what Python version ...?":
+# answered by a version number, not by the text about the thing that has one.
+_WHICH_VERSION = re.compile(
+    r"^\s*(?:(?:in|since|from|as\s+of|until|before|after)\s+)?(?:which|what)\s+(?:\w+\s+){0,2}"
+    r"(?:version|release)s?\b|"
+    r"^\s*(?:(?:в|с|начиная\s+с)\s+)?(?:какой|какая|какие|каких)\s+(?:\w+\s+)?(?:верси|релиз)",
+    re.IGNORECASE,
+)
+# A version as a text writes it: dotted digits or a "v" number ("3.8", "HTTP/1.0", "v2",
+# "14.0.0"); not a count, a PEP's number or the digit a program's name ends with
+# ("python3").
+_VERSION_NUMBER = re.compile(r"(?<![^\W\d])(?:\d+(?:\.\d+)+|[vV]\d+)(?!\w)")
 _WHICH_OPTION = re.compile(
     r"^\s*(?:which|what)\s+(?:\w+\s+)?(?:option|flag|argument|parameter|mode|value|setting|"
     r"constant|keyword|format|method|function|attribute|exception|error|class)s?\b|"
@@ -240,6 +253,7 @@ _TYPE_CHECKS = (
     (_HOW_MANY, _QUANTITY),
     (_WHO, _NAME),
     (_WHERE, _NAME),
+    (_WHICH_VERSION, _VERSION_NUMBER),
     (_WHICH_OPTION, _OPTION),
 )
 
@@ -248,8 +262,9 @@ def answer_type_match(question: str, window: str) -> float:
     """0.0 when the question asks for a kind of thing the window lacks, else 1.0.
 
     when -> a date; how many / much / long -> a number or quantity; who -> a
-    name; where -> a name or a place phrase; which option / argument / mode -> an
-    option token (a quoted value, a flag, an identifier, a constant).
+    name; where -> a name or a place phrase; which version / release -> a version
+    number; which option / argument / mode -> an option token (a quoted value, a
+    flag, an identifier, a constant).
     """
     for asks, holds in _TYPE_CHECKS:
         if asks.search(question):
@@ -274,6 +289,21 @@ def answer_slot(question: str, sentence: str) -> float:
             new = (m.group().casefold().strip("\"'`‘’“”«»(") for m in holds.finditer(sentence))
             return 1.0 if any(token not in asked for token in new) else -1.0
     return 0.0
+
+
+# A question about a default ("What is the default mode?", "What does it default to?",
+# "... by default?"); not a name that holds the word (``default_factory``, ``defaultdict``).
+_ASKS_DEFAULT = re.compile(r"(?<![\w-])defaults?(?![\w-])|по\s+умолчанию", re.IGNORECASE)
+# What states one: the word ("defaults to", "(default: 8000)", "by default") or a value
+# given in a signature ("width=70").
+_STATES_DEFAULT = re.compile(r"\bdefault|[^\W\d]\w*\s?=\s?[^\s=,)]|по\s+умолчанию", re.IGNORECASE)
+
+
+def states_asked_default(question: str, text: str) -> bool:
+    """False when ``question`` asks about a default and ``text`` states none: the text
+    about a setting's other values, or about another default, answers "What is the
+    default encoding?" no better than silence. True for any other question."""
+    return not _ASKS_DEFAULT.search(question) or _STATES_DEFAULT.search(text) is not None
 
 
 # A yes/no question opens with an auxiliary verb ("Can a name be ...?", "Does it

@@ -148,3 +148,27 @@ def test_an_operator_is_missing_exactly_when_the_evidence_lacks_it(op: str, othe
     assert missing_literals(question, [f"The expression a {op} b combines them."]) == []
     if other != op:
         assert missing_literals(question, [f"The expression a {other} b combines them."]) == [op]
+
+
+def test_a_name_given_a_value_needs_a_passage_that_gives_it_that_value() -> None:
+    assert _found("What does the loop=True option of play() change?") == [
+        ("setting", "loop=True"),
+        ("call", "play"),
+    ]
+    assert ("setting", "--speed=3") in _found("What does spin --speed=3 do?")
+    # A comparison is no setting.
+    assert [k for k, _ in _found("Is x == 3 ever true?")] == ["symbol"]
+    signature = "play(track, loop=False, volume=5)"
+    assert missing_literals("What does loop=False do?", [signature]) == []
+    assert missing_literals("What does loop = 'False' do?", [signature]) == []
+    # The name documented with other values only, or the word in another sense.
+    assert missing_literals("What does loop=True do?", [signature]) == ["loop=True"]
+    assert missing_literals(
+        "What does the loop=True option do?", ["Each track is played in a loop once."]
+    ) == ["loop=True"]
+    # A value near its name, or a number in the range the passage gives it.
+    assert missing_literals("What does loop=True do?", ["If *loop* is True, it repeats."]) == []
+    assert missing_literals("What does --speed=3 do?", ["--speed N  spin speed, 1-5"]) == []
+    assert missing_literals("What does --speed=9 do?", ["--speed N  spin speed, 1-5"]) == [
+        "--speed=9"
+    ]

@@ -13,6 +13,7 @@ from memo_core.answer.windows import (
     answer_type_match,
     best_window,
     is_heading,
+    states_asked_default,
 )
 from memo_core.embedders import HashEmbedder
 from memo_core.kb import MemoBase
@@ -66,6 +67,28 @@ def test_answer_type_match() -> None:
     assert answer_type_match("Who signed it?", "it was signed by Alice Moreau") == 1.0
     assert answer_type_match("Who signed it?", "it was signed yesterday") == 0.0
     assert answer_type_match("Why is it late?", "no reason") == 1.0
+
+
+def test_a_question_asking_which_version_is_answered_by_a_version_number() -> None:
+    asked = "Which kiln firmware version added the cooling alarm?"
+    assert answer_type_match(asked, "The cooling alarm came with firmware 2.4.") == 1.0
+    assert answer_type_match(asked, "The cooling alarm beeps when the kiln cools.") == 0.0
+    assert answer_type_match("Since which release is the lid sensor read?", "Since 1.9.") == 1.0
+    assert answer_type_match("В какой версии появился датчик?", "Датчик читается всегда.") == 0.0
+    # The version the question names is no answer to it.
+    assert answer_slot("Which release after 3.1 dropped the alarm?", "Release 3.1 kept it.") == -1.0
+    assert answer_slot("Which release after 3.1 dropped the alarm?", "Release 3.4 did.") == 1.0
+
+
+def test_a_question_about_a_default_needs_a_passage_that_states_one() -> None:
+    asked = "What is the default glaze temperature of the kiln?"
+    assert states_asked_default(asked, "The glaze temperature defaults to 1040 degrees.")
+    assert states_asked_default(asked, "fire(glaze, temperature=1040)")
+    assert not states_asked_default(asked, "The glaze temperature is set on the front panel.")
+    assert not states_asked_default("Which log does the kiln write to by default?", "It logs.")
+    # A name that holds the word asks for no default; nor does any other question.
+    assert states_asked_default("What does default_glaze hold?", "The glaze in use.")
+    assert states_asked_default("What is the glaze temperature?", "It is set on the panel.")
 
 
 def test_answer_form_reads_a_stance_for_yes_no_and_a_reason_for_why() -> None:

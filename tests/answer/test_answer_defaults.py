@@ -1,0 +1,47 @@
+"""A question about a default is answered only by a passage that states one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memo_core.answer.engine import GuardedAnswerer
+from memo_core.answer.gate import SufficiencyGate
+from memo_core.answer.types import Answer, Refusal
+from memo_core.kb import MemoBase
+
+
+@pytest.fixture
+def kiln(tmp_path: Path) -> Iterator[MemoBase]:
+    base = MemoBase(tmp_path / "kb.db", embedder=None)
+    base.add_document(
+        "The Marlow kiln fires stoneware and porcelain. "
+        "The glaze temperature of the Marlow kiln is set on its front panel.",
+        document_id="marlow",
+    )
+    base.add_document(
+        "The Quill kiln fires earthenware. The glaze temperature of the Quill kiln "
+        "defaults to 1040 degrees.",
+        document_id="quill",
+    )
+    yield base
+    base.close()
+
+
+def test_a_default_the_passages_do_not_state_is_refused(kiln: MemoBase) -> None:
+    engine = GuardedAnswerer(kiln, gate=SufficiencyGate(threshold=0.0))
+    # The one default stated is the other kiln's: its quote does not name the Marlow kiln.
+    refused = engine.ask("What is the default glaze temperature of the Marlow kiln?")
+    assert isinstance(refused, Refusal)
+    assert "do not mention marlow" in refused.reason
+    # No passage states a default at all.
+    refused = engine.ask("What is the default porcelain glaze of the Marlow kiln?")
+    assert isinstance(refused, Refusal)
+    assert "state no default" in refused.reason
+    answer = engine.ask("What is the default glaze temperature of the Quill kiln?")
+    assert isinstance(answer, Answer)
+    assert "1040 degrees" in answer.text
+    # Asked without the default, the same passage answers.
+    assert isinstance(engine.ask("Where is the glaze temperature of the Marlow kiln set?"), Answer)
