@@ -112,14 +112,6 @@ PSEUDO_HEADING = re.compile(r"[*_`]*(?:licen[cs](?:e|es|ing)|copyright)\??[*_`]*
 MAX_DROPPED = 0.5
 
 
-def _pydoc_builder() -> Any:
-    return _script("memo_bench_build_docs", HERE.parent / "answer" / "build_docs.py")
-
-
-def _library_builder() -> Any:
-    return _script("memo_bench_library_docs", HERE.parent / "library" / "build_docs.py")
-
-
 def _script(name: str, path: Path) -> Any:
     """A sibling builder script as a module, under the name bench/answer_sets.py gives it."""
     if name not in sys.modules:
@@ -130,8 +122,9 @@ def _script(name: str, path: Path) -> Any:
     return sys.modules[name]
 
 
-_pd = _pydoc_builder()
-_lib = _library_builder()
+#: The library set's builder (its four-format check) and the pydoc set's it loads (the writer).
+_lib = _script("memo_bench_library_docs", HERE.parent / "library" / "build_docs.py")
+_pd = _lib._pd
 
 
 def __getattr__(name: str) -> Any:
