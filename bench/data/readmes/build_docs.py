@@ -265,12 +265,13 @@ def texts(name: str) -> tuple[str, str]:
     kept = strip_licences(body, markdown)
     if len(kept) < (1 - MAX_DROPPED) * len(body):
         raise RuntimeError(f"{name}: the description is mostly licence text")
-    if LICENCE.search(kept):
-        raise RuntimeError(f"{name}: a licence is left in the description")
     header = _header(name, importlib.metadata.version(name), summary)
     text = header + "\n\n" + kept
+    if LICENCE.search(text):  # the summary too
+        raise RuntimeError(f"{name}: a licence is left in the description")
     md = kept if markdown else rst_as_markdown(kept)
-    if not titles(md.split("\n"), True) or titles(md.split("\n"), True)[0][0] > 0:
+    first = titles(md.split("\n"), True)
+    if not first or first[0][0] > 0:
         md = "# " + header + "\n\n" + md  # a title before the first section
     return text, md
 
