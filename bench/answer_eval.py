@@ -1,7 +1,7 @@
 """Quote or refuse on the dev sets, today's engine side by side with the previous gate.
 
-    python bench/answer_eval.py [--sets squad,pydoc,topics,library,cli] [--split heldout] [--limit N]
-                                [--formats mixed] [--bases DIR] [--name answer]
+    python bench/answer_eval.py [--sets squad,pydoc,topics,library,cli,readmes] [--split heldout]
+                                [--limit N] [--formats mixed] [--bases DIR] [--name answer]
 
 Sets (loaded by ``bench/answer_sets.py``): the public SQuAD split in ../shared/eval/qa,
 the pydoc set (54 standard-library modules rebuilt by
@@ -10,8 +10,10 @@ sections of ``pydoc_data.topics``, rebuilt by ``bench/data/topics/build_docs.py`
 the library set (32 other standard-library modules, rebuilt by
 ``bench/data/library/build_docs.py``) and the cli set (the ``--help`` option
 lists of the interpreter and 34 standard-library tools, rebuilt by
-``bench/data/cli/build_docs.py``); the last three are asked only when named and
-check that what was tuned on the first two carries over. For the four
+``bench/data/cli/build_docs.py``) and the readmes set (the project READMEs of
+36 third-party distributions installed in the venv, licences stripped, rebuilt by
+``bench/data/readmes/build_docs.py``); the last four are asked only when named and
+check that what was tuned on the first two carries over. For the five
 rendered sets ``--formats mixed`` puts txt, md, html and pdf in one base, ``all``
 ingests every format of every document. Each set goes into a
 fresh MemoBase with the offline MiniLM int8 embedder; every question is asked, in
@@ -454,7 +456,7 @@ def main() -> None:
     parser.add_argument(
         "--formats",
         default="mixed",
-        help="pydoc / topics / library / cli documents: mixed, all, txt, md, html or pdf",
+        help="pydoc / topics / library / cli / readmes documents: mixed, all, txt, md, html or pdf",
     )
     parser.add_argument("--split", default="all", choices=SPLITS, help="which questions to ask")
     parser.add_argument("--bases", type=Path, help="keep the ingested bases here for reuse")

@@ -6,6 +6,7 @@
     topics = load_set("topics")                 # Language Reference, bench/data/topics/build_docs.py
     library = load_set("library")               # 32 more modules, bench/data/library/build_docs.py
     cli = load_set("cli")                       # command-line help, bench/data/cli/build_docs.py
+    readmes = load_set("readmes")               # project READMEs, bench/data/readmes/build_docs.py
     with squad.open_base(embedder) as kb:       # a fresh MemoBase in a temporary folder, ingested
         for q in squad.questions: ...
     heldout = load_set("pydoc", split="heldout")  # the half calibrate_gate.py never fits on
@@ -44,9 +45,17 @@ with its documents. ``q.should_answer`` is the label a gate is calibrated on.
   (``-b ADDRESS, --bind ADDRESS`` / ``bind to this address (default: all
   interfaces)``), the shape of a manual page rather than reference prose. Held
   out by tool.
+* ``readmes``: the pydoc set's kinds, formats and locators over another genre:
+  the project READMEs (long descriptions, Markdown or reST) of 36 third-party
+  distributions installed in the venv, licence sections stripped
+  (``bench/data/readmes/build_docs.py``): install steps, feature lists, quick
+  starts, benchmarks, FAQs and changelogs written by others. The descriptions
+  depend on the installed versions, not on Python: the documents are rebuilt
+  when those change, and questions whose span is then missing are skipped.
+  Held out by distribution.
 
 The held-out half of each set is fixed by its :attr:`EvalQuestion.group` (a
-SQuAD paragraph, a pydoc module, a reference topic, a command-line tool), so no group is on both sides.
+SQuAD paragraph, a pydoc module, a reference topic, a command-line tool, a distribution), so no group is on both sides.
 """
 
 from __future__ import annotations
@@ -74,6 +83,7 @@ PYDOC_DIR = HERE / "data" / "answer"
 TOPICS_DIR = HERE / "data" / "topics"
 LIBRARY_DIR = HERE / "data" / "library"
 CLI_DIR = HERE / "data" / "cli"
+READMES_DIR = HERE / "data" / "readmes"
 
 __all__ = [
     "RENDERED_SETS",
@@ -88,6 +98,8 @@ __all__ = [
     "library_set",
     "load_set",
     "pydoc_set",
+    "readmes_docs_module",
+    "readmes_set",
     "squad_set",
     "topics_docs_module",
     "topics_set",
@@ -112,6 +124,11 @@ def library_docs_module() -> Any:
 def cli_docs_module() -> Any:
     """bench/data/cli/build_docs.py as a module."""
     return _script_module("memo_bench_cli_docs", CLI_DIR / "build_docs.py")
+
+
+def readmes_docs_module() -> Any:
+    """bench/data/readmes/build_docs.py as a module."""
+    return _script_module("memo_bench_readmes_docs", READMES_DIR / "build_docs.py")
 
 
 def _script_module(name: str, path: Path) -> Any:
@@ -339,6 +356,13 @@ def cli_set(
     return _rendered_set("cli", cli_docs_module(), formats, limit, rebuild, split)
 
 
+def readmes_set(
+    formats: str = "mixed", limit: int = 0, rebuild: bool = False, split: str = "all"
+) -> AnswerSet:
+    """The project README set (36 installed distributions' long descriptions), rebuilt like the pydoc set."""
+    return _rendered_set("readmes", readmes_docs_module(), formats, limit, rebuild, split)
+
+
 def _rendered_set(
     name: str, bd: Any, formats: str, limit: int, rebuild: bool, split: str
 ) -> AnswerSet:
@@ -351,7 +375,13 @@ def _rendered_set(
     docs: Path = bd.DOCS
     manifest_path = docs / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else None
-    if rebuild or manifest is None or manifest["python"] != list(sys.version_info[:3]):
+    stale = getattr(bd, "stale", None)  # documents that depend on more than the Python
+    if (
+        rebuild
+        or manifest is None
+        or manifest["python"] != list(sys.version_info[:3])
+        or (stale is not None and stale(manifest))
+    ):
         manifest = bd.build(docs)
     documents = list(manifest["modules"])
     assignment = _module_formats(documents, formats, tuple(bd.FORMATS))
@@ -402,10 +432,11 @@ SETS = {
     "topics": topics_set,
     "library": library_set,
     "cli": cli_set,
+    "readmes": readmes_set,
 }
 
 #: The sets whose documents are rendered in several formats (reported per format).
-RENDERED_SETS = ("pydoc", "topics", "library", "cli")
+RENDERED_SETS = ("pydoc", "topics", "library", "cli", "readmes")
 
 
 def load_set(name: str, **options: Any) -> AnswerSet:

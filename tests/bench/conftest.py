@@ -1,11 +1,14 @@
 """What the rendered dev sets' tests share: the set's document builder and a fresh build.
 
-A test module names its set in ``DOCS_SET`` (``"topics"``, ``"library"``, ``"cli"``).
+A test module names its set in ``DOCS_SET`` (``"topics"``, ``"library"``, ``"cli"``,
+``"readmes"``).
 """
 
 from __future__ import annotations
 
 import sys
+from collections import Counter
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -47,3 +50,27 @@ def committed_problems(docs_builder: Any, built: tuple[Path, dict[str, Any]]) ->
     else:
         assert len(problems) <= len(questions) // 5, problems
     return problems
+
+
+@pytest.fixture
+def shaped_as_asked() -> Callable[[list[dict[str, Any]], Collection[str], int, int], None]:
+    """A check of a set's committed questions: ``low`` to ``high`` of them with unique ids,
+    about 60% answerable and 20% of each refusal kind, every nonexistent one naming its
+    ``absent`` term, every document asked about, no answer span written in its question."""
+
+    def check(rows: list[dict[str, Any]], documents: Collection[str], low: int, high: int) -> None:
+        assert low <= len(rows) <= high
+        assert len({r["id"] for r in rows}) == len(rows)
+        kinds = Counter(r["kind"] for r in rows)
+        share = {k: n / len(rows) for k, n in kinds.items()}
+        assert set(kinds) == {"answerable", "near_miss", "nonexistent"}
+        assert 0.55 <= share["answerable"] <= 0.65
+        assert 0.15 <= share["near_miss"] <= 0.25
+        assert 0.15 <= share["nonexistent"] <= 0.25
+        assert all(r.get("absent") for r in rows if r["kind"] == "nonexistent")
+        assert {r["doc"] for r in rows} == set(documents)
+        for r in rows:  # questions in the team's own words, not the documents' lines
+            if r["kind"] == "answerable":
+                assert r["answer"].casefold() not in r["question"].casefold(), r["id"]
+
+    return check

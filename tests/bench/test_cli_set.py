@@ -8,13 +8,11 @@ tool); the committed questions are checked against this Python's rebuilt help
 from __future__ import annotations
 
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
 DOCS_SET = "cli"  # the set conftest.py's docs_builder and built fixtures rebuild
 
 KETTLE = """python -m kettle -h
@@ -124,30 +122,5 @@ def test_every_answer_span_is_in_every_rendered_format(
     assert len(holding) >= 170
 
 
-def test_committed_questions_are_shaped_as_asked(cli: Any) -> None:
-    rows = cli.load_questions()
-    assert 250 <= len(rows) <= 350
-    assert len({r["id"] for r in rows}) == len(rows)
-    kinds = Counter(r["kind"] for r in rows)
-    share = {k: n / len(rows) for k, n in kinds.items()}
-    assert set(kinds) == {"answerable", "near_miss", "nonexistent"}
-    assert 0.55 <= share["answerable"] <= 0.65
-    assert 0.15 <= share["near_miss"] <= 0.25
-    assert 0.15 <= share["nonexistent"] <= 0.25
-    assert all(r.get("absent") for r in rows if r["kind"] == "nonexistent")
-    assert {r["doc"] for r in rows} == set(cli.TOOLS)  # every tool is asked about
-    for r in rows:  # questions in the team's own words, not the help's lines
-        if r["kind"] == "answerable":
-            assert r["answer"].casefold() not in r["question"].casefold(), r["id"]
-
-
-def test_the_set_is_wired_in_and_split_by_tool(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.syspath_prepend(str(BENCH))
-    import answer_eval
-    from answer_sets import RENDERED_SETS, SETS, load_set
-
-    assert "cli" in SETS and "cli" in RENDERED_SETS  # --sets cli
-    assert answer_eval.RENDERED_SETS == RENDERED_SETS
-    for split in ("heldout", "train"):
-        kinds = Counter(q.kind for q in load_set("cli", split=split).questions)
-        assert kinds["answerable"] >= 80 and min(kinds.values()) >= 25, (split, kinds)
+def test_committed_questions_are_shaped_as_asked(cli: Any, shaped_as_asked: Any) -> None:
+    shaped_as_asked(cli.load_questions(), cli.TOOLS, 250, 350)  # every tool is asked about

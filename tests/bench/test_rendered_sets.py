@@ -10,7 +10,7 @@ import pytest
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
-@pytest.mark.parametrize("name", ["topics", "library", "cli"])
+@pytest.mark.parametrize("name", ["topics", "library", "cli", "readmes"])
 def test_the_set_loads_with_a_fixed_split_by_document(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -32,3 +32,18 @@ def test_the_set_loads_with_a_fixed_split_by_document(
     assert everything.refusal_kinds == ("near_miss", "nonexistent")
     with pytest.raises(ValueError, match="unknown answer set"):
         load_set("nope")
+
+
+@pytest.mark.parametrize("name", ["cli", "readmes"])
+def test_the_set_is_named_by_sets_and_each_half_is_large_enough(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))
+    import answer_eval
+    from answer_sets import RENDERED_SETS, SETS, load_set
+
+    assert name in SETS and name in RENDERED_SETS  # --sets NAME, reported per format
+    assert answer_eval.RENDERED_SETS == RENDERED_SETS
+    for split in ("heldout", "train"):
+        kinds = Counter(q.kind for q in load_set(name, split=split).questions)
+        assert kinds["answerable"] >= 80 and min(kinds.values()) >= 25, (split, kinds)
