@@ -148,6 +148,27 @@ def test_a_bad_vector_in_a_batch_is_refused_as_alone() -> None:
         checked_unit_blobs([good, good, [1.0, math.nan, 0.0, 0.0]], 4)
 
 
+def test_vectors_checked_by_blocks_are_stored_as_each_one_alone() -> None:
+    # Over two blocks of plain floats of every magnitude (squares that overflow or
+    # underflow go row by row), a tuple, and a block holding an int vector.
+    np = pytest.importorskip("numpy")
+    size = embedder_base._BLOCK
+    rng = np.random.default_rng(5)
+    magnitudes = np.exp(rng.uniform(-300, 300, (2 * size + 40, 1)))
+    vectors = (rng.standard_normal((2 * size + 40, 4)) * magnitudes).tolist()
+    vectors[3] = tuple(vectors[3])
+    vectors[size + 7] = [1, 2, 3, 4]
+    vectors[2 * size + 1] = [1e-170, 1e-170, 0.0, 0.0]
+    assert checked_unit_blobs(vectors, 4) == [checked_unit_blob(v, 4) for v in vectors]
+
+
+@pytest.mark.parametrize("bad", [[1.0, math.inf, 0.0, 0.0], [1e300, 1e300, 0.0, math.nan]])
+def test_a_bad_vector_in_a_block_of_floats_is_refused_as_alone(bad: list[float]) -> None:
+    good = [0.5, 0.5, 0.5, 0.5]
+    with pytest.raises(InvalidInputError, match="NaN or infinity"):
+        checked_unit_blobs([good] * 600 + [bad], 4)
+
+
 @pytest.mark.parametrize(
     "bad", [[0.0, 0.0, 0.0, 0.0], [1.0, math.nan, 0.0, 0.0], [True, 0.0, 0.0, 0.0], "abcd"]
 )
