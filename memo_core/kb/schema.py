@@ -27,7 +27,11 @@ from memo_core.kb.repeats import (
     backfill_repeats,
     shingle_rows_per_document,
 )
-from memo_core.kb.sqlite_keywords import ANALYZER_TABLE, contentless_layout
+from memo_core.kb.sqlite_keywords import (
+    ANALYZER_TABLE,
+    contentless_layout,
+    set_keyword_hash_size,
+)
 from memo_core.search.text import DEFAULT_LANGUAGES
 from memo_core.storage.base import SQLDatabase
 from memo_core.storage.identity import BASE_ID_KEY, new_base_id
@@ -294,3 +298,11 @@ def drop_document_hash_index(db: SQLDatabase) -> None:
     read by its id): it cost every document a B-tree row (95 B a chunk when each text
     is its own document, ``bench/write_path.py``) and an insert."""
     db.execute("DROP INDEX IF EXISTS documents_hash")
+
+
+@kb_schema.skippable_by_readers
+def keyword_index_hash_size(db: SQLDatabase) -> None:
+    """``chunks_fts`` holds up to 8 MB of postings in memory before writing a segment
+    (``sqlite_keywords.KEYWORD_HASH_SIZE``): fewer segments to write and merge again
+    per batch. Only writes use it: a read-only file keeps the default."""
+    set_keyword_hash_size(db)

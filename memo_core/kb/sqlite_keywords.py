@@ -33,6 +33,7 @@ __all__ = [
     "delete_keyword_rows",
     "keyword_text",
     "rebuild_keyword_index",
+    "set_keyword_hash_size",
     "stale_terms",
 ]
 
@@ -43,6 +44,12 @@ KEYWORD_INDEX_DDL = (
     "CREATE VIRTUAL TABLE chunks_fts USING fts5("
     " raw, stemmed, content = '', tokenize = 'unicode61 remove_diacritics 2')"
 )
+#: Bytes of pending postings FTS5 holds in memory before it writes them out as a
+#: segment (its ``hashsize`` option, 1 MB by default): a 5,000-chunk batch then
+#: goes out in a few segments instead of dozens, each merged again later (FTS rows
+#: 50-57 -> 36-41 µs a chunk, ``bench/write_path.py``); a writer holds at most
+#: this much more. Persistent: FTS5 keeps it in ``chunks_fts_config``.
+KEYWORD_HASH_SIZE = 8 << 20
 _VOCAB_DDL = "CREATE VIRTUAL TABLE chunks_fts_vocab USING fts5vocab(chunks_fts, 'row')"
 _INSERT = "INSERT INTO chunks_fts (rowid, raw, stemmed) VALUES (?, ?, ?)"
 _DELETE = "INSERT INTO chunks_fts (chunks_fts, rowid, raw, stemmed) VALUES ('delete', ?, ?, ?)"
@@ -115,9 +122,17 @@ def contentless_layout(db: SQLDatabase, languages: Sequence[str]) -> None:
     one, indexed from ``chunks.text`` (a migration: ``kb/schema.py``)."""
     db.executescript("DROP TABLE IF EXISTS chunks_fts_vocab; DROP TABLE IF EXISTS chunks_fts;")
     db.execute(KEYWORD_INDEX_DDL)
+    set_keyword_hash_size(db)
     db.execute(_VOCAB_DDL)
     db.execute(f"CREATE TABLE IF NOT EXISTS {ANALYZER_TABLE} (analyzer TEXT NOT NULL)")
     rebuild_keyword_index(db, languages)
+
+
+def set_keyword_hash_size(db: SQLDatabase) -> None:
+    """Give ``chunks_fts`` :data:`KEYWORD_HASH_SIZE` (kept in the file, for every writer)."""
+    db.execute(
+        "INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('hashsize', ?)", [KEYWORD_HASH_SIZE]
+    )
 
 
 def stale_terms(db: SQLDatabase, languages: Sequence[str]) -> list[str]:

@@ -16,7 +16,12 @@ import pytest
 from memo_core.embedders import HashEmbedder
 from memo_core.kb import MemoBase
 from memo_core.kb.schema import kb_schema
-from memo_core.kb.sqlite_keywords import ANALYZER_TABLE, keyword_text, stale_terms
+from memo_core.kb.sqlite_keywords import (
+    ANALYZER_TABLE,
+    KEYWORD_HASH_SIZE,
+    keyword_text,
+    stale_terms,
+)
 from memo_core.search.text import DEFAULT_LANGUAGES
 
 TEXTS = {
@@ -155,4 +160,35 @@ def test_a_base_with_the_analyzer_in_kb_meta_moves_it_beside_the_index(tmp_path:
         assert kb.db.query_one(f"SELECT analyzer FROM {ANALYZER_TABLE}")[0] == recorded
         assert kb.store.meta("keyword_analyzer") is None
         kb.delete(["kiln"])
+        assert stale_terms(kb.db, DEFAULT_LANGUAGES) == []
+
+
+def _hash_size(kb: MemoBase) -> int | None:
+    row = kb.db.query_one("SELECT v FROM chunks_fts_config WHERE k = 'hashsize'")
+    return None if row is None else int(row[0])
+
+
+def test_the_index_holds_more_postings_in_memory_before_a_segment(tmp_path: Path) -> None:
+    with MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(32)) as kb:
+        assert _hash_size(kb) == KEYWORD_HASH_SIZE > 1 << 20  # FTS5's default: 1 MB
+        _fill(kb)
+        assert _keyword_ids(kb, "boats quay") == ["harbour"]
+
+
+def test_an_older_base_gets_the_hash_size_by_a_migration(tmp_path: Path) -> None:
+    path = tmp_path / "kb.db"
+    with MemoBase(path, embedder=HashEmbedder(32)) as kb:
+        _fill(kb)
+        steps = kb.store.backend.migrations.steps
+        version = next(i for i, m in enumerate(steps, 1) if m.name == "keyword_index_hash_size")
+        with kb.db.transaction():  # the base as the code before the migration left it
+            kb.db.execute("DELETE FROM chunks_fts_config WHERE k = 'hashsize'")
+            kb.db.execute(
+                "DELETE FROM _memo_migrations WHERE schema = 'kb' AND version >= ?", [version]
+            )
+        assert _hash_size(kb) is None
+    with MemoBase(path, embedder=HashEmbedder(32)) as kb:
+        assert _hash_size(kb) == KEYWORD_HASH_SIZE
+        kb.add_texts(["Ferry tickets are sold at the quay kiosk."], ids=["kiosk"])
+        assert _keyword_ids(kb, "boats quay") == ["harbour", "kiosk"]
         assert stale_terms(kb.db, DEFAULT_LANGUAGES) == []
