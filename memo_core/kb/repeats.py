@@ -61,6 +61,7 @@ from memo_core.search.repeats import repeat_terms
 from memo_core.search.text import tokenize
 
 if TYPE_CHECKING:
+    from memo_core.kb.shingle_tally import ShingleTally
     from memo_core.storage.base import SQLDatabase
 
 __all__ = [
@@ -375,6 +376,10 @@ class _ShingleCounts:
     def __iter__(self) -> Iterator[int]:
         return iter(self._shingles)
 
+    def columns(self) -> tuple[list[int], list[int]]:
+        """The shingles in increasing order, and each one's count."""
+        return self._shingles, self._counts
+
     def __len__(self) -> int:
         return len(self._shingles)
 
@@ -405,10 +410,14 @@ def _numbered(db: SQLDatabase, owner: str) -> int:
 _INSERT = "INSERT INTO chunk_shingles (owner_id, shingle, doc_rowid) VALUES (?, ?, ?)"
 
 
-def add_chunk_shingles(db: SQLDatabase, chunks: Sequence[ShingledChunk]) -> None:
+def add_chunk_shingles(
+    db: SQLDatabase, chunks: Sequence[ShingledChunk], tally: ShingleTally | None = None
+) -> None:
     """Record the shingles of newly inserted chunks (their ``repeated`` is 0), set
     ``repeated`` on them, and on other chunks whose shingles reach the threshold.
-    Each chunk's document is new: all its chunks are among ``chunks``."""
+    Each chunk's document is new: all its chunks are among ``chunks``. ``tally``
+    (``kb/shingle_tally.py``) gives the counts of owners it holds, and starts on an
+    owner with no shingle yet, instead of the count query."""
     by_owner: dict[str, list[ShingledChunk]] = defaultdict(list)
     for chunk in chunks:
         by_owner[chunk.owner].append(chunk)
@@ -417,12 +426,17 @@ def add_chunk_shingles(db: SQLDatabase, chunks: Sequence[ShingledChunk]) -> None
             {c.chunk_rowid: c.text for c in mine},
             {c.chunk_rowid: c.words for c in mine if c.words is not None},
         )
-        number = _numbered(db, owner)
+        known = owner_id(db, owner)
+        number = known if known is not None else _numbered(db, owner)
+        if known is None and tally is not None:
+            tally.start(number)
         rows, new_docs = shingled.new_rows(number, [c.doc_rowid for c in mine])
         if not rows:
             continue
         db.executemany(_INSERT, rows)
-        counts = _document_counts(db, number, new_docs, least=REPEAT_DOCUMENTS)
+        counts = tally.add(number, new_docs, least=REPEAT_DOCUMENTS) if tally else None
+        if counts is None:
+            counts = _document_counts(db, number, new_docs, least=REPEAT_DOCUMENTS)
         _set_shares(db, shingled.shares(set(counts)))
         # Below the threshold before these documents came, at or above it now: they
         # made that text boilerplate in the others.

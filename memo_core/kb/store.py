@@ -43,6 +43,7 @@ from memo_core.kb.repeats import (
     remove_chunk_shingles,
 )
 from memo_core.kb.scope import chunk_scope, only_scope, visible_rowids
+from memo_core.kb.shingle_tally import ShingleTally
 from memo_core.kb.sqlite_backend import SqliteKnowledgeBackend
 from memo_core.search.repeats import RepeatedText, StoredTerms
 from memo_core.search.text import DEFAULT_LANGUAGES, tokenize
@@ -174,6 +175,7 @@ class KnowledgeStore:
         self.languages = tuple(languages)
         self._search_state: SearchState | None = None
         self._pins = threading.local()  # a search pins its state per thread
+        self._shingle_tally = ShingleTally()  # a first ingest's counts (kb/shingle_tally.py)
         make = KB_BACKENDS.for_database(db)
         self.backend: KnowledgeBackend = make(db, languages=self.languages, state=self.search_state)
         self.backend.migrations.apply(db)
@@ -332,7 +334,7 @@ class KnowledgeStore:
             blobs = self._vector_blobs(writes, table, fp)
             last = {(w.owner, w.document_id): (w, b) for w, b in zip(writes, blobs, strict=True)}
             stamp = utc_now()
-            with self.db.transaction():
+            with self._tallying(), self.db.transaction():
                 self._check_vectors_current(writes, table, fp, fingerprint)
                 existing = self._existing_documents(list(last))
                 self._delete_doc_rows([rowid for rowid, _ in existing.values()])
@@ -356,7 +358,7 @@ class KnowledgeStore:
         with collector_paused():
             prepared = list(zip(writes, self._vector_blobs(writes, table, fp), strict=True))
             stamp = utc_now()
-            with self.db.transaction():
+            with self._tallying(), self.db.transaction():
                 self._check_vectors_current(writes, table, fp, fingerprint)
                 taken = sorted(self._existing_documents(keys))
                 if taken:
@@ -378,6 +380,8 @@ class KnowledgeStore:
         transaction): rowids assigned here, under the write lock, and each table
         filled by one ``executemany``; each chunk's text is tokenized once, for its
         flags, its keyword row and its shingles."""
+        # Another connection's commit, or a rollback, since the last batch ends the tally.
+        self._shingle_tally.resume(self.db)
         doc_rowid = self._next_rowid("documents")
         chunk_rowid = self._next_rowid("chunks")
         documents: list[list[Any]] = []
@@ -417,8 +421,19 @@ class KnowledgeStore:
             self.backend.index_chunks(pending.texts, pending.words)
         if table is not None and pending.vectors:
             self.backend.insert_vectors(table, pending.vectors)
-        add_chunk_shingles(self.db, pending.shingled)
+        add_chunk_shingles(self.db, pending.shingled, self._shingle_tally)
         self.backend.finish_bulk_insert(None, 0)  # rowids continue past ours
+        self._shingle_tally.seal(self.db)
+
+    @contextlib.contextmanager
+    def _tallying(self) -> Iterator[None]:
+        """Around a write transaction: a failed write (its commit included) leaves the
+        shingle tally holding rows the table does not, so it is dropped."""
+        try:
+            yield
+        except BaseException:
+            self._shingle_tally.forget()
+            raise
 
     def _check_vectors_current(
         self,
@@ -523,10 +538,16 @@ class KnowledgeStore:
                 int(r[0])
                 for r in self.db.query("SELECT rowid FROM chunks WHERE doc_rowid = ?", [doc_rowid])
             ]
-            remove_chunk_shingles(self.db, rowids)
+            self._remove_shingles(rowids)
             self._delete_chunk_index_rows(rowids)
             self.db.execute("DELETE FROM chunks WHERE doc_rowid = ?", [doc_rowid])
             self.db.execute("DELETE FROM documents WHERE rowid = ?", [doc_rowid])
+
+    def _remove_shingles(self, rowids: Sequence[int]) -> None:
+        """:func:`remove_chunk_shingles`; the tally no longer matches the table."""
+        if rowids:
+            self._shingle_tally.forget()
+        remove_chunk_shingles(self.db, rowids)
 
     def _delete_chunk_index_rows(self, rowids: Sequence[int]) -> None:
         self.backend.delete_index_rows(rowids, self.vector_table if self.db.has_vec else None)
@@ -559,7 +580,7 @@ class KnowledgeStore:
                 )
             ]
             rowids = [int(r[0]) for r in rows]
-            remove_chunk_shingles(self.db, rowids)
+            self._remove_shingles(rowids)
             self._delete_chunk_index_rows(rowids)
             for rowid in rowids:
                 self.db.execute("DELETE FROM chunks WHERE rowid = ?", [rowid])

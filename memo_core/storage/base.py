@@ -59,6 +59,14 @@ class SQLDatabase(Protocol):
         """A value that changes whenever any writer commits (cache invalidation)."""
         ...
 
+    def commits_by_others(self) -> int | None:
+        """A number that moves whenever another connection commits a write, and that
+        this connection's own commits leave alone (SQLite's ``PRAGMA data_version``);
+        None where the engine keeps no such number. Unlike :meth:`data_version`, which
+        moves with this connection's writes too (and, on SQLite, at its commits: FTS5
+        writes its pending postings then)."""
+        ...
+
     def integrity_check(self) -> bool: ...
 
     def table_exists(self, name: str) -> bool:

@@ -432,6 +432,11 @@ class Database:
             row = self.query_one("PRAGMA data_version")
             return (int(row[0]), int(self.conn.total_changes))
 
+    def commits_by_others(self) -> int | None:
+        """``PRAGMA data_version``: moves when another connection commits, not by this one's."""
+        with self._lock:
+            return int(self.query_one("PRAGMA data_version")[0])
+
     def integrity_check(self) -> bool:
         row = self.query_one("PRAGMA integrity_check")
         return bool(row and row[0] == "ok")

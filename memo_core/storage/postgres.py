@@ -344,6 +344,11 @@ class PostgresDatabase:
         row = self.query_one("SELECT n FROM _memo_generation WHERE id = 1")
         return (int(row[0]) if row else 0,)
 
+    def commits_by_others(self) -> int | None:
+        """None: the generation counter moves with this connection's commits as with
+        any other's, so it cannot tell whether someone else wrote."""
+        return None
+
     def integrity_check(self) -> bool:
         """PostgreSQL keeps its own consistency; this checks the schema is reachable."""
         return bool(self.query_one("SELECT 1") == (1,))

@@ -149,6 +149,22 @@ def test_data_version_moves_when_another_connection_commits(
     assert db.data_version() not in (before, after)
 
 
+def test_commits_by_others_moves_with_another_connections_commits_only(
+    db: SQLDatabase, other: SQLDatabase
+) -> None:
+    before = db.commits_by_others()
+    if before is None:  # an engine that cannot tell (PostgreSQL): never a number
+        other.execute("INSERT INTO items (name, n) VALUES ('a', 1)")
+        assert db.commits_by_others() is None
+        return
+    with db.transaction():
+        db.execute("INSERT INTO items (name, n) VALUES ('mine', 1)")
+    assert db.commits_by_others() == before  # its own commit
+    with other.transaction():
+        other.execute("INSERT INTO items (name, n) VALUES ('theirs', 1)")
+    assert db.commits_by_others() != before
+
+
 def test_writes_inside_a_snapshot_are_refused(db: SQLDatabase) -> None:
     with db.snapshot():
         with pytest.raises(StorageError), db.transaction():
