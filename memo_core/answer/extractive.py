@@ -48,6 +48,7 @@ from dataclasses import dataclass, field, replace
 
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import (
+    is_markup_only,
     is_section_title,
     is_signature,
     is_synopsis,
@@ -254,6 +255,9 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
             if is_heading(text, start, end) or is_synopsis(sentence) or is_section_title(sentence):
                 heading, described = True, None
                 before = block = terms
+                continue
+            if is_markup_only(sentence):
+                # Struck-through text and badge rows say nothing; they change no context.
                 continue
             this = is_signature(sentence)
             if described is not None and not this:

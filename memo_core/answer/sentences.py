@@ -30,6 +30,7 @@ import re
 __all__ = [
     "ABBREVIATIONS",
     "CHAT_ABBREVIATIONS",
+    "is_markup_only",
     "is_section_title",
     "is_signature",
     "is_synopsis",
@@ -146,6 +147,39 @@ def is_synopsis(sentence: str) -> bool:
     tokens = sentence.split()
     bracketed = sum(bool(_SYNOPSIS_TOKEN.match(t)) for t in tokens)
     return len(tokens) >= 4 and bracketed >= 0.6 * len(tokens)
+
+
+#: Text its author struck through (HTML ``<s>``, ``<del>``, ``<strike>``; Markdown ``~~``):
+#: a claim withdrawn, kept on the page to show it no longer holds.
+_STRUCK = re.compile(
+    r"(?:<(s|del|strike)>(?:(?!</?(?:s|del|strike)>).)*</\1>|~~(?:(?!~~).)+~~)[.,;:!]?",
+    re.IGNORECASE | re.DOTALL,
+)
+#: Markup that shows or links something and says nothing: images and badges (Markdown
+#: ``![alt](url)``, linked ``[![alt](url)](url)``, reST ``.. image::`` with its options and
+#: ``|name|`` substitutions), HTML tags, bare links.
+_MARKUP = re.compile(
+    r"!\[[^\]]*\]\([^)]*\)"
+    r"|\[\s*\]\([^)]*\)"
+    r"|<[^<>]*>"
+    r"|\.\.\s+(?:image|figure)::\s*\S*"
+    r"|:(?:target|alt|width|height|align):[^\n]*"
+    r"|\|[\w .-]+\|(?:_{1,2})?"
+    r"|https?://\S+",
+    re.IGNORECASE,
+)
+
+
+def is_markup_only(sentence: str) -> bool:
+    """Whether ``sentence`` says nothing a reader could take as an answer: struck through
+    as a whole (its author withdrew it), or nothing but images, badges, tags and links
+    (a README's shield row). Such a sentence is never the answer, whatever words its
+    alt texts or link targets share with a question."""
+    text = sentence.strip()
+    if _STRUCK.fullmatch(text):
+        return True
+    rest = _MARKUP.sub(" ", text)
+    return bool(text) and not re.search(r"\w", rest)
 
 
 def _indent(line: str) -> int:

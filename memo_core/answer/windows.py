@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from memo_core.answer.lexicon import MODALS, NEGATIONS
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import (
+    is_markup_only,
     is_signature,
     line_content,
     option_entry,
@@ -149,7 +150,7 @@ def rank_windows(
         lang = detect_language(text)
         stems = [{stem_token(t, lang) for t in tokenize(text[a:b])} for a, b in spans]
         for i, (a, b) in enumerate(spans):
-            if is_heading(text, a, b):
+            if is_heading(text, a, b) or is_markup_only(text[a:b]):
                 continue
             lo, hi = max(0, i - 1), min(len(spans), i + 2)
             present = set().union(*stems[lo:hi])
