@@ -52,7 +52,12 @@ from memo_core.answer.types import (
     RelatedPassage,
 )
 from memo_core.answer.verify import CitationVerifier
-from memo_core.answer.windows import diversify, states_asked_default
+from memo_core.answer.windows import (
+    asks_for_number,
+    diversify,
+    holds_asked_number,
+    states_asked_default,
+)
 from memo_core.errors import AnswerFormatError, ConfigError, InvalidInputError
 from memo_core.kb.flags import INSTRUCTIONS, instruction_spans
 from memo_core.llm.base import LLM, supports_json_mode
@@ -216,6 +221,19 @@ class GuardedAnswerer:
                 _related(found),
             )
         claims = stating
+        # Asked how many or which version, quotes that hold no number new to the question
+        # are on its topic and leave its answer out ("it retries on failure").
+        if asks_for_number(asked) and not any(
+            claim.memory_only
+            or holds_asked_number(asked, " ".join(c.sentence for c in claim.citations))
+            for claim in claims
+        ):
+            return Refusal(
+                f"{NOT_IN_BASE} (the passages found state no number)",
+                decision.score,
+                searched,
+                _related(found),
+            )
         all_cited = [c for claim in claims for c in claim.citations]
         citations = [c for c in all_cited if not c.is_memory]
         remembered = [c for c in all_cited if c.is_memory]

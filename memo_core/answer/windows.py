@@ -38,8 +38,10 @@ __all__ = [
     "answer_form",
     "answer_slot",
     "answer_type_match",
+    "asks_for_number",
     "best_window",
     "diversify",
+    "holds_asked_number",
     "is_heading",
     "rank_windows",
     "states_asked_default",
@@ -290,6 +292,32 @@ def answer_slot(question: str, sentence: str) -> float:
             new = (m.group().casefold().strip("\"'`‘’“”«»(") for m in holds.finditer(sentence))
             return 1.0 if any(token not in asked for token in new) else -1.0
     return 0.0
+
+
+def asks_for_number(question: str) -> bool:
+    """Whether ``question`` asks for a count, an amount or a version ("how many ...",
+    "which version ..."): the answer to it is a number, and a sentence on the topic
+    that states none does not answer it. (When, where, who and which option are not
+    read so: "when" also asks for a condition, "where" for a file, and their answers
+    need not hold a date or a name.)"""
+    return bool(_HOW_MANY.search(question) or _WHICH_VERSION.search(question))
+
+
+# Words that give a count without a numeral ("only the last frame", "evaluated once").
+_QUANTIFIER = re.compile(
+    r"\b(?:once|twice|thrice|single|only|both|all|none|every|unlimited|unbounded)\b|"
+    r"\b(?:однажды|дважды|единственн|только|оба|все|каждый)",
+    re.IGNORECASE,
+)
+
+
+def holds_asked_number(question: str, text: str) -> bool:
+    """Whether ``text`` gives what a question of :func:`asks_for_number` asks for: a
+    number or version the question does not already say, or a word that counts
+    ("once", "only", "all")."""
+    if _WHICH_VERSION.search(question):
+        return answer_slot(question, text) > 0
+    return answer_slot(question, text) > 0 or _QUANTIFIER.search(text) is not None
 
 
 # A question about a default ("What is the default mode?", "What does it default to?",

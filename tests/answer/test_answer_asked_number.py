@@ -1,0 +1,67 @@
+"""A question asking how many or which version is answered only by a quote holding one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memo_core.answer.engine import GuardedAnswerer
+from memo_core.answer.gate import SufficiencyGate
+from memo_core.answer.types import Answer, Refusal
+from memo_core.answer.windows import asks_for_number, holds_asked_number
+from memo_core.kb import MemoBase
+
+
+def test_which_questions_ask_for_a_number() -> None:
+    assert asks_for_number("How many workers does the Heron scheduler start?")
+    assert asks_for_number("How long is a Heron lease kept?")
+    assert asks_for_number("Which version of Heron added leases?")
+    assert asks_for_number("Сколько потоков запускает планировщик?")
+    # When, where and which option may be answered without a number.
+    assert not asks_for_number("When does the Heron scheduler restart a worker?")
+    assert not asks_for_number("Where does Heron write its journal?")
+    assert not asks_for_number("Which option turns off leases?")
+
+
+def test_a_count_is_a_numeral_or_a_counting_word_the_question_does_not_give() -> None:
+    q = "How many workers does the Heron scheduler start?"
+    assert holds_asked_number(q, "The scheduler starts 4 workers.")
+    assert holds_asked_number(q, "It starts a single worker per core.")
+    assert not holds_asked_number(q, "The scheduler starts workers on demand.")
+    # The number the question gives is no answer to it.
+    assert not holds_asked_number("How many of the 8 workers are idle?", "8 workers run.")
+    v = "Which version of Heron added leases?"
+    assert holds_asked_number(v, "Leases were added in Heron 2.4.")
+    assert not holds_asked_number(v, "Leases were added in a later release.")
+    # A counting word is no version.
+    assert not holds_asked_number(v, "Only later releases have leases.")
+
+
+@pytest.fixture
+def heron(tmp_path: Path) -> Iterator[MemoBase]:
+    base = MemoBase(tmp_path / "kb.db", embedder=None)
+    base.add_document(
+        "The Heron scheduler starts workers on demand and stops idle workers after a while. "
+        "Heron leases are renewed by the worker that holds them.",
+        document_id="heron",
+    )
+    base.add_document(
+        "The Wren scheduler starts 6 workers when it boots.",
+        document_id="wren",
+    )
+    yield base
+    base.close()
+
+
+def test_a_quote_on_the_topic_that_states_no_number_is_refused(heron: MemoBase) -> None:
+    engine = GuardedAnswerer(heron, gate=SufficiencyGate(threshold=0.0))
+    refused = engine.ask("How many workers does the Heron scheduler start?")
+    assert isinstance(refused, Refusal)
+    assert "state no number" in refused.reason
+    answer = engine.ask("How many workers does the Wren scheduler start?")
+    assert isinstance(answer, Answer)
+    assert "6 workers" in answer.text
+    # Asked without a count, the same passage answers.
+    assert isinstance(engine.ask("How does the Heron scheduler start workers?"), Answer)
