@@ -120,6 +120,10 @@ _EN_GATED = tuple(
 )
 
 
+#: Every word some gate asks for: a text's other words cannot open one.
+_GATE_WORDS = frozenset().union(*(need for gate, _ in _EN_GATED for need in gate))
+
+
 def instruction_spans(text: str) -> list[tuple[int, int]]:
     """Spans of ``text`` that address an AI assistant with an instruction."""
     return [m.span() for m in _INSTRUCTION.finditer(text)]
@@ -133,15 +137,21 @@ def chunk_flags(text: str, tokens: Sequence[str] | None = None) -> tuple[str, ..
     (:func:`_gate_words`); the Russian ones only on a text with a Cyrillic letter.
     """
     words = _gate_words(text, tokenize(text) if tokens is None else tokens)
-    if any(all(need & words for need in gate) and rule.search(text) for gate, rule in _EN_GATED):
-        return (INSTRUCTIONS,)
+    for gate, rule in _EN_GATED:  # loops, not any()/all(): no generator per gate
+        for need in gate:
+            if need.isdisjoint(words):
+                break
+        else:
+            if rule.search(text):
+                return (INSTRUCTIONS,)
     if not text.isascii() and _CYRILLIC_LETTER.search(text) and _RU_RULE.search(text):
         return (INSTRUCTIONS,)
     return ()
 
 
-def _gate_words(text: str, tokens: Sequence[str]) -> set[str]:
-    """The words the gates look for: the text's tokens, and "[" or "<" when it has one.
+def _gate_words(text: str, tokens: Sequence[str]) -> frozenset[str]:
+    """The words the gates look for: the text's tokens that some gate asks for (a
+    handful, not a set of all ~90), and "[" or "<" when it has one.
 
     A pattern matches a word only between non-word characters, where ``tokenize``
     also cuts, so the matched word is a whole token; lower-cased, it is the
@@ -150,11 +160,11 @@ def _gate_words(text: str, tokens: Sequence[str]) -> set[str]:
     those are folded here, so a gate never skips a text its pattern matches.
     """
     if text.isascii() or not any(letter in text for letter in _IGNORECASE_LETTERS):
-        words = set(tokens)
+        words = _GATE_WORDS.intersection(tokens)
     else:
-        words = {t.translate(_IGNORECASE_ASCII) for t in tokens}
-    words.update(mark for mark in "[<" if mark in text)
-    return words
+        words = _GATE_WORDS.intersection(t.translate(_IGNORECASE_ASCII) for t in tokens)
+    marks = [mark for mark in "[<" if mark in text]
+    return words.union(marks) if marks else words
 
 
 def encode_flags(flags: tuple[str, ...] | list[str]) -> str:

@@ -88,9 +88,13 @@ DOCUMENT_TEXT_SQL = (
 )
 
 
+#: ``json.dumps(..., ensure_ascii=False, default=str)`` without a new encoder per call.
+_JSON = json.JSONEncoder(ensure_ascii=False, default=str)
+
+
 def _json(value: Mapping[str, Any] | None) -> str:
     """A metadata or locator column's JSON ("{}" without a call for the common empty one)."""
-    return json.dumps(dict(value), ensure_ascii=False, default=str) if value else "{}"
+    return _JSON.encode(dict(value)) if value else "{}"
 
 
 def _stored_text(write: DocumentWrite) -> str:
