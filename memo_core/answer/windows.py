@@ -294,13 +294,24 @@ def answer_slot(question: str, sentence: str) -> float:
     return 0.0
 
 
+# "Which (minor) version ...", not "What did release 4.2 add?": a verb between the
+# question word and "version" / "release" asks what a release did, not which one it is.
+_ASKS_VERSION = re.compile(
+    r"^\s*(?:(?:in|since|from|as\s+of|until|before|after)\s+)?(?:which|what)\s+"
+    r"(?:(?!(?:is|are|was|were|do|does|did|has|have|had|will|would|can|could|should)\b)\w+\s+)"
+    r"{0,2}(?:version|release)s?\b|"
+    r"^\s*(?:(?:в|с|начиная\s+с)\s+)?(?:какой|какая|какие|каких)\s+(?:\w+\s+)?(?:верси|релиз)",
+    re.IGNORECASE,
+)
+
+
 def asks_for_number(question: str) -> bool:
     """Whether ``question`` asks for a count, an amount or a version ("how many ...",
     "which version ..."): the answer to it is a number, and a sentence on the topic
     that states none does not answer it. (When, where, who and which option are not
     read so: "when" also asks for a condition, "where" for a file, and their answers
     need not hold a date or a name.)"""
-    return bool(_HOW_MANY.search(question) or _WHICH_VERSION.search(question))
+    return bool(_HOW_MANY.search(question) or _ASKS_VERSION.search(question))
 
 
 # Words that give a count without a numeral ("only the last frame", "evaluated once").
@@ -315,8 +326,8 @@ def holds_asked_number(question: str, text: str) -> bool:
     """Whether ``text`` gives what a question of :func:`asks_for_number` asks for: a
     number or version the question does not already say, or a word that counts
     ("once", "only", "all")."""
-    if _WHICH_VERSION.search(question):
-        return answer_slot(question, text) > 0
+    if _ASKS_VERSION.search(question):
+        return _VERSION_NUMBER.search(text) is not None and answer_slot(question, text) > 0
     return answer_slot(question, text) > 0 or _QUANTIFIER.search(text) is not None
 
 
