@@ -314,9 +314,12 @@ def asks_for_number(question: str) -> bool:
     return bool(_HOW_MANY.search(question) or _ASKS_VERSION.search(question))
 
 
-# Words that give a count without a numeral ("only the last frame", "evaluated once").
+# Words that give a count without a numeral ("only the last frame", "evaluated once",
+# "fourteen days"; the other number words are already in _QUANTITY).
 _QUANTIFIER = re.compile(
-    r"\b(?:once|twice|thrice|single|only|both|all|none|every|unlimited|unbounded)\b|"
+    r"\b(?:once|twice|thrice|single|only|both|all|none|every|unlimited|unbounded|zero|"
+    r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|sixty|seventy|eighty|"
+    r"ninety)\b|"
     r"\b(?:однажды|дважды|единственн|только|оба|все|каждый)",
     re.IGNORECASE,
 )

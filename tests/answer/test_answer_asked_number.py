@@ -32,6 +32,7 @@ def test_a_count_is_a_numeral_or_a_counting_word_the_question_does_not_give() ->
     q = "How many workers does the Heron scheduler start?"
     assert holds_asked_number(q, "The scheduler starts 4 workers.")
     assert holds_asked_number(q, "It starts a single worker per core.")
+    assert holds_asked_number(q, "It starts seventeen workers.")
     assert not holds_asked_number(q, "The scheduler starts workers on demand.")
     # The number the question gives is no answer to it.
     assert not holds_asked_number("How many of the 8 workers are idle?", "8 workers run.")
