@@ -57,7 +57,7 @@ class ShingleTally:
     for owners whose every shingle row this connection wrote (see the module)."""
 
     def __init__(self) -> None:
-        #: owner number -> (shingles, sorted int64; document counts, int64)
+        #: owner number -> (shingles, sorted int64; document counts, int32)
         self._owners: dict[int, tuple[Any, Any]] = {}
         self._sealed: tuple[int, int] | None = None
 
@@ -80,8 +80,7 @@ class ShingleTally:
         """Tally owner ``number``, which has no shingle row yet (under the write lock)."""
         np = _numpy()
         if np is not None:
-            empty = np.zeros(0, dtype=np.int64)
-            self._owners[number] = (empty, empty.copy())
+            self._owners[number] = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32))
 
     def add(self, number: int, batch: _ShingleCounts, *, least: int) -> dict[int, int] | None:
         """Count the documents of a batch just inserted for owner ``number`` (``batch``:
@@ -92,7 +91,9 @@ class ShingleTally:
             return None
         np = _numpy()
         held, counts = self._owners[number]
-        shingles, added = (np.array(values, dtype=np.int64) for values in batch.columns())
+        listed, counted = batch.columns()
+        shingles = np.array(listed, dtype=np.int64)
+        added = np.array(counted, dtype=np.int32)
         at = np.searchsorted(held, shingles)
         known = at < len(held)
         known[known] = held[at[known]] == shingles[known]
