@@ -13,7 +13,10 @@ bullets and numbered items, around a call signature alone on its line
 ("dist(p, q, /)"), after Markdown headings and short title lines, and before each
 entry of an option list (:func:`option_entry`: "-b ADDRESS, --bind ADDRESS  bind
 to this address", "PYTHONPATH : search path"), whose help reads on without a full
-stop; an option alone on its line keeps the help indented under it.
+stop; an option alone on its line keeps the help indented under it. A record's fields
+("Name: value" lines, as mail headers, package metadata and Debian's control files
+write them; :func:`is_record_field`) are a sentence each, with the indented lines that
+continue a value.
 
 :func:`split_chat_sentences` reads chat messages (memory capture), where people
 type in lower case and one line is one thought: it splits after ``. ! ? …``
@@ -31,6 +34,7 @@ __all__ = [
     "ABBREVIATIONS",
     "CHAT_ABBREVIATIONS",
     "is_markup_only",
+    "is_record_field",
     "is_section_title",
     "is_signature",
     "is_synopsis",
@@ -121,6 +125,48 @@ def _option_spelling(line: str) -> tuple[str, str] | None:
     if content[-1] not in ".,;" and all(_OPTION_TOKEN.fullmatch(t) for t in tokens):
         return content, "option"
     return None
+
+
+#: A field of a record, one a line: a name of one to three words (hyphens allowed), a
+#: colon and the value on the same line ("Upstream-Contact: Jane Roe", "Requires-Python:
+#: >=3.8", "Last updated: 2021-04-01").
+_FIELD = re.compile(r"[A-Za-z][\w-]*(?: [A-Za-z][\w-]*){0,2}:[ \t]+\S")
+
+
+def _record_fields(contents: list[str], indents: list[int]) -> list[bool]:
+    """Which lines are fields of a record: a line shaped as a field (:data:`_FIELD`, not a
+    usage synopsis) with another such line beside it at its indentation, past the more
+    indented lines that continue a value. One such line alone is prose or a title with a
+    colon ("Chapter 3: The Return"), which stays what the other rules make of it."""
+    shaped = [bool(_FIELD.match(c)) and not _USAGE.match(c) for c in contents]
+
+    def beside(k: int, step: int) -> bool:
+        j = k + step
+        while 0 <= j < len(contents) and contents[j] and indents[j] > indents[k]:
+            j += step  # a line that continues a value
+        return 0 <= j < len(contents) and shaped[j] and indents[j] == indents[k]
+
+    return [shaped[k] and (beside(k, -1) or beside(k, 1)) for k in range(len(contents))]
+
+
+@functools.lru_cache(maxsize=256)
+def _field_starts(text: str) -> frozenset[int]:
+    """The offsets at which the record fields of ``text`` start their line."""
+    lines = text.split("\n")
+    fields = _record_fields([line_content(x) for x in lines], [_indent(x) for x in lines])
+    starts, pos = set(), 0
+    for line, field in zip(lines, fields, strict=True):
+        if field:
+            starts.add(pos)
+        pos += len(line) + 1
+    return frozenset(starts)
+
+
+def is_record_field(text: str, line_start: int) -> bool:
+    """Whether the line of ``text`` starting at ``line_start`` is a field of a record
+    ("Copyright: 2011 Jane Roe" among "Files: ..." and "License: ..."): it states a
+    value, so it is a sentence that can answer, never a title."""
+    return line_start in _field_starts(text)
 
 
 def is_section_title(line: str) -> bool:
@@ -222,6 +268,7 @@ def _line_breaks(text: str) -> list[int]:
     entries = [option_entry(line) for line in lines]
     titles = [is_section_title(line) for line in lines]
     signatures = [is_signature(content) for content in contents]
+    fields = _record_fields(contents, indents)
     pos = 0
     usage: int | None = None  # the indentation of the usage synopsis being read, if any
     for k, line in enumerate(lines[:-1]):
@@ -254,6 +301,9 @@ def _line_breaks(text: str) -> list[int]:
         if (
             # The next entry of an option list, or its first under a title ("options:").
             (entries[k + 1] and (not deeper or cur.endswith(":")))
+            # A record's next field, and the end of a field whose value does not go on.
+            or fields[k + 1]
+            or (fields[k] and not deeper)
             # A section title of a help text, and what it titles.
             or (titles[k + 1] and (cur[-1:] in ".!?:)" or indents[k] > 0))
             or (titles[k] and deeper)

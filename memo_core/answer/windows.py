@@ -23,6 +23,7 @@ from memo_core.answer.lexicon import MODALS, NEGATIONS
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import (
     is_markup_only,
+    is_record_field,
     is_signature,
     line_content,
     option_entry,
@@ -86,7 +87,8 @@ def is_heading(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` (a sentence span) is a heading, a title or a signature line.
 
     A Markdown ``#`` line is a heading. An entry of an option list alone on its line
-    ("--fast  compress faster") is a definition, never a title. A short line with no closing punctuation is a
+    ("--fast  compress faster") and a record's field ("Copyright: 2011 Jane Roe" among
+    other fields) are definitions, never titles. A short line with no closing punctuation is a
     title, unless it sits right under a call signature ("total(self)") or right above
     a heading: then it is a description whose author left out the full stop ("Sum of
     the counts"). A signature itself is no heading: it holds the defaults
@@ -106,6 +108,8 @@ def is_heading(text: str, start: int, end: int) -> bool:
         return False
     if option_entry(text[line_start:line_end]):
         return False  # an option and its help ("--fast  compress faster"): a definition
+    if is_record_field(text, line_start):
+        return False  # "Copyright: 2011 Jane Roe" in a record states a value
     after = _neighbour_line(text, line_start, line_end, 1)
     before = _neighbour_line(text, line_start, line_end, -1)
     described = is_signature(before) or after.startswith("#") or is_signature(after)

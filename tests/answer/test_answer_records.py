@@ -1,0 +1,82 @@
+"""Records of "Name: value" fields (mail headers, package metadata, Debian's control and
+copyright files): one field, one sentence, and a field is never a title.
+
+A field's value seldom ends with a full stop, so without these rules a short field read
+as a title (never an answer, never the gate's evidence) and two fields ran together into
+one sentence. The records are made up for these tests.
+"""
+
+from __future__ import annotations
+
+from memo_core.answer.extractive import extractive_answer
+from memo_core.answer.sentences import is_record_field, split_sentences
+from memo_core.answer.windows import is_heading
+
+MANIFEST = """Format: ledger-manifest 2
+Project-Name: saltmarsh
+Maintainer: Ines Valdivia <ines@saltmarsh.example>
+
+Files: *
+Copyright: 2016-2022 Ines Valdivia
+           2023 Koji Arakawa
+Terms: Marsh-Open
+
+Files: third_party/tidewatch/*
+Copyright: 2012 Percival Osei
+Terms: Tide-Simple
+Comment: Copied from the tidewatch 1.4 tarball without changes.
+"""
+
+PROSE = """Chapter 3: The Return
+
+The ferry left at dawn. Nobody on the pier spoke.
+Note: the timetable changed in spring, so the ferry now leaves an hour later.
+"""
+
+
+def _split(text: str) -> list[str]:
+    return [text[a:b] for a, b in split_sentences(text)]
+
+
+def _line(text: str, line: str) -> int:
+    return text.index(line)
+
+
+def test_each_field_of_a_record_is_one_sentence_with_the_lines_that_continue_it() -> None:
+    assert _split(MANIFEST) == [
+        "Format: ledger-manifest 2",
+        "Project-Name: saltmarsh",
+        "Maintainer: Ines Valdivia <ines@saltmarsh.example>",
+        "Files: *",
+        "Copyright: 2016-2022 Ines Valdivia\n           2023 Koji Arakawa",
+        "Terms: Marsh-Open",
+        "Files: third_party/tidewatch/*",
+        "Copyright: 2012 Percival Osei",
+        "Terms: Tide-Simple",
+        "Comment: Copied from the tidewatch 1.4 tarball without changes.",
+    ]
+
+
+def test_a_field_is_no_title_but_a_lone_colon_line_stays_what_it_was() -> None:
+    for line in ("Maintainer: Ines Valdivia <ines@saltmarsh.example>", "Terms: Tide-Simple"):
+        start = _line(MANIFEST, line)
+        assert is_record_field(MANIFEST, start)
+        assert not is_heading(MANIFEST, start, start + len(line))
+    # One "Name: value" line with no other field beside it is a title or prose.
+    assert not is_record_field(PROSE, 0)
+    assert is_heading(PROSE, 0, len("Chapter 3: The Return"))
+    note = _line(PROSE, "Note:")
+    assert not is_record_field(PROSE, note)
+    assert "The ferry left at dawn." in _split(PROSE)
+    # A usage synopsis and a section title are no fields.
+    helptext = "usage: brew [-h]\noptions: none\n"
+    assert not is_record_field(helptext, 0)
+
+
+def test_the_field_that_states_the_value_asked_for_is_the_answer() -> None:
+    passages = [("manifest", MANIFEST)]
+    picked = extractive_answer("Who maintains saltmarsh?", passages, max_sentences=1)
+    _, a, b = picked[0]
+    assert MANIFEST[a:b] == "Maintainer: Ines Valdivia <ines@saltmarsh.example>"
+    picked = extractive_answer("Who is the maintainer?", passages, max_sentences=1)
+    assert MANIFEST[picked[0][1] : picked[0][2]].startswith("Maintainer: ")
