@@ -15,8 +15,9 @@ entry of an option list (:func:`option_entry`: "-b ADDRESS, --bind ADDRESS  bind
 to this address", "PYTHONPATH : search path"), whose help reads on without a full
 stop; an option alone on its line keeps the help indented under it. A record's fields
 ("Name: value" lines, as mail headers, package metadata and Debian's control files
-write them; :func:`is_record_field`) are a sentence each, with the indented lines that
-continue a value.
+write them; :func:`is_record_field`) are split by the line rules above, so a short
+field stands alone and a field whose value ends in punctuation reads on into the next
+one ("Files: vendor/*" with the "Copyright: ..." under it, which is what it is about).
 
 :func:`split_chat_sentences` reads chat messages (memory capture), where people
 type in lower case and one line is one thought: it splits after ``. ! ? …``
@@ -268,7 +269,6 @@ def _line_breaks(text: str) -> list[int]:
     entries = [option_entry(line) for line in lines]
     titles = [is_section_title(line) for line in lines]
     signatures = [is_signature(content) for content in contents]
-    fields = _record_fields(contents, indents)
     pos = 0
     usage: int | None = None  # the indentation of the usage synopsis being read, if any
     for k, line in enumerate(lines[:-1]):
@@ -301,9 +301,6 @@ def _line_breaks(text: str) -> list[int]:
         if (
             # The next entry of an option list, or its first under a title ("options:").
             (entries[k + 1] and (not deeper or cur.endswith(":")))
-            # A record's next field, and the end of a field whose value does not go on.
-            or fields[k + 1]
-            or (fields[k] and not deeper)
             # A section title of a help text, and what it titles.
             or (titles[k + 1] and (cur[-1:] in ".!?:)" or indents[k] > 0))
             or (titles[k] and deeper)
