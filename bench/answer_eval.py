@@ -1,6 +1,7 @@
 """Quote or refuse on the dev sets, today's engine side by side with the previous gate.
 
-    python bench/answer_eval.py [--sets squad,pydoc,topics,library,cli,readmes] [--split heldout]
+    python bench/answer_eval.py [--sets squad,pydoc,topics,library,cli,readmes,records]
+                                [--split heldout]
                                 [--limit N] [--formats mixed] [--bases DIR] [--name answer]
 
 Sets (loaded by ``bench/answer_sets.py``): the public SQuAD split in ../shared/eval/qa,
@@ -12,9 +13,11 @@ the library set (32 other standard-library modules, rebuilt by
 lists of the interpreter and 34 standard-library tools, rebuilt by
 ``bench/data/cli/build_docs.py``) and the readmes set (the project READMEs of
 36 third-party distributions installed in the venv, licences stripped, rebuilt by
-``bench/data/readmes/build_docs.py``); the last four are asked only when named and
-check that what was tuned on the first two carries over. For the five
-rendered sets ``--formats mixed`` puts txt, md, html and pdf in one base, ``all``
+``bench/data/readmes/build_docs.py``) and the records set (those distributions'
+metadata headers, "Name: value" fields as mail headers and Debian's control files
+write them, licence fields dropped, rebuilt by ``bench/data/records/build_docs.py``);
+the last five are asked only when named and check that what was tuned on the first
+two carries over. For the six rendered sets ``--formats mixed`` puts txt, md, html and pdf in one base, ``all``
 ingests every format of every document. Each set goes into a
 fresh MemoBase with the offline MiniLM int8 embedder; every question is asked, in
 extractive mode, of two engines over that same base:
@@ -456,7 +459,7 @@ def main() -> None:
     parser.add_argument(
         "--formats",
         default="mixed",
-        help="pydoc / topics / library / cli / readmes documents: mixed, all, txt, md, html or pdf",
+        help="the rendered sets' documents: mixed, all, txt, md, html or pdf",
     )
     parser.add_argument("--split", default="all", choices=SPLITS, help="which questions to ask")
     parser.add_argument("--bases", type=Path, help="keep the ingested bases here for reuse")

@@ -53,6 +53,12 @@ with its documents. ``q.should_answer`` is the label a gate is calibrated on.
   depend on the installed versions, not on Python: the documents are rebuilt
   when those change, and questions whose span is then missing are skipped.
   Held out by distribution.
+* ``records``: the same kinds, formats and locators over records of "Name: value"
+  fields, the shape of mail headers and Debian's control files: the metadata
+  headers of the readmes set's distributions, licence fields dropped
+  (``bench/data/records/build_docs.py``): authors, maintainers, project links,
+  required Python, dependencies, extras and classifiers. Rebuilt and skipped as
+  the readmes set; held out by distribution.
 
 The held-out half of each set is fixed by its :attr:`EvalQuestion.group` (a
 SQuAD paragraph, a pydoc module, a reference topic, a command-line tool, a distribution), so no group is on both sides.
@@ -84,6 +90,7 @@ TOPICS_DIR = HERE / "data" / "topics"
 LIBRARY_DIR = HERE / "data" / "library"
 CLI_DIR = HERE / "data" / "cli"
 READMES_DIR = HERE / "data" / "readmes"
+RECORDS_DIR = HERE / "data" / "records"
 
 __all__ = [
     "RENDERED_SETS",
@@ -100,6 +107,8 @@ __all__ = [
     "pydoc_set",
     "readmes_docs_module",
     "readmes_set",
+    "records_docs_module",
+    "records_set",
     "squad_set",
     "topics_docs_module",
     "topics_set",
@@ -129,6 +138,11 @@ def cli_docs_module() -> Any:
 def readmes_docs_module() -> Any:
     """bench/data/readmes/build_docs.py as a module."""
     return _script_module("memo_bench_readmes_docs", READMES_DIR / "build_docs.py")
+
+
+def records_docs_module() -> Any:
+    """bench/data/records/build_docs.py as a module."""
+    return _script_module("memo_bench_records_docs", RECORDS_DIR / "build_docs.py")
 
 
 def _script_module(name: str, path: Path) -> Any:
@@ -363,6 +377,13 @@ def readmes_set(
     return _rendered_set("readmes", readmes_docs_module(), formats, limit, rebuild, split)
 
 
+def records_set(
+    formats: str = "mixed", limit: int = 0, rebuild: bool = False, split: str = "all"
+) -> AnswerSet:
+    """The package-record set (the readmes set's distributions' metadata headers), rebuilt like the pydoc set."""
+    return _rendered_set("records", records_docs_module(), formats, limit, rebuild, split)
+
+
 def _rendered_set(
     name: str, bd: Any, formats: str, limit: int, rebuild: bool, split: str
 ) -> AnswerSet:
@@ -433,10 +454,11 @@ SETS = {
     "library": library_set,
     "cli": cli_set,
     "readmes": readmes_set,
+    "records": records_set,
 }
 
 #: The sets whose documents are rendered in several formats (reported per format).
-RENDERED_SETS = ("pydoc", "topics", "library", "cli", "readmes")
+RENDERED_SETS = ("pydoc", "topics", "library", "cli", "readmes", "records")
 
 
 def load_set(name: str, **options: Any) -> AnswerSet:

@@ -1,7 +1,7 @@
 """What the rendered dev sets' tests share: the set's document builder and a fresh build.
 
 A test module names its set in ``DOCS_SET`` (``"topics"``, ``"library"``, ``"cli"``,
-``"readmes"``).
+``"readmes"``, ``"records"``).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import pytest
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
-@pytest.mark.parametrize("name", ["topics", "library", "cli", "readmes"])
+@pytest.mark.parametrize("name", ["topics", "library", "cli", "readmes", "records"])
 def test_the_set_loads_with_a_fixed_split_by_document(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
