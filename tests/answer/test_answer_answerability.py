@@ -116,7 +116,10 @@ def test_sentence_features_need_the_embedder(hashed: MemoBase) -> None:
 
 def test_terms_the_base_never_saw_are_counted(hashed: MemoBase) -> None:
     frequencies = Frequencies(hashed.store)
-    known = "What did release 4.2 of the Tidewater scheduler add?"
+    # "added" as the document says it: Snowball's English stemmer before 3.0 (PyStemmer
+    # < 3, which llama-index-retrievers-bm25 in the bench extra holds to) stems "added"
+    # to "ad", so "add" would be a term no chunk holds there.
+    known = "Which mode was added in release 4.2 of the Tidewater scheduler?"
     unknown = "What did the Tidewater scheduler's zeppelin mode add?"
     assert gate_features(known, hashed.search(known), frequencies)["unseen_terms"] == 0.0
     assert gate_features(unknown, hashed.search(unknown), frequencies)["unseen_terms"] > 0.2
