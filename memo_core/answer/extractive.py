@@ -235,6 +235,7 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
         heading = False
         described: _Sentence | None = None  # the signature just before, awaiting its description
         option = ""  # the option of the entry being read, while its help goes on
+        synopsis = False  # inside a manual page's SYNOPSIS section
         last = 0
         for start, end in split_sentences(text):
             sentence = text[start:end]
@@ -251,8 +252,12 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
                 here = frozenset(_terms(option, language))
             last = end
             # A heading is context, never the answer; so is a usage synopsis, which names
-            # every option of a command and says what none of them does.
-            if is_heading(text, start, end) or is_synopsis(sentence) or is_section_title(sentence):
+            # every option of a command and says what none of them does, and so is what a
+            # manual page's SYNOPSIS section holds ("quillsync [OPTION]... SOURCE DEST").
+            titled = is_heading(text, start, end) or is_section_title(sentence)
+            if titled:
+                synopsis = _SYNOPSIS_TITLE.fullmatch(sentence.strip()) is not None
+            if titled or synopsis or is_synopsis(sentence):
                 heading, described = True, None
                 before = block = terms
                 continue
@@ -284,6 +289,9 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
             before = terms
     return out
 
+
+#: The title of a manual page's section that holds the command's synopsis.
+_SYNOPSIS_TITLE = re.compile(r"synopsis|usage|синтаксис", re.IGNORECASE)
 
 #: An option a question names: "-d", "--no-indent", "-X", or a variable ("PYTHONPATH").
 _ASKED_OPTION = re.compile(r"(?<![\w-])--?[A-Za-z0-9][\w-]*|\b[A-Z][A-Z0-9_]{3,}\b")

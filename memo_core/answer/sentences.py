@@ -83,8 +83,12 @@ _SPLIT_DECIMAL = re.compile(r"(?<=\d)\. (?=\d)")
 
 
 #: What opens an option list's entry: an option ("-b", "--bind", "-X", "-?") or, followed
-#: at once by the gap or colon before its help, a variable or placeholder ("PYTHONPATH").
-_OPTION_START = re.compile(r"-{1,2}[A-Za-z0-9?]|[A-Z][A-Z0-9_]{2,}(?= {2,}| ?: )")
+#: at once by the gap or colon before its help, a variable or placeholder ("PYTHONPATH"),
+#: or, followed by two spaces or more, a number (a manual page's exit status: "2    the
+#: destination could not be reached").
+_OPTION_START = re.compile(
+    r"-{1,2}[A-Za-z0-9?]|[A-Z][A-Z0-9_]{2,}(?= {2,}| ?: )|\d{1,3}(?= {2,}\S)"
+)
 #: Between an entry's option and its help: two spaces or more, or a colon ("-b : ...",
 #: "PYTHONSTARTUP: ..."), optionally with a dash rule ("--help / -h   -- print").
 _OPTION_GAP = re.compile(r" {2,}(?:-{1,2} +)?| ?: +")
@@ -171,11 +175,13 @@ def is_record_field(text: str, line_start: int) -> bool:
 
 
 def is_section_title(line: str) -> bool:
-    """Whether ``line`` titles a section of a help text: unindented, a few words ending in
-    a colon ("options:", "positional arguments:", "Exit codes:")."""
+    """Whether ``line`` titles a section of a help text or a manual page: unindented, a
+    few words ending in a colon ("options:", "positional arguments:", "Exit codes:") or
+    written in capitals, as a manual page titles its sections ("EXIT STATUS", "SEE
+    ALSO")."""
     return (
         line[:1].isalpha()
-        and line.endswith(":")
+        and (line.endswith(":") or (line.isupper() and line.replace(" ", "").isalpha()))
         and len(line) <= _TITLE_MAX
         and len(line.split()) <= 4
     )
@@ -335,8 +341,8 @@ def _punctuation_breaks(text: str) -> list[int]:
         if _SPLIT_DECIMAL.match(text, m.end() - 1):
             continue
         punct = m.group().rstrip("\"'”’»)]")
-        if punct == "..." and m.start() and text[m.start() - 1] in " \t[":
-            continue  # a repeat mark of a synopsis ("[file ...]", "[arg] ..."), no ellipsis
+        if punct == "..." and m.start() and text[m.start() - 1] in " \t[]":
+            continue  # a repeat mark of a synopsis ("[file ...]", "[arg] ...", "[OPTION]..."), no ellipsis
         if punct == "." and _is_abbreviation(text, m.start()) and rest:
             continue
         cuts.append(end)

@@ -24,6 +24,7 @@ from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import (
     is_markup_only,
     is_record_field,
+    is_section_title,
     is_signature,
     line_content,
     option_entry,
@@ -83,21 +84,29 @@ def _neighbour_line(text: str, start: int, end: int, step: int) -> str:
             return line
 
 
+#: A manual page's running header or footer: columns apart by three spaces or more,
+#: the first the same as the last ("LS(1)      User Commands      LS(1)").
+_RUNNING_HEADER = re.compile(r"(\S+(?: \S+)*) {3,}.*\S {3,}\1")
+
+
 def is_heading(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` (a sentence span) is a heading, a title or a signature line.
 
-    A Markdown ``#`` line is a heading. An entry of an option list alone on its line
+    A Markdown ``#`` line is a heading, and so is a manual page's running header. An entry of an option list alone on its line
     ("--fast  compress faster") and a record's field ("Copyright: 2011 Jane Roe" among
-    other fields) are definitions, never titles. A short line with no closing punctuation is a
-    title, unless it sits right under a call signature ("total(self)") or right above
-    a heading: then it is a description whose author left out the full stop ("Sum of
-    the counts"). A signature itself is no heading: it holds the defaults
-    ("fallback=(80, 24)"); the picker weighs it as such.
+    other fields) are definitions, never titles. A short line with no closing
+    punctuation is a title, unless it sits right under a call signature ("total(self)")
+    or a section title ("NAME" on a manual page), or right above a heading: then it is a
+    description whose author left out the full stop ("Sum of the counts"). A signature
+    itself is no heading: it holds the defaults ("fallback=(80, 24)"); the picker weighs
+    it as such.
     """
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
     line_end = len(text) if line_end == -1 else line_end
     if text.startswith("#", line_start):
+        return True
+    if _RUNNING_HEADER.fullmatch(text[line_start:line_end].strip()):
         return True
     sentence = text[start:end].strip()
     prefix = text[line_start:start]
@@ -112,7 +121,13 @@ def is_heading(text: str, start: int, end: int) -> bool:
         return False  # "Copyright: 2011 Jane Roe" in a record states a value
     after = _neighbour_line(text, line_start, line_end, 1)
     before = _neighbour_line(text, line_start, line_end, -1)
-    described = is_signature(before) or after.startswith("#") or is_signature(after)
+    described = (
+        is_signature(before)
+        or after.startswith("#")
+        or is_signature(after)
+        # "NAME" above "quillsync - mirror a folder"; a bare name there is still a title
+        or (is_section_title(before) and len(sentence.split()) >= 3)
+    )
     return not described
 
 

@@ -1,0 +1,80 @@
+"""Manual pages as ``man`` prints them: capital section titles, a running header, the
+one-line description under NAME, a synopsis, and lists whose terms are options, paths or
+exit codes. The page is a made-up tool of the test's own.
+"""
+
+from __future__ import annotations
+
+from memo_core.answer.extractive import extractive_answer
+from memo_core.answer.sentences import is_section_title, option_entry, split_sentences
+from memo_core.answer.windows import is_heading
+
+PAGE = """KILNCTL(8)                 System Manager's Manual                KILNCTL(8)
+
+NAME
+       kilnctl - fire a pottery kiln on a schedule
+
+SYNOPSIS
+       kilnctl [OPTION]... PROGRAM
+
+DESCRIPTION
+       kilnctl ramps the kiln through the steps of PROGRAM and logs each
+       temperature it reaches.
+
+       -c, --cone=NUMBER
+              stop when the pyrometric cone NUMBER bends (default 6)
+
+EXIT STATUS
+       0      the firing finished
+
+       3      the thermocouple stopped answering
+
+FILES
+       /etc/kilnctl/programs
+              one firing program a line
+
+kilnctl 2.1                        March 2026                   KILNCTL(8)
+"""
+
+
+def _split(text: str) -> list[str]:
+    return [text[a:b] for a, b in split_sentences(text)]
+
+
+def _heading(sentence: str) -> bool:
+    start = PAGE.index(sentence)
+    return is_heading(PAGE, start, start + len(sentence))
+
+
+def test_capital_section_titles_stand_alone_and_title_their_section() -> None:
+    sentences = _split(PAGE)
+    for title in ("NAME", "SYNOPSIS", "DESCRIPTION", "EXIT STATUS", "FILES"):
+        assert title in sentences and is_section_title(title) and _heading(title)
+    assert not is_section_title("The kiln cools overnight")  # not in capitals
+    assert not is_section_title("DO NOT OPEN THE LID WHILE FIRING")  # a warning, not a title
+    # The one-line description under NAME has no full stop and is no title.
+    assert "kilnctl - fire a pottery kiln on a schedule" in sentences
+    assert not _heading("kilnctl - fire a pottery kiln on a schedule")
+
+
+def test_exit_codes_are_entries_of_their_list() -> None:
+    sentences = _split(PAGE)
+    assert "3      the thermocouple stopped answering" in sentences
+    assert option_entry("       3      the thermocouple stopped answering") == "entry"
+    assert not _heading("3      the thermocouple stopped answering")
+    assert option_entry("       3 cones bend before the kiln stops") is None  # prose
+
+
+def test_the_running_header_and_the_synopsis_are_never_the_answer() -> None:
+    assert _heading("KILNCTL(8)                 System Manager's Manual                KILNCTL(8)")
+    # "[OPTION]..." is a repeat mark, not an ellipsis ending a sentence.
+    assert "kilnctl [OPTION]... PROGRAM" in _split(PAGE)
+    passages = [("page", PAGE)]
+    for question in ("What does kilnctl do?", "Which programs does kilnctl take?"):
+        for _, a, b in extractive_answer(question, passages, max_sentences=2):
+            quoted = PAGE[a:b]
+            assert "OPTION" not in quoted and "System Manager" not in quoted, quoted
+    picked = extractive_answer(
+        "Which exit status means the thermocouple stopped answering?", passages, max_sentences=1
+    )
+    assert PAGE[picked[0][1] : picked[0][2]] == "3      the thermocouple stopped answering"
