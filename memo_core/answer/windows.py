@@ -125,8 +125,9 @@ def is_heading(text: str, start: int, end: int) -> bool:
         is_signature(before)
         or after.startswith("#")
         or is_signature(after)
-        # "NAME" above "quillsync - mirror a folder"; a bare name there is still a title
-        or (is_section_title(before) and len(sentence.split()) >= 3)
+        # A manual page's "NAME" above "quillsync - mirror a folder"; a bare name there
+        # is still a title
+        or (is_section_title(before) and before.isupper() and len(sentence.split()) >= 3)
     )
     return not described
 
