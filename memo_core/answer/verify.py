@@ -188,6 +188,14 @@ def _occurrences(haystack: str, needle: str) -> Iterator[int]:
         start = haystack.find(needle, start + 1)
 
 
+def _whole_units(norm: NormalizedText, i: int, j: int) -> bool:
+    """Whether the normalised span ``[i, j)`` starts and ends with whole characters of
+    the source: "1" is part of the "1⁄4" that "¼" normalises to, not a quote of it."""
+    return (i == 0 or norm.starts[i - 1] != norm.starts[i]) and (
+        j == len(norm) or norm.starts[j] != norm.starts[j - 1]
+    )
+
+
 @functools.lru_cache(maxsize=256)
 def _vocabulary(folded_source: str) -> frozenset[str]:
     return frozenset(_TOKEN.findall(folded_source))
@@ -336,6 +344,8 @@ class CitationVerifier:
             return QuoteCheck(False, reason="quote has no words")
         ns = _normalized_source(source)
         for at in _occurrences(ns.folded, nq.folded):
+            if not _whole_units(ns, at, at + len(nq)):
+                continue
             start, end = ns.original_span(at, at + len(nq))
             found = self._whole(QuoteCheck(True, "normalized", start, end, 1.0), source, content)
             if found.verified:

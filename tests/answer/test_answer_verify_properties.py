@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from memo_core.answer.lexicon import CONDITIONS, marker_at, word_frequency
@@ -50,6 +50,8 @@ def _slice(draw: st.DrawFn, tokens: list[str], min_len: int = 4) -> tuple[int, i
 
 @PROPS
 @given(source=st.text(max_size=200), quote=st.text(max_size=40))
+@example(source="\u00bc", quote="1")  # "¼" normalises to "1⁄4": "1" is part of it, no quote
+@example(source="a \ufb01le b", quote="f")  # the "fi" ligature: "f" is half of it
 def test_arbitrary_quote_verifies_only_when_present(source: str, quote: str) -> None:
     check = verify_quote(quote, source)
     nq = normalize_quote(quote).folded
