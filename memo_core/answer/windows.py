@@ -89,12 +89,39 @@ def _neighbour_line(text: str, start: int, end: int, step: int) -> str:
 _RUNNING_HEADER = re.compile(r"(\S+(?: \S+)*) {3,}.*\S {3,}\1")
 
 
+#: The number that opens a clause of a contract or a licence ("3.", "4.1", "Section 2.",
+#: "§ 7"), before its run-in title.
+_CLAUSE_NUMBER = re.compile(
+    r"\s*(?:(?:section|article|clause|§)\s*)?\d{1,3}(?:\.\d{1,3})*\.?\s+", re.IGNORECASE
+)
+#: A copyright notice: a statement of who holds the rights, never a title.
+_NOTICE = re.compile(r"(?:copyright|\u00a9|\(c\))\s*(?:\(c\)|\u00a9)?\s*\d{4}", re.IGNORECASE)
+#: At most this many words in a clause's run-in title ("Commercial use.").
+_RUN_IN_WORDS = 4
+
+
+def _is_run_in_title(sentence: str, prefix: str, rest_of_line: str) -> bool:
+    """Whether ``sentence`` is the run-in title of a numbered clause: a few words ending in
+    a full stop, right after the clause's number, with the clause going on on the same
+    line ("3. Patents. If you start a patent claim ..."). It names what the clause is
+    about and says nothing itself."""
+    return (
+        _CLAUSE_NUMBER.fullmatch(prefix) is not None
+        and sentence.endswith(".")
+        and len(sentence.split()) <= _RUN_IN_WORDS
+        and sentence[:1].isupper()
+        and bool(rest_of_line.strip())
+    )
+
+
 def is_heading(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` (a sentence span) is a heading, a title or a signature line.
 
-    A Markdown ``#`` line is a heading, and so is a manual page's running header. An entry of an option list alone on its line
+    A Markdown ``#`` line is a heading, and so are a manual page's running header and a
+    numbered clause's run-in title ("3. Patents. If you start ..."). An entry of an option list alone on its line
     ("--fast  compress faster") and a record's field ("Copyright: 2011 Jane Roe" among
-    other fields) are definitions, never titles. A short line with no closing
+    other fields) are definitions, and a copyright notice ("Copyright 2019 Jane Roe") a
+    statement, never titles. A short line with no closing
     punctuation is a title, unless it sits right under a call signature ("total(self)")
     or a section title ("NAME" on a manual page), or right above a heading: then it is a
     description whose author left out the full stop ("Sum of the counts"). A signature
@@ -110,6 +137,8 @@ def is_heading(text: str, start: int, end: int) -> bool:
         return True
     sentence = text[start:end].strip()
     prefix = text[line_start:start]
+    if _is_run_in_title(sentence, prefix, text[end:line_end]):
+        return True
     alone = _HEADING_PREFIX.fullmatch(prefix) is not None and not text[end:line_end].strip()
     if not alone:
         return False
@@ -119,6 +148,8 @@ def is_heading(text: str, start: int, end: int) -> bool:
         return False  # an option and its help ("--fast  compress faster"): a definition
     if is_record_field(text, line_start):
         return False  # "Copyright: 2011 Jane Roe" in a record states a value
+    if _NOTICE.match(sentence):
+        return False  # "Copyright 2019 Jane Roe" says who holds it, whatever its length
     after = _neighbour_line(text, line_start, line_end, 1)
     before = _neighbour_line(text, line_start, line_end, -1)
     described = (
