@@ -342,7 +342,8 @@ def _punctuation_breaks(text: str) -> list[int]:
             continue
         punct = m.group().rstrip("\"'”’»)]")
         if punct == "..." and m.start() and text[m.start() - 1] in " \t[]":
-            continue  # a repeat mark of a synopsis ("[file ...]", "[arg] ...", "[OPTION]..."), no ellipsis
+            # A repeat mark of a synopsis ("[file ...]", "[arg] ...", "[OPTION]..."), no ellipsis.
+            continue
         if punct == "." and _is_abbreviation(text, m.start()) and rest:
             continue
         cuts.append(end)

@@ -94,10 +94,10 @@ _RUNNING_HEADER = re.compile(r"(\S+(?: \S+)*) {3,}.*\S {3,}\1")
 _CLAUSE_NUMBER = re.compile(
     r"\s*(?:(?:section|article|clause|§)\s*)?\d{1,3}(?:\.\d{1,3})*\.?\s+", re.IGNORECASE
 )
-#: A copyright notice: a statement of who holds the rights, never a title.
-_NOTICE = re.compile(r"(?:copyright|\u00a9|\(c\))\s*(?:\(c\)|\u00a9)?\s*\d{4}", re.IGNORECASE)
 #: At most this many words in a clause's run-in title ("Commercial use.").
 _RUN_IN_WORDS = 4
+#: A copyright notice: a statement of who holds the rights, never a title.
+_NOTICE = re.compile(r"(?:copyright|\u00a9|\(c\))\s*(?:\(c\)|\u00a9)?\s*\d{4}", re.IGNORECASE)
 
 
 def _is_run_in_title(sentence: str, prefix: str, rest_of_line: str) -> bool:
@@ -118,15 +118,15 @@ def is_heading(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` (a sentence span) is a heading, a title or a signature line.
 
     A Markdown ``#`` line is a heading, and so are a manual page's running header and a
-    numbered clause's run-in title ("3. Patents. If you start ..."). An entry of an option list alone on its line
-    ("--fast  compress faster") and a record's field ("Copyright: 2011 Jane Roe" among
-    other fields) are definitions, and a copyright notice ("Copyright 2019 Jane Roe") a
-    statement, never titles. A short line with no closing
-    punctuation is a title, unless it sits right under a call signature ("total(self)")
-    or a section title ("NAME" on a manual page), or right above a heading: then it is a
-    description whose author left out the full stop ("Sum of the counts"). A signature
-    itself is no heading: it holds the defaults ("fallback=(80, 24)"); the picker weighs
-    it as such.
+    numbered clause's run-in title ("3. Patents. If you start ..."). An entry of an
+    option list alone on its line ("--fast  compress faster") and a record's field
+    ("Copyright: 2011 Jane Roe" among other fields) are definitions, and a copyright
+    notice ("Copyright 2019 Jane Roe") a statement, never titles. A short line with no
+    closing punctuation is a title, unless it sits right under a call signature
+    ("total(self)") or a section title in capitals ("NAME" on a manual page), or right
+    above a heading: then it is a description whose author left out the full stop ("Sum
+    of the counts"). A signature itself is no heading: it holds the defaults
+    ("fallback=(80, 24)"); the picker weighs it as such.
     """
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
