@@ -53,7 +53,7 @@ import importlib.util
 import json
 import re
 import sys
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -316,8 +316,20 @@ def html_of(markdown: str, title: str) -> str:
     )
 
 
-def build(out: Path = DOCS) -> dict[str, Any]:
-    """Render every installed distribution of :data:`DISTRIBUTIONS` in every format; the manifest."""
+#: One distribution's document: (plain text, Markdown, HTML page, title) of its name.
+Renderer = Callable[[str], tuple[str, str, str, str]]
+
+
+def render(name: str) -> tuple[str, str, str, str]:
+    """The description of an installed distribution in its renderings (see the module doc)."""
+    text, markdown = texts(name)
+    title = text.split("\n", 1)[0]
+    return text, markdown, html_of(markdown, title), title
+
+
+def build(out: Path = DOCS, renderer: Renderer = render) -> dict[str, Any]:
+    """Render every installed distribution of :data:`DISTRIBUTIONS` in every format; the
+    manifest. ``renderer`` makes each document (the records set passes its own)."""
     for fmt in _pd.FORMATS:
         (out / fmt).mkdir(parents=True, exist_ok=True)
     versions = installed()
@@ -329,15 +341,9 @@ def build(out: Path = DOCS) -> dict[str, Any]:
         "modules": {},  # the pydoc set's manifest shape, keyed by distribution
     }
     for name in versions:
-        text, markdown = texts(name)
-        title = text.split("\n", 1)[0]
+        text, markdown, page, title = renderer(name)
         manifest["modules"][name] = _pd.write_document(
-            out,
-            _pd.file_stem(name),
-            text,
-            (markdown, markdown_sections(markdown)),
-            html_of(markdown, title),
-            title,
+            out, _pd.file_stem(name), text, (markdown, markdown_sections(markdown)), page, title
         )
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     return manifest

@@ -39,7 +39,6 @@ from __future__ import annotations
 import html
 import importlib.metadata
 import importlib.util
-import json
 import sys
 from collections.abc import Collection
 from pathlib import Path
@@ -136,32 +135,17 @@ def html_of(text: str, title: str) -> str:
     )
 
 
+def render(name: str) -> tuple[str, str, str, str]:
+    """The record of an installed distribution in its renderings (see the module doc)."""
+    text = record(name)
+    title = f"{name} {importlib.metadata.version(name)}"
+    return text, markdown_of(text, title), html_of(text, title), title
+
+
 def build(out: Path = DOCS) -> dict[str, Any]:
-    """Render every installed distribution of :data:`DISTRIBUTIONS` in every format; the manifest."""
-    for fmt in _pd.FORMATS:
-        (out / fmt).mkdir(parents=True, exist_ok=True)
-    versions = installed()
-    manifest: dict[str, Any] = {
-        "python": list(sys.version_info[:3]),
-        "python_version": sys.version,
-        "versions": versions,
-        "pinned": {n: v for n, v in DISTRIBUTIONS.items() if versions.get(n) != v},
-        "modules": {},  # the pydoc set's manifest shape, keyed by distribution
-    }
-    for name, version in versions.items():
-        text = record(name)
-        title = f"{name} {version}"
-        markdown = markdown_of(text, title)
-        manifest["modules"][name] = _pd.write_document(
-            out,
-            _pd.file_stem(name),
-            text,
-            (markdown, _rd.markdown_sections(markdown)),
-            html_of(text, title),
-            title,
-        )
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-    return manifest
+    """Render every installed distribution of :data:`DISTRIBUTIONS` in every format (the
+    readmes set's build with this set's documents); the manifest."""
+    return _rd.build(out, renderer=render)  # type: ignore[no-any-return]
 
 
 def stale(manifest: dict[str, Any]) -> bool:
