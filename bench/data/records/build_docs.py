@@ -74,9 +74,8 @@ def __getattr__(name: str) -> Any:
     return getattr(_pd, name)
 
 
-def installed() -> dict[str, str]:
-    """The installed version of every distribution of :data:`DISTRIBUTIONS` that is there."""
-    return _rd.installed()  # type: ignore[no-any-return]
+#: The installed version of every distribution of :data:`DISTRIBUTIONS` that is there.
+installed = _rd.installed
 
 
 # --------------------------------------------------------------------------- the records
@@ -148,9 +147,8 @@ def build(out: Path = DOCS) -> dict[str, Any]:
     return _rd.build(out, renderer=render)  # type: ignore[no-any-return]
 
 
-def stale(manifest: dict[str, Any]) -> bool:
-    """Whether a built manifest is from other versions of the distributions than these."""
-    return manifest.get("versions") != installed()
+#: Whether a built manifest is from other versions of the distributions (the readmes set's test).
+stale = _rd.stale
 
 
 # --------------------------------------------------------------------------- validation
