@@ -42,6 +42,7 @@ __all__ = [
     "line_content",
     "option_entry",
     "option_spelling",
+    "record_around",
     "sentence_around",
     "split_chat_sentences",
     "split_sentences",
@@ -155,23 +156,41 @@ def _record_fields(contents: list[str], indents: list[int]) -> list[bool]:
 
 
 @functools.lru_cache(maxsize=256)
-def _field_starts(text: str) -> frozenset[int]:
-    """The offsets at which the record fields of ``text`` start their line."""
+def _records(text: str) -> tuple[frozenset[int], tuple[tuple[int, int], ...]]:
+    """The offsets at which the record fields of ``text`` start their line, and the span
+    of each record: its fields in a row with the lines that continue their values."""
     lines = text.split("\n")
-    fields = _record_fields([line_content(x) for x in lines], [_indent(x) for x in lines])
-    starts, pos = set(), 0
-    for line, field in zip(lines, fields, strict=True):
+    contents = [line_content(x) for x in lines]
+    indents = [_indent(x) for x in lines]
+    fields = _record_fields(contents, indents)
+    starts: set[int] = set()
+    records: list[tuple[int, int]] = []
+    pos, field_indent = 0, -1
+    for line, content, indent, field in zip(lines, contents, indents, fields, strict=True):
         if field:
             starts.add(pos)
+            if records and records[-1][1] == pos - 1 and indent == field_indent:
+                records[-1] = (records[-1][0], pos + len(line))
+            else:
+                records.append((pos, pos + len(line)))
+            field_indent = indent
+        elif records and records[-1][1] == pos - 1 and content and indent > field_indent:
+            records[-1] = (records[-1][0], pos + len(line))  # a value goes on
         pos += len(line) + 1
-    return frozenset(starts)
+    return frozenset(starts), tuple(records)
 
 
 def is_record_field(text: str, line_start: int) -> bool:
     """Whether the line of ``text`` starting at ``line_start`` is a field of a record
     ("Copyright: 2011 Jane Roe" among "Files: ..." and "License: ..."): it states a
     value, so it is a sentence that can answer, never a title."""
-    return line_start in _field_starts(text)
+    return line_start in _records(text)[0]
+
+
+def record_around(text: str, offset: int) -> tuple[int, int] | None:
+    """The span of the record of ``text`` holding ``offset`` (its fields in a row, with
+    the lines continuing their values), or None outside every record."""
+    return next((r for r in _records(text)[1] if r[0] <= offset < r[1]), None)
 
 
 def is_section_title(line: str) -> bool:

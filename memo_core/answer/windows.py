@@ -28,6 +28,7 @@ from memo_core.answer.sentences import (
     is_signature,
     line_content,
     option_entry,
+    record_around,
     split_sentences,
 )
 from memo_core.search.text import detect_language, stem_token, tokenize
@@ -206,6 +207,12 @@ def rank_windows(
             if is_heading(text, a, b) or is_markup_only(text[a:b]):
                 continue
             lo, hi = max(0, i - 1), min(len(spans), i + 2)
+            record = record_around(text, a)
+            if record is not None:
+                # A record's field is read with the whole record: what it is about is
+                # named once, in another field ("Name: h11" for "Author: ...").
+                inside = [k for k, (x, y) in enumerate(spans) if record[0] <= x < record[1]]
+                lo, hi = min(lo, inside[0]), max(hi, inside[-1] + 1)
             present = set().union(*stems[lo:hi])
             windows.append(
                 Window(

@@ -9,8 +9,9 @@ for its neighbours, never quoted. The records are made up for these tests.
 from __future__ import annotations
 
 from memo_core.answer.extractive import extractive_answer
-from memo_core.answer.sentences import is_record_field, split_sentences
-from memo_core.answer.windows import is_heading
+from memo_core.answer.sentences import is_record_field, record_around, split_sentences
+from memo_core.answer.windows import is_heading, rank_windows
+from memo_core.types import Hit
 
 MANIFEST = """Format: ledger-manifest 2
 Project-Name: saltmarsh
@@ -78,3 +79,21 @@ def test_the_field_that_states_the_value_asked_for_is_the_answer() -> None:
     assert MANIFEST[a:b] == "Maintainer: Ines Valdivia <ines@saltmarsh.example>"
     picked = extractive_answer("Who holds the copyright of tidewatch?", passages, max_sentences=1)
     assert "Copyright: 2012 Percival Osei" in MANIFEST[picked[0][1] : picked[0][2]]
+
+
+def test_the_gate_reads_a_field_with_its_whole_record() -> None:
+    # The subject is named once ("Project-Name: saltmarsh"), four lines above the field
+    # that answers: a window of the field and its neighbours alone would not hold it.
+    start, end = record_around(MANIFEST, MANIFEST.index("Maintainer:")) or (0, 0)
+    assert MANIFEST[start:end].startswith("Format: ledger-manifest 2")
+    assert MANIFEST[start:end].endswith("<ines@saltmarsh.example>")
+    assert record_around(MANIFEST, MANIFEST.index("Files: *")) != (start, end)  # next stanza
+    assert record_around(PROSE, PROSE.index("Nobody")) is None
+    record = (
+        "Package: heronlog\nPriority: optional\nSection: utils\nInstalled-Size: 120\n"
+        "Maintainer: Pia Lund <pia@example.org>\nArchitecture: all\nVersion: 2.3-1\n"
+    )
+    hit = Hit(chunk_id="c", document_id="d", text=record, score=1.0)
+    windows = rank_windows("Who maintains heronlog?", [hit], {"heronlog": 3.0, "maintain": 1.0})
+    field = next(w for w in windows if w.sentence.startswith("Maintainer: Pia Lund"))
+    assert field.weight == 4.0 and "Package: heronlog" in field.text
