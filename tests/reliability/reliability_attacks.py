@@ -611,7 +611,10 @@ class DripServer:
                 conn.sendall(head.encode() + b"\r\n\r\n")
                 self._drip(conn, body)
             else:  # redirects: each hop answers in a fraction of the deadline, the chain in many
-                path = request.split(b" ", 2)[1].decode()
+                line = request.split(b" ", 2)
+                if len(line) < 2:
+                    return  # the client closed before its request line (it gave up, loaded)
+                path = line[1].decode()
                 hop = int(path.rsplit("/", 1)[-1]) if path.startswith("/hop/") else 0
                 if self._stop.wait(self.interval * 4):
                     return
