@@ -258,7 +258,9 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
             if titled:
                 synopsis = _SYNOPSIS_TITLE.fullmatch(sentence.strip()) is not None
             if titled or synopsis or is_synopsis(sentence):
-                heading, described = True, None
+                # Under a manual page's NAME the first line is the one-line summary, no
+                # introduction: it gets the heading's context without the penalty.
+                heading, described = not _NAME_TITLE.fullmatch(sentence.strip()), None
                 before = block = terms
                 continue
             if is_markup_only(sentence):
@@ -290,6 +292,8 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
     return out
 
 
+#: The title of a manual page's section whose one line names and sums up the command.
+_NAME_TITLE = re.compile(r"NAME|ИМЯ|НАЗВАНИЕ")
 #: The title of a manual page's section that holds the command's synopsis.
 _SYNOPSIS_TITLE = re.compile(r"synopsis|usage|синтаксис", re.IGNORECASE)
 

@@ -74,6 +74,9 @@ def test_the_running_header_and_the_synopsis_are_never_the_answer() -> None:
         for _, a, b in extractive_answer(question, passages, max_sentences=2):
             quoted = PAGE[a:b]
             assert "OPTION" not in quoted and "System Manager" not in quoted, quoted
+    # The line under NAME sums the command up: it answers what the command does.
+    picked = extractive_answer("What does kilnctl do?", passages, max_sentences=1)
+    assert PAGE[picked[0][1] : picked[0][2]] == "kilnctl - fire a pottery kiln on a schedule"
     picked = extractive_answer(
         "Which exit status means the thermocouple stopped answering?", passages, max_sentences=1
     )
