@@ -294,8 +294,9 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
 
 #: The title of a manual page's section whose one line names and sums up the command.
 _NAME_TITLE = re.compile(r"NAME|ИМЯ|НАЗВАНИЕ")
-#: The title of a manual page's section that holds the command's synopsis.
-_SYNOPSIS_TITLE = re.compile(r"synopsis|usage|синтаксис", re.IGNORECASE)
+#: The title of a manual page's section that holds the command's synopsis, in capitals as
+#: manual pages write it: a README's "Usage" heading titles prose that answers.
+_SYNOPSIS_TITLE = re.compile(r"SYNOPSIS|USAGE|СИНТАКСИС")
 
 #: An option a question names: "-d", "--no-indent", "-X", or a variable ("PYTHONPATH").
 _ASKED_OPTION = re.compile(r"(?<![\w-])--?[A-Za-z0-9][\w-]*|\b[A-Z][A-Z0-9_]{3,}\b")

@@ -81,3 +81,13 @@ def test_the_running_header_and_the_synopsis_are_never_the_answer() -> None:
         "Which exit status means the thermocouple stopped answering?", passages, max_sentences=1
     )
     assert PAGE[picked[0][1] : picked[0][2]] == "3      the thermocouple stopped answering"
+
+
+def test_a_readme_usage_section_is_prose_that_answers() -> None:
+    # Only a manual page's SYNOPSIS / USAGE, in capitals, holds a synopsis; a README's
+    # "Usage" heading titles sentences that answer.
+    readme = "# kilnctl\n\n## Usage\n\nThe small kiln reaches cone 6 in about nine hours.\n"
+    picked = extractive_answer(
+        "How long does the small kiln take to reach cone 6?", [("r", readme)]
+    )
+    assert picked and readme[picked[0][1] : picked[0][2]].startswith("The small kiln reaches")
