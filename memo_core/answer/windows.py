@@ -90,9 +90,9 @@ def _neighbour_line(text: str, start: int, end: int, step: int) -> str:
 _RUNNING_HEADER = re.compile(r"(\S+(?: \S+)*) {3,}.*\S {3,}\1")
 
 
-#: The number that opens a clause of a contract or a licence ("3.", "4.1", "Section 2.",
-#: "§ 7"), before its run-in title.
-_CLAUSE_NUMBER = re.compile(
+#: What stands on a clause's line before its run-in title: the number that opens a clause
+#: of a contract or a licence ("3.", "4.1", "Section 2.", "§ 7").
+_CLAUSE_PREFIX = re.compile(
     r"\s*(?:(?:section|article|clause|§)\s*)?\d{1,3}(?:\.\d{1,3})*\.?\s+", re.IGNORECASE
 )
 #: At most this many words in a clause's run-in title ("Commercial use.").
@@ -107,7 +107,7 @@ def _is_run_in_title(sentence: str, prefix: str, rest_of_line: str) -> bool:
     line ("3. Patents. If you start a patent claim ..."). It names what the clause is
     about and says nothing itself."""
     return (
-        _CLAUSE_NUMBER.fullmatch(prefix) is not None
+        _CLAUSE_PREFIX.fullmatch(prefix) is not None
         and sentence.endswith(".")
         and len(sentence.split()) <= _RUN_IN_WORDS
         and sentence[:1].isupper()
@@ -203,16 +203,15 @@ def rank_windows(
             continue
         lang = detect_language(text)
         stems = [{stem_token(t, lang) for t in tokenize(text[a:b])} for a, b in spans]
+        records = _record_sentences(text, spans)
         for i, (a, b) in enumerate(spans):
             if is_heading(text, a, b) or is_markup_only(text[a:b]):
                 continue
             lo, hi = max(0, i - 1), min(len(spans), i + 2)
-            record = record_around(text, a)
-            if record is not None:
+            if i in records:
                 # A record's field is read with the whole record: what it is about is
                 # named once, in another field ("Name: h11" for "Author: ...").
-                inside = [k for k, (x, y) in enumerate(spans) if record[0] <= x < record[1]]
-                lo, hi = min(lo, inside[0]), max(hi, inside[-1] + 1)
+                lo, hi = min(lo, records[i][0]), max(hi, records[i][1])
             present = set().union(*stems[lo:hi])
             windows.append(
                 Window(
@@ -235,6 +234,21 @@ def rank_windows(
     return [replace(w, similarity=s) for w, s in zip(top, scores, strict=True)] + windows[
         candidates:
     ]
+
+
+def _record_sentences(text: str, spans: Sequence[tuple[int, int]]) -> dict[int, tuple[int, int]]:
+    """``{sentence index: (first, last + 1)}``: for each sentence of ``spans`` that starts
+    inside a record of ``text``, the sentences of that record (one pass over both)."""
+    out: dict[int, tuple[int, int]] = {}
+    members: dict[tuple[int, int], list[int]] = {}
+    for i, (a, _) in enumerate(spans):
+        record = record_around(text, a)
+        if record is not None:
+            members.setdefault(record, []).append(i)
+    for indices in members.values():
+        for i in indices:
+            out[i] = (indices[0], indices[-1] + 1)
+    return out
 
 
 def best_window(question: str, hits: Sequence[Hit], idf: Mapping[str, float]) -> tuple[str, float]:
