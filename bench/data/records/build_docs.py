@@ -119,10 +119,8 @@ def record(name: str) -> str:
 
 def markdown_of(text: str, title: str) -> str:
     """The record pasted into Markdown under a title: each line ends in a hard break."""
-    body = "\n".join(
-        _pd._safe_markdown(line).rstrip() + "\\" for line in text.rstrip("\n").split("\n")
-    )
-    return f"# {title}\n\n{body.rstrip(chr(92))}\n"
+    lines = (_pd._safe_markdown(line).rstrip() for line in text.rstrip("\n").split("\n"))
+    return f"# {title}\n\n" + "\\\n".join(lines) + "\n"
 
 
 def html_of(text: str, title: str) -> str:
