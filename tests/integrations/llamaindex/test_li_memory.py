@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from llama_index.core.base.llms.types import MessageRole, TextBlock
 from llama_index.core.llms import ChatMessage
 from llama_index.core.memory import ChatMemoryBuffer, Memory
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from memo_core.embedders import HashEmbedder
 from memo_core.errors import InvalidInputError, NamespaceRequiredError
@@ -170,10 +172,10 @@ def test_block_captures_on_put_and_recalls_on_get(hood: MemoHood) -> None:
     assert "penicillin" in asyncio.run(ungated.aget([user("ok thanks")]))
 
 
-def _memory(session: str, block: MemoHoodMemoryBlock) -> Memory:
+def _memory(session: str, block: MemoHoodMemoryBlock, **store: Any) -> Memory:
     # A tiny token limit makes short-term memory flush into the block quickly.
     return Memory.from_defaults(
-        session_id=session, token_limit=60, token_flush_size=20, memory_blocks=[block]
+        session_id=session, token_limit=60, token_flush_size=20, memory_blocks=[block], **store
     )
 
 
@@ -209,15 +211,22 @@ def test_memory_across_two_sessions_recalls_a_fact(tmp_path: Path) -> None:
 
 
 async def test_memory_async_path(hood: MemoHood) -> None:
+    # LlamaIndex's default short-term store on an engine the test owns and disposes
+    # while its event loop runs: left to the collector, aiosqlite's worker thread
+    # answers the closed loop later and fails in another test's teardown.
+    engine = create_async_engine("sqlite+aiosqlite:///:memory:")
     block = MemoHoodMemoryBlock(hood, namespace="u1")
-    memory = _memory("s-async", block)
-    await memory.aput(user(ALLERGY))
-    for i in range(6):
-        await memory.aput(user(f"Tell me a fact about the number {i}, please."))
-        await memory.aput(bot(f"Filler reply number {i} about nothing in particular at all."))
-    assert "I'm allergic to penicillin." in statements(hood)
-    messages = await memory.aget(input="Which antibiotic is safe for me?")
-    assert "penicillin" in _system_text(messages)
+    memory = _memory("s-async", block, async_engine=engine)
+    try:
+        await memory.aput(user(ALLERGY))
+        for i in range(6):
+            await memory.aput(user(f"Tell me a fact about the number {i}, please."))
+            await memory.aput(bot(f"Filler reply number {i} about nothing in particular at all."))
+        assert "I'm allergic to penicillin." in statements(hood)
+        messages = await memory.aget(input="Which antibiotic is safe for me?")
+        assert "penicillin" in _system_text(messages)
+    finally:
+        await engine.dispose()
 
 
 def test_block_validates(hood: MemoHood) -> None:
