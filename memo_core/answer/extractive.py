@@ -46,6 +46,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from memo_core.answer.lemmas import term_of
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import (
     is_markup_only,
@@ -62,7 +63,7 @@ from memo_core.answer.windows import (
     is_heading,
     without_type_cue,
 )
-from memo_core.search.text import STOPWORDS, detect_language, stem_token, tokenize
+from memo_core.search.text import STOPWORDS, detect_language, tokenize
 
 __all__ = [
     "ExtractiveConfig",
@@ -187,7 +188,7 @@ _OPENING_WORDS = 3
 
 
 def _terms(text: str, language: str) -> list[str]:
-    return [stem_token(t, language) for t in tokenize(text) if t not in STOPWORDS]
+    return [term_of(t, language) for t in tokenize(text) if t not in STOPWORDS]
 
 
 @dataclass(frozen=True)

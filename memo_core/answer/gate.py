@@ -4,8 +4,9 @@ The original plugin gated on a rank-based RRF number, which is always above a
 small threshold and so never refused. This gate reads *absolute* evidence from
 the question and the best hits, as a feature vector (:data:`FEATURES`):
 
-* ``coverage`` - the IDF-weighted share of the question's content terms (stemmed)
-  in the best hit; rare terms weigh most;
+* ``coverage`` - the IDF-weighted share of the question's content terms (stems of
+  their dictionary forms, :mod:`~memo_core.answer.lemmas`: "wrote" is held by
+  "written") in the best hit; rare terms weigh most;
 * ``window_coverage`` - the same over the best *evidence window* (a sentence with
   its neighbours; a heading is never the window's centre) of the top hits, so a
   chunk that only mentions the terms far apart does not count as an answer;
@@ -88,6 +89,7 @@ from importlib import resources
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
+from memo_core.answer.lemmas import term_of
 from memo_core.answer.passages import DocumentReader
 from memo_core.answer.repairs import corrected
 from memo_core.answer.salience import hit_evidence, missing_terms
@@ -218,11 +220,17 @@ class _DocumentFrequencies:
         return self.store.document_frequencies([term])[term]
 
 
-def _content_terms(question: str) -> list[str]:
+def _content_terms(question: str) -> dict[str, set[str]]:
+    """The question's content terms (:func:`~memo_core.answer.lemmas.term_of`), each
+    with the stems the keyword index counts it by (its own, and its words' stems:
+    "wrote" is term "write", counted as "write" or "wrote")."""
     lang = detect_language(question)
-    words = tokenize(without_type_cue(question))
-    terms = [stem_token(t, lang) for t in words if t not in STOPWORDS]
-    return list(dict.fromkeys(terms))
+    terms: dict[str, set[str]] = {}
+    for t in tokenize(without_type_cue(question)):
+        if t not in STOPWORDS:
+            term = term_of(t, lang)
+            terms.setdefault(term, {term}).add(stem_token(t, lang))
+    return terms
 
 
 @dataclass(frozen=True)
@@ -236,7 +244,9 @@ class _Terms:
 
 def _terms(question: str, frequencies: _DocumentFrequencies) -> _Terms:
     total = frequencies.total()
-    df = {t: frequencies.df(t) for t in _content_terms(question)}
+    # A term is as frequent as the commoner of its stems: "wrote" is no unseen term of a
+    # base that says "written" (term "write") but never "write" itself.
+    df = {t: max(map(frequencies.df, stems)) for t, stems in _content_terms(question).items()}
     idf = {t: math.log((total + 1) / (n + 0.5)) for t, n in df.items()}
     return _Terms(idf, frozenset(t for t, n in df.items() if n == 0), total)
 
@@ -308,7 +318,7 @@ def _features(
         return out
     top = hits[0]
     lang = detect_language(top.text)
-    present = {stem_token(t, lang) for t in tokenize(f"{top.title} {top.text}")}
+    present = {term_of(t, lang) for t in tokenize(f"{top.title} {top.text}")}
     if weight > 0:
         out["coverage"] = sum(v for t, v in idf.items() if t in present) / weight
         absent = [v for t, v in idf.items() if t not in present]
@@ -342,7 +352,7 @@ def _features(
         out["hard_missing"] = 1.0
     out["type_match"] = answer_type_match(meant, best.text)
     lang = detect_language(best.text)
-    held = [stem_token(t, lang) for t in tokenize(best.text) if t not in STOPWORDS]
+    held = [term_of(t, lang) for t in tokenize(best.text) if t not in STOPWORDS]
     lacking = set(idf) - set(held)
     out["window_lacking"] = sorted(lacking)
     out["window_sentence"] = best.sentence
@@ -361,9 +371,7 @@ def _term_order(terms: Sequence[str], sentence: str) -> float:
     lang = detect_language(sentence)
     place = {t: i for i, t in enumerate(terms)}
     held = [
-        place[t]
-        for t in dict.fromkeys(stem_token(w, lang) for w in tokenize(sentence))
-        if t in place
+        place[t] for t in dict.fromkeys(term_of(w, lang) for w in tokenize(sentence)) if t in place
     ]
     pairs = [(a, b) for i, a in enumerate(held) for b in held[i + 1 :]]
     if not pairs:
@@ -375,7 +383,7 @@ def _phrase_overlap(question: str, held: Sequence[str], language: str) -> float:
     """The share of the question's adjacent content-term pairs adjacent in ``held`` too
     (the window's stemmed content terms, in order)."""
     asked = [
-        stem_token(t, language) for t in tokenize(without_type_cue(question)) if t not in STOPWORDS
+        term_of(t, language) for t in tokenize(without_type_cue(question)) if t not in STOPWORDS
     ]
     pairs = set(pairwise(asked))
     if not pairs:

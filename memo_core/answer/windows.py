@@ -19,6 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from memo_core.answer.lemmas import term_of
 from memo_core.answer.lexicon import MODALS, NEGATIONS
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import (
@@ -31,7 +32,7 @@ from memo_core.answer.sentences import (
     record_around,
     split_sentences,
 )
-from memo_core.search.text import detect_language, stem_token, tokenize
+from memo_core.search.text import detect_language, tokenize
 from memo_core.types import Hit
 
 __all__ = [
@@ -202,7 +203,7 @@ def rank_windows(
         if not spans:
             continue
         lang = detect_language(text)
-        stems = [{stem_token(t, lang) for t in tokenize(text[a:b])} for a, b in spans]
+        stems = [{term_of(t, lang) for t in tokenize(text[a:b])} for a, b in spans]
         records = _record_sentences(text, spans)
         for i, (a, b) in enumerate(spans):
             if is_heading(text, a, b) or is_markup_only(text[a:b]):

@@ -7,6 +7,7 @@ from pathlib import Path
 from memo_core.answer.extractive import extractive_answer
 from memo_core.answer.gate import FEATURES, GateCalibration, SufficiencyGate, gate_features
 from memo_core.answer.gate import _DocumentFrequencies as Frequencies
+from memo_core.answer.lemmas import term_of
 from memo_core.answer.windows import (
     answer_form,
     answer_slot,
@@ -54,7 +55,8 @@ def test_a_heading_is_never_the_extractive_answer() -> None:
 
 def test_the_best_window_is_a_sentence_with_its_neighbours() -> None:
     hit = Hit("c", "d", DOC, 1.0)
-    window, score = best_window("When is the renewal fee paid?", [hit], {"paid": 2.0, "fee": 1.0})
+    idf = {term_of("paid", "english"): 2.0, "fee": 1.0}  # the gate's terms (answer/lemmas.py)
+    window, score = best_window("When is the renewal fee paid?", [hit], idf)
     assert "paid before the first of March" in window and score == 3.0
     assert not window.startswith("#")
 
@@ -204,3 +206,4 @@ def test_a_description_without_a_full_stop_under_a_signature_is_no_heading() -> 
     picked = extractive_answer("What does spin do to the wheel?", [("w", text)])
     # The description is quoted with the signature it describes.
     assert picked and text[picked[0][1] : picked[0][2]] == "spin(self)\n\nRotate the wheel once"
+

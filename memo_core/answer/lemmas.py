@@ -1,0 +1,57 @@
+"""The terms the answer engine compares a question and a passage by: stems of lemmas.
+
+The Snowball stemmer gives a regular word's forms one stem ("signed", "signs" and
+"signing" are "sign"), but not an irregular verb's: "Who wrote it?" shares no term
+with "Written by Jane Roe", nor "When did the war begin?" with "The war began in
+1914". Reading each English word as its dictionary form first (``simplemma``'s
+lemma list, the ``local`` extra) joins them: :func:`term_of` is the stem of that form.
+
+A lemma is taken only when it is a lower-case word starting with the word's own
+letter: irregular verbs keep their first letter ("wrote"/"write", "held"/"hold",
+"began"/"begin"), while the forms that come from another root ("better"/"good",
+"went"/"go") would match words the question does not say. Other languages (Russian
+inflects regularly enough for its stemmer) and installs without ``simplemma`` get
+the stem alone.
+
+Only the answer engine compares by these terms (the gate's coverage, the evidence
+windows, the sentence picker); the keyword index keeps plain stems, so nothing
+stored depends on the lemma list.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from collections.abc import Callable
+
+from memo_core.search.text import stem_token
+
+__all__ = ["lemmas_available", "term_of"]
+
+
+@functools.cache
+def _lemmatizer() -> Callable[[str], str] | None:
+    """simplemma's English lemmatizer, or None without the ``local`` extra."""
+    if importlib.util.find_spec("simplemma") is None:
+        return None
+    import simplemma
+
+    return functools.partial(simplemma.lemmatize, lang="en")
+
+
+def lemmas_available() -> bool:
+    """Whether irregular forms are read as their dictionary form (``simplemma`` installed)."""
+    return _lemmatizer() is not None
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def term_of(token: str, language: str) -> str:
+    """The term ``token`` (lower-cased, from ``search.text.tokenize``) is compared by:
+    the stem of its dictionary form when it is an English word with an irregular
+    form (see the module docstring), else its stem."""
+    lemmatize = _lemmatizer()
+    if lemmatize is not None and language == "english" and token.isascii() and token.isalpha():
+        lemma = lemmatize(token)
+        if lemma != token and lemma.isalpha() and lemma.islower() and lemma[0] == token[0]:
+            token = lemma
+    return stem_token(token, language)
