@@ -61,6 +61,7 @@ from memo_core.answer.windows import (
     answer_slot,
     answer_type_match,
     is_heading,
+    names_indented_text,
     without_type_cue,
 )
 from memo_core.search.text import STOPWORDS, detect_language, tokenize
@@ -259,9 +260,12 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
             if titled:
                 synopsis = _SYNOPSIS_TITLE.fullmatch(sentence.strip()) is not None
             if titled or synopsis or is_synopsis(sentence):
-                # Under a manual page's NAME the first line is the one-line summary, no
-                # introduction: it gets the heading's context without the penalty.
-                heading, described = not _NAME_TITLE.fullmatch(sentence.strip()), None
+                # Under a manual page's NAME the first line is the one-line summary, and
+                # under a field naming a text ("License: Expat") the text itself: no
+                # introduction, they get the heading's context without the penalty.
+                summary = _NAME_TITLE.fullmatch(sentence.strip()) is not None
+                named = names_indented_text(text, start, end)
+                heading, described = not (summary or named), None
                 before = block = terms
                 continue
             if is_markup_only(sentence):

@@ -139,12 +139,18 @@ def _option_spelling(line: str) -> tuple[str, str] | None:
 _FIELD = re.compile(r"[A-Za-z][\w-]*(?: [A-Za-z][\w-]*){0,2}:[ \t]+\S")
 
 
+def is_field_shaped(line: str) -> bool:
+    """Whether ``line`` (its content) reads as a "Name: value" field and not a usage
+    synopsis: a field when another stands beside it (:func:`is_record_field`)."""
+    return bool(_FIELD.match(line)) and not _USAGE.match(line)
+
+
 def _record_fields(contents: list[str], indents: list[int]) -> list[bool]:
     """Which lines are fields of a record: a line shaped as a field (:data:`_FIELD`, not a
     usage synopsis) with another such line beside it at its indentation, past the more
     indented lines that continue a value. One such line alone is prose or a title with a
     colon ("Chapter 3: The Return"), which stays what the other rules make of it."""
-    shaped = [bool(_FIELD.match(c)) and not _USAGE.match(c) for c in contents]
+    shaped = [is_field_shaped(c) for c in contents]
 
     def beside(k: int, step: int) -> bool:
         j = k + step

@@ -23,6 +23,7 @@ from memo_core.answer.lemmas import term_of
 from memo_core.answer.lexicon import MODALS, NEGATIONS
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import (
+    is_field_shaped,
     is_markup_only,
     is_record_field,
     is_section_title,
@@ -47,6 +48,7 @@ __all__ = [
     "diversify",
     "holds_asked_number",
     "is_heading",
+    "names_indented_text",
     "rank_windows",
     "states_asked_default",
     "without_type_cue",
@@ -149,7 +151,9 @@ def is_heading(text: str, start: int, end: int) -> bool:
     if option_entry(text[line_start:line_end]):
         return False  # an option and its help ("--fast  compress faster"): a definition
     if is_record_field(text, line_start):
-        return False  # "Copyright: 2011 Jane Roe" in a record states a value
+        # "Copyright: 2011 Jane Roe" in a record states a value; "License: Expat" over
+        # the licence's text, indented under it, names what that text is.
+        return names_indented_text(text, start, end)
     if _NOTICE.match(sentence):
         return False  # "Copyright 2019 Jane Roe" says who holds it, whatever its length
     after = _neighbour_line(text, line_start, line_end, 1)
@@ -163,6 +167,36 @@ def is_heading(text: str, start: int, end: int) -> bool:
         or (is_section_title(before) and before.isupper() and len(sentence.split()) >= 3)
     )
     return not described
+
+
+#: A field's value of at most this many words can be the name of the text under it.
+_FIELD_NAME_WORDS = 3
+#: The first line of a field's continued value is prose from this many words on: a
+#: licence's text under "License: Expat", not a second value ("2020 Brannock Labs").
+_BODY_WORDS = 6
+
+
+def names_indented_text(text: str, start: int, end: int) -> bool:
+    """Whether the sentence ``text[start:end]``, alone on its line, is a "Name: value"
+    field naming the prose indented under it, as a Debian copyright file's "License:
+    Expat" heads that licence's text: a short value with no closing punctuation, and a
+    next line indented deeper that reads as prose. Such a title is context for the
+    text, and the text's first sentence no introduction but the text itself."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    if line_end == -1 or text[end:line_end].strip():
+        return False
+    line = text[line_start:line_end]
+    field = text[start:end].strip()
+    value = field.partition(":")[2].split()
+    if not is_field_shaped(line_content(line)) or len(value) > _FIELD_NAME_WORDS:
+        return False
+    if field[-1:] in _CLOSING:
+        return False
+    nxt_end = text.find("\n", line_end + 1)
+    nxt = text[line_end + 1 : len(text) if nxt_end == -1 else nxt_end]
+    deeper = len(nxt) - len(nxt.lstrip()) > len(line) - len(line.lstrip())
+    return deeper and len(line_content(nxt).split()) >= _BODY_WORDS
 
 
 @dataclass(frozen=True)

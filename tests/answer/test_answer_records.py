@@ -97,3 +97,46 @@ def test_the_gate_reads_a_field_with_its_whole_record() -> None:
     windows = rank_windows("Who maintains heronlog?", [hit], {"heronlog": 3.0, "maintain": 1.0})
     field = next(w for w in windows if w.sentence.startswith("Maintainer: Pia Lund"))
     assert field.weight == 4.0 and "Package: heronlog" in field.text
+
+
+STANZAS = """Files: lib/*
+Copyright: 2019 Odette Brun
+License: Reed-Plain
+
+License: Reed-Plain
+ Anyone may copy, print and give away this work, as long as the name of the
+ author stays on every copy.
+ .
+ No promise is made that the work is fit for any use.
+Comment: Odette Brun set these terms down for her own recipe books.
+"""
+
+#: A field after a field: its value is stated, whatever its length.
+LISTED = """License: Reed-Plain-Short
+Comment: the terms below are kept as the authors wrote them when they first shared it.
+"""
+
+
+def test_a_field_naming_the_prose_indented_under_it_titles_that_prose() -> None:
+    # A licence's short name over its text, as a Debian copyright file writes it: the
+    # text is the answer, its name context, as a heading's. With a comment beside it,
+    # the name is a field of a record, and still titles the text.
+    named = STANZAS.index("License: Reed-Plain\n Anyone")
+    assert is_record_field(STANZAS, named)
+    assert is_heading(STANZAS, named, named + len("License: Reed-Plain"))
+    # The text's first sentence is the text itself, no introduction under a heading.
+    licence = STANZAS[named:]
+    picked = extractive_answer(
+        "What does the Reed-Plain licence ask of those who copy the work?",
+        [("copyright", licence)],
+        max_sentences=1,
+    )
+    assert licence[picked[0][1] : picked[0][2]].startswith("Anyone may copy")
+    # The same field among others, with no prose under it, states the value of its
+    # stanza; so do a field whose next line is another field, and a value that goes on
+    # as a list.
+    stated = STANZAS.index("License: Reed-Plain\n\n")
+    assert not is_heading(STANZAS, stated, stated + len("License: Reed-Plain"))
+    assert not is_heading(LISTED, 0, len("License: Reed-Plain-Short"))
+    first = MANIFEST.index("Copyright: 2016-2022")
+    assert not is_heading(MANIFEST, first, first + len("Copyright: 2016-2022 Ines Valdivia"))
