@@ -226,9 +226,10 @@ def rank_windows(
     candidates: int = CANDIDATES,
 ) -> list[Window]:
     """The best windows of ``hits``, best first: every non-heading sentence with its
-    neighbours, ranked by the question-term weight (``idf``) of the window and then
-    of the sentence itself; the first ``candidates`` of them get the embedding
-    similarity of their sentence to the question when ``similarity`` is given.
+    neighbours (and its document's title), ranked by the question-term weight
+    (``idf``) of the window and then of the sentence itself; the first ``candidates``
+    of them get the embedding similarity of their sentence to the question when
+    ``similarity`` is given.
     """
     windows: list[Window] = []
     for rank, hit in enumerate(hits):
@@ -238,6 +239,9 @@ def rank_windows(
             continue
         lang = detect_language(text)
         stems = [{term_of(t, lang) for t in tokenize(text[a:b])} for a, b in spans]
+        # A document's title says what every window of it is about: a man page or a
+        # licence seldom repeats its own name in the sentence that answers about it.
+        titled = {term_of(t, lang) for t in tokenize(hit.title)}
         records = _record_sentences(text, spans)
         for i, (a, b) in enumerate(spans):
             if is_heading(text, a, b) or is_markup_only(text[a:b]):
@@ -247,7 +251,7 @@ def rank_windows(
                 # A record's field is read with the whole record: what it is about is
                 # named once, in another field ("Name: h11" for "Author: ...").
                 lo, hi = min(lo, records[i][0]), max(hi, records[i][1])
-            present = set().union(*stems[lo:hi])
+            present = set().union(titled, *stems[lo:hi])
             windows.append(
                 Window(
                     rank=rank,

@@ -14,6 +14,7 @@ from memo_core.answer.windows import (
     answer_type_match,
     best_window,
     is_heading,
+    rank_windows,
     states_asked_default,
 )
 from memo_core.embedders import HashEmbedder
@@ -207,3 +208,12 @@ def test_a_description_without_a_full_stop_under_a_signature_is_no_heading() -> 
     # The description is quoted with the signature it describes.
     assert picked and text[picked[0][1] : picked[0][2]] == "spin(self)\n\nRotate the wheel once"
 
+
+def test_a_document_s_title_is_what_each_of_its_windows_is_about() -> None:
+    # A page about one thing seldom repeats its name: "sell" is answered in the kiln
+    # club's rules, titled so, not in the note that names the club in passing.
+    rules = Hit("r", "rules", "Members may sell the pots they fire.", 1.0, title="Kiln club rules")
+    note = Hit("n", "note", "The kiln was fired twice. Pots sell well in spring.", 1.0, title="Log")
+    idf = {"kiln": 2.0, "club": 1.0, "sell": 1.0}
+    windows = rank_windows("Can members of the kiln club sell pots?", [note, rules], idf)
+    assert windows[0].chunk_id == "r" and windows[0].weight == 4.0
