@@ -41,6 +41,7 @@ from answer_sets import AnswerSet, load_set
 
 from memo_core.answer.engine import GuardedAnswerer
 from memo_core.answer.gate import FEATURES, KEYWORD_ONLY, _DocumentFrequencies, gate_features
+from memo_core.answer.respell import respelled
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.embedders import HashEmbedder, default_local_embedder
 from memo_core.kb import MemoBase
@@ -149,7 +150,9 @@ def feature_rows(
 
     rows = []
     for q in answer_set.questions:
-        f = gate_features(q.question, hits[q.id], frequencies, similarity, read)
+        # As the engine asks the gate: in the spelling of the passages found.
+        asked = respelled(q.question, [h.text for h in hits[q.id]])
+        f = gate_features(asked, hits[q.id], frequencies, similarity, read)
         features = {name: (None if f[name] is None else float(f[name])) for name in FEATURES}
         rows.append(Row(answer_set.name, q.kind, q.heldout, features))
     return rows

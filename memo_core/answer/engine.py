@@ -38,6 +38,7 @@ from memo_core.answer.prompting import (
     parse_answer,
 )
 from memo_core.answer.repairs import corrected
+from memo_core.answer.respell import respelled
 from memo_core.answer.salience import hit_evidence, missing_terms
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import sentence_around, split_sentences
@@ -82,10 +83,14 @@ class Explanation:
     gate: GateDecision | None = None
     llm_replies: list[str] = field(default_factory=list)
     checks: list[dict[str, Any]] = field(default_factory=list)
+    #: The question as the gate and the picker read it, when some word of it is spelled
+    #: otherwise in the passages found (``answer/respell.py``).
+    respelled: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,
+            "respelled": self.respelled,
             "candidates": self.candidates,
             "gate": self.gate.to_dict() if self.gate else None,
             "llm_replies": self.llm_replies,
@@ -152,11 +157,15 @@ class GuardedAnswerer:
         hits = self.retrieve(question, k=k, collection=collection, filter=filter, owner=owner)
         searched = sorted({h.title or h.source or h.document_id for h in hits})
         found = list(hits)
+        # The gate and the picker weigh the terms a passage holds: they read the question
+        # in the passages' spelling ("licence" asked of a text saying "License").
+        spelled = respelled(question, [h.text for h in hits])
         decision = self.gate.decide(
-            question, hits, self.kb.store, self.similarity, self._reader(owner)
+            spelled, hits, self.kb.store, self.similarity, self._reader(owner)
         )
         if explanation is not None:
             explanation.gate = decision
+            explanation.respelled = spelled if spelled != question else None
             explanation.candidates = [
                 {
                     "n": i,
@@ -185,7 +194,7 @@ class GuardedAnswerer:
         # chunk cut it at an edge.
         passages = self._passages(hits, owner)
         if self.llm is None:
-            claims = self._extractive_claims(question, passages, explanation, evidence)
+            claims = self._extractive_claims(spelled, passages, explanation, evidence)
             unsupported: tuple[str, ...] = ()
         else:
             parsed = self._ask_llm(question, passages, explanation, evidence)

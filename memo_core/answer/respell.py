@@ -1,0 +1,73 @@
+"""A question's words in the spelling of the passages it is answered from.
+
+"What does the licence allow?" asked of a text that says "License" shares no term
+with it, nor "colour" with "color", "organisation" with "organization" or "centre"
+with "center": the search finds the passage by its meaning, and then the gate and
+the sentence picker, which weigh the terms a passage holds, miss the one the
+question leans on. :func:`respelled` gives the question back with each such word
+written as the retrieved passages write it.
+
+Only a word's other *regional* spelling is taken, British for American and back,
+from ``breame``'s list of the words spelled both ways (the ``local`` extra; without
+it nothing is respelled), and only when no passage holds the word as asked (in any
+of its forms, :func:`~memo_core.answer.lemmas.term_of`) while one holds it the other
+way. A word one letter off another is not the same word ("storing" and "string",
+"remote" and "remove"): a question about the one is never read as one about the other.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import re
+from collections.abc import Callable, Sequence
+
+from memo_core.answer.lemmas import term_of
+from memo_core.search.text import detect_language, tokenize
+
+__all__ = ["respelled", "spellings_available"]
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+@functools.cache
+def _spellings() -> tuple[Callable[[str], str], Callable[[str], str]] | None:
+    """breame's (British for an American word, American for a British word), each
+    giving the word itself when it has no other spelling; None without the extra."""
+    if importlib.util.find_spec("breame") is None:
+        return None
+    from breame.spelling import get_american_spelling, get_british_spelling
+
+    return get_british_spelling, get_american_spelling
+
+
+def spellings_available() -> bool:
+    """Whether questions are read in the passages' regional spelling (``breame`` installed)."""
+    return _spellings() is not None
+
+
+def respelled(question: str, passages: Sequence[str]) -> str:
+    """``question`` with each word the ``passages`` spell the other regional way written
+    as they do (see the module docstring); ``question`` itself when none is."""
+    spellings = _spellings()
+    if spellings is None:
+        return question
+    language = detect_language(question)
+    if language != "english":
+        return question
+    held: set[str] | None = None  # the passages' terms, read at the first word spelled two ways
+    out = question
+    for m in reversed(list(_WORD.finditer(question))):  # from the end: earlier offsets hold
+        word = m.group().lower()
+        others = {spell(word) for spell in spellings} - {word}
+        if not others:
+            continue
+        if held is None:
+            held = {term_of(t, language) for text in passages for t in tokenize(text)}
+        if term_of(word, language) in held:
+            continue
+        found = sorted(o for o in others if term_of(o, language) in held)
+        if found:
+            spelling = found[0].capitalize() if m.group()[:1].isupper() else found[0]
+            out = out[: m.start()] + spelling + out[m.end() :]
+    return out

@@ -1,0 +1,67 @@
+"""A question read in the spelling of the passages found (``answer/respell.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memo_core.answer.engine import Explanation, GuardedAnswerer
+from memo_core.answer.respell import respelled, spellings_available
+from memo_core.embedders import HashEmbedder
+from memo_core.kb import MemoBase
+
+pytestmark = pytest.mark.skipif(
+    not spellings_available(), reason="breame comes with memo[local], which CI installs"
+)
+
+KILN = (
+    "The kiln club's License lets members fire their own glazes on Tuesdays. "
+    "The favorite glaze color of the club is a pale green, from the center shelf."
+)
+
+
+def test_a_word_the_passages_spell_the_other_regional_way_is_read_as_they_do() -> None:
+    asked = "What does the licence of the kiln club let members do?"
+    assert respelled(asked, [KILN]) == "What does the license of the kiln club let members do?"
+    assert respelled("Colour of the favourite glaze?", [KILN]) == "Color of the favorite glaze?"
+    assert respelled("Which shelf is the centre one?", [KILN]) == "Which shelf is the center one?"
+    # And back: an American question of a British text.
+    assert respelled("What color?", ["The colour is green."]) == "What colour?"
+
+
+def test_a_word_held_as_asked_or_one_letter_off_another_is_left_alone() -> None:
+    # Held by a passage as asked (or in another form of it): nothing to respell.
+    both = KILN + " A licence costs ten euros."
+    assert respelled("What does the licence cost?", [both]) == "What does the licence cost?"
+    # One letter off is another word, not another spelling of the same one.
+    assert respelled("Is it storing glazes?", ["A string of glazes."]) == "Is it storing glazes?"
+    assert respelled("What does --remote do?", ["--remove deletes it."]) == (
+        "What does --remote do?"
+    )
+    # A variant no passage holds changes nothing; nor does a question in Russian.
+    assert respelled("What colour?", ["The glaze is green."]) == "What colour?"
+    assert respelled("Какой цвет?", [KILN]) == "Какой цвет?"
+
+
+def test_the_engine_answers_a_question_spelled_otherwise_and_says_how_it_read_it(
+    tmp_path: Path,
+) -> None:
+    base = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64))
+    try:
+        base.add_texts(
+            [
+                KILN,
+                "The pottery shop sells clay by the kilogram and closes on Mondays.",
+                "Members of the kiln club pay a yearly fee of forty euros.",
+            ]
+        )
+        asked = "What colour is the favourite glaze of the kiln club?"
+        explanation = Explanation(asked)
+        answer = GuardedAnswerer(base).ask(asked, explanation=explanation)
+        assert explanation.respelled == "What color is the favorite glaze of the kiln club?"
+        assert explanation.to_dict()["respelled"] == explanation.respelled
+        assert not answer.refused
+        assert "pale green" in answer.citations[0].quote  # type: ignore[union-attr]
+    finally:
+        base.close()
