@@ -49,11 +49,13 @@ from dataclasses import dataclass, field, replace
 from memo_core.answer.lemmas import term_of
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import (
+    field_names,
     is_markup_only,
     is_section_title,
     is_signature,
     is_synopsis,
     option_spelling,
+    record_sentences,
     split_sentences,
 )
 from memo_core.answer.windows import (
@@ -154,6 +156,12 @@ class PickWeights:
     #: command-line help set's train half (``--sets cli``): the two sets the other
     #: weights are fitted on hold almost no option lists, so a fit there leaves it at 0.
     defines_option: float = 2.0
+    #: 1 when the sentence is a record's field whose name is a term of the question
+    #: ("Maintainer: Jane Roe" for "Who maintains heronlog?"): the field that states
+    #: what is asked, where the one naming the record's subject ("Name: heronlog") is
+    #: only what it is about. Set by hand on the records set's train half (``--sets
+    #: records``), as ``defines_option``: the fitted sets hold few records.
+    asked_field: float = 1.5
 
 
 @dataclass(frozen=True)
@@ -212,6 +220,9 @@ class _Sentence:
     #: The option its entry of an option list opens with ("-R, --no-report" for "Useful
     #: if you want to accumulate over several runs." in that entry's help), or "".
     option: str = ""
+    #: The terms of the names of the record fields it holds ("author" for "Author:
+    #: Jane Roe"), empty outside records.
+    fields: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -239,12 +250,25 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
         option = ""  # the option of the entry being read, while its help goes on
         synopsis = False  # inside a manual page's SYNOPSIS section
         last = 0
-        for start, end in split_sentences(text):
+        spans = split_sentences(text)
+        said = [_terms(text[a:b], language) for a, b in spans]
+        # A record's field is read with its whole record, as the gate's windows read it:
+        # what the record is about is named once, in another field ("Name: loguru" for
+        # "Author: Delgan"), which is the block the field sits in.
+        records = record_sentences(text, spans)
+        for i, (start, end) in enumerate(spans):
             sentence = text[start:end]
-            toks = _terms(sentence, language)
+            toks = said[i]
             terms = frozenset(toks)
             spelling = option_spelling(sentence.split("\n", 1)[0])
             here = block
+            fields: frozenset[str] = frozenset()
+            record: frozenset[str] = frozenset()
+            if i in records:
+                lo, hi = records[i]
+                record = frozenset().union(*said[lo:hi])
+                names = " ".join(field_names(text, start, end))
+                fields = frozenset(_terms(names, language))
             if spelling is not None:
                 option = spelling
             elif "\n\n" in text[last:start] or text[last:start].strip(" \n"):
@@ -287,8 +311,8 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
                     block = here = terms
                 out.append(
                     _Sentence(
-                        chunk_id, rank, start, end, sentence, terms, before, here,
-                        heading, False, this, len(toks), option,
+                        chunk_id, rank, start, end, sentence, terms, before | record, here,
+                        heading, False, this, len(toks), option, fields,
                     )
                 )  # fmt: skip
                 described = out[-1] if this else None
@@ -419,6 +443,7 @@ def pick_candidates(
             "answer_form": answer_form(question, s.text),
             "opens_on_question": float(_opens_on(s.text, qterms, language)),
             "defines_option": float(_defines_option(s.option, asked_options)),
+            "asked_field": float(not qterms.isdisjoint(s.fields)),
         }
         out.append(PickCandidate(s.chunk_id, s.start, s.end, s.text, features, True))
     out += [PickCandidate(c.sentence.chunk_id, c.sentence.start, c.sentence.end,

@@ -30,10 +30,13 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 
 __all__ = [
     "ABBREVIATIONS",
     "CHAT_ABBREVIATIONS",
+    "field_names",
+    "is_field_shaped",
     "is_markup_only",
     "is_record_field",
     "is_section_title",
@@ -43,9 +46,11 @@ __all__ = [
     "option_entry",
     "option_spelling",
     "record_around",
+    "record_sentences",
     "sentence_around",
     "split_chat_sentences",
     "split_sentences",
+    "titles_indented_text",
 ]
 
 #: Lower-cased words that end with a period without ending a sentence.
@@ -145,6 +150,27 @@ def is_field_shaped(line: str) -> bool:
     return bool(_FIELD.match(line)) and not _USAGE.match(line)
 
 
+#: A field's value of at most this many words can be the name of the text under it.
+_FIELD_NAME_WORDS = 3
+#: The first line of a field's continued value is prose from this many words on: a
+#: licence's text under "License: Expat", not a second value ("2020 Brannock Labs").
+_BODY_WORDS = 6
+_CLOSING = ".!?:;\"')»”…"
+
+
+def titles_indented_text(line: str, next_line: str) -> bool:
+    """Whether ``line`` is a "Name: value" field naming the prose indented under it, as
+    a Debian copyright file's "License: GPL-3+" heads that licence's text: a short value
+    with no closing punctuation, and a ``next_line`` indented deeper that reads as
+    prose. Such a line ends its sentence: the name is no part of the text's first one."""
+    field = line_content(line)
+    value = field.partition(":")[2].split()
+    if not is_field_shaped(field) or len(value) > _FIELD_NAME_WORDS or field[-1:] in _CLOSING:
+        return False
+    deeper = _indent(next_line) > _indent(line)
+    return deeper and len(line_content(next_line).split()) >= _BODY_WORDS
+
+
 def _record_fields(contents: list[str], indents: list[int]) -> list[bool]:
     """Which lines are fields of a record: a line shaped as a field (:data:`_FIELD`, not a
     usage synopsis) with another such line beside it at its indentation, past the more
@@ -197,6 +223,37 @@ def record_around(text: str, offset: int) -> tuple[int, int] | None:
     """The span of the record of ``text`` holding ``offset`` (its fields in a row, with
     the lines continuing their values), or None outside every record."""
     return next((r for r in _records(text)[1] if r[0] <= offset < r[1]), None)
+
+
+def field_names(text: str, start: int, end: int) -> list[str]:
+    """The names of the record fields (:func:`is_record_field`) whose lines the sentence
+    ``text[start:end]`` holds, in order ("Author" for "Author: Jane Roe")."""
+    names = []
+    line_start = text.rfind("\n", 0, start) + 1
+    while line_start < end:
+        if is_record_field(text, line_start):
+            line = text[line_start : text.find(":", line_start)]
+            names.append(line_content(line))
+        nxt = text.find("\n", line_start)
+        if nxt == -1:
+            break
+        line_start = nxt + 1
+    return names
+
+
+def record_sentences(text: str, spans: Sequence[tuple[int, int]]) -> dict[int, tuple[int, int]]:
+    """``{sentence index: (first, last + 1)}``: for each sentence of ``spans`` that starts
+    inside a record of ``text``, the sentences of that record (one pass over both)."""
+    out: dict[int, tuple[int, int]] = {}
+    members: dict[tuple[int, int], list[int]] = {}
+    for i, (a, _) in enumerate(spans):
+        record = record_around(text, a)
+        if record is not None:
+            members.setdefault(record, []).append(i)
+    for indices in members.values():
+        for i in indices:
+            out[i] = (indices[0], indices[-1] + 1)
+    return out
 
 
 def is_section_title(line: str) -> bool:
@@ -339,6 +396,7 @@ def _line_breaks(text: str) -> list[int]:
             or not any(c.isalnum() for c in nxt)
             or signatures[k]
             or signatures[k + 1]
+            or titles_indented_text(line, lines[k + 1])
             or _BULLET.match(nxt)
             or _HEADING.match(nxt)
             or _HEADING.match(cur)

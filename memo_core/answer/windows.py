@@ -23,15 +23,15 @@ from memo_core.answer.lemmas import term_of
 from memo_core.answer.lexicon import MODALS, NEGATIONS
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import (
-    is_field_shaped,
     is_markup_only,
     is_record_field,
     is_section_title,
     is_signature,
     line_content,
     option_entry,
-    record_around,
+    record_sentences,
     split_sentences,
+    titles_indented_text,
 )
 from memo_core.search.text import detect_language, tokenize
 from memo_core.types import Hit
@@ -169,34 +169,19 @@ def is_heading(text: str, start: int, end: int) -> bool:
     return not described
 
 
-#: A field's value of at most this many words can be the name of the text under it.
-_FIELD_NAME_WORDS = 3
-#: The first line of a field's continued value is prose from this many words on: a
-#: licence's text under "License: Expat", not a second value ("2020 Brannock Labs").
-_BODY_WORDS = 6
-
-
 def names_indented_text(text: str, start: int, end: int) -> bool:
     """Whether the sentence ``text[start:end]``, alone on its line, is a "Name: value"
-    field naming the prose indented under it, as a Debian copyright file's "License:
-    Expat" heads that licence's text: a short value with no closing punctuation, and a
-    next line indented deeper that reads as prose. Such a title is context for the
-    text, and the text's first sentence no introduction but the text itself."""
+    field naming the prose indented under it (:func:`~memo_core.answer.sentences.
+    titles_indented_text`), as a Debian copyright file's "License: Expat" heads that
+    licence's text. Such a title is context for the text, and the text's first
+    sentence no introduction but the text itself."""
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
     if line_end == -1 or text[end:line_end].strip():
         return False
-    line = text[line_start:line_end]
-    field = text[start:end].strip()
-    value = field.partition(":")[2].split()
-    if not is_field_shaped(line_content(line)) or len(value) > _FIELD_NAME_WORDS:
-        return False
-    if field[-1:] in _CLOSING:
-        return False
     nxt_end = text.find("\n", line_end + 1)
     nxt = text[line_end + 1 : len(text) if nxt_end == -1 else nxt_end]
-    deeper = len(nxt) - len(nxt.lstrip()) > len(line) - len(line.lstrip())
-    return deeper and len(line_content(nxt).split()) >= _BODY_WORDS
+    return titles_indented_text(text[line_start:line_end], nxt)
 
 
 @dataclass(frozen=True)
@@ -242,7 +227,7 @@ def rank_windows(
         # A document's title says what every window of it is about: a man page or a
         # licence seldom repeats its own name in the sentence that answers about it.
         titled = {term_of(t, lang) for t in tokenize(hit.title)}
-        records = _record_sentences(text, spans)
+        records = record_sentences(text, spans)
         for i, (a, b) in enumerate(spans):
             if is_heading(text, a, b) or is_markup_only(text[a:b]):
                 continue
@@ -273,21 +258,6 @@ def rank_windows(
     return [replace(w, similarity=s) for w, s in zip(top, scores, strict=True)] + windows[
         candidates:
     ]
-
-
-def _record_sentences(text: str, spans: Sequence[tuple[int, int]]) -> dict[int, tuple[int, int]]:
-    """``{sentence index: (first, last + 1)}``: for each sentence of ``spans`` that starts
-    inside a record of ``text``, the sentences of that record (one pass over both)."""
-    out: dict[int, tuple[int, int]] = {}
-    members: dict[tuple[int, int], list[int]] = {}
-    for i, (a, _) in enumerate(spans):
-        record = record_around(text, a)
-        if record is not None:
-            members.setdefault(record, []).append(i)
-    for indices in members.values():
-        for i in indices:
-            out[i] = (indices[0], indices[-1] + 1)
-    return out
 
 
 def best_window(question: str, hits: Sequence[Hit], idf: Mapping[str, float]) -> tuple[str, float]:

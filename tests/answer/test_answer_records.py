@@ -8,7 +8,7 @@ for its neighbours, never quoted. The records are made up for these tests.
 
 from __future__ import annotations
 
-from memo_core.answer.extractive import extractive_answer
+from memo_core.answer.extractive import extractive_answer, pick_candidates
 from memo_core.answer.sentences import is_record_field, record_around, split_sentences
 from memo_core.answer.windows import is_heading, rank_windows
 from memo_core.types import Hit
@@ -140,3 +140,51 @@ def test_a_field_naming_the_prose_indented_under_it_titles_that_prose() -> None:
     assert not is_heading(LISTED, 0, len("License: Reed-Plain-Short"))
     first = MANIFEST.index("Copyright: 2016-2022")
     assert not is_heading(MANIFEST, first, first + len("Copyright: 2016-2022 Ines Valdivia"))
+
+
+METADATA = """Metadata-Version: 2.1
+Name: heronlog
+Version: 2.3.1
+Summary: Keep a log of heron sightings by the river
+Author: Pia Lund
+Maintainer: Oskar Berg
+License: Reed-Plain
+Requires-Python: >=3.9
+"""
+
+
+def test_the_field_named_by_the_question_answers_and_the_subject_s_field_is_context() -> None:
+    # "Name: heronlog" holds the question's rarest term, but only says what the record is
+    # about: the field whose name the question asks for states the answer, read with its
+    # whole record.
+    passages = [("metadata", METADATA)]
+    for question, field in (
+        ("Who is the author of heronlog?", "Author: Pia Lund"),
+        ("Who maintains heronlog?", "Maintainer: Oskar Berg"),
+        ("Which Python does heronlog require?", "Requires-Python: >=3.9"),
+    ):
+        picked = extractive_answer(question, passages, max_sentences=1)
+        quoted = METADATA[picked[0][1] : picked[0][2]]
+        # A long field runs on into the next one's sentence; the name is never quoted.
+        assert field in quoted and "Name:" not in quoted, question
+    # The picker reads a field with its record (the subject is in "Name:") and knows the
+    # field the question names.
+    candidates = pick_candidates("Who is the author of heronlog?", passages)
+    author = next(c for c in candidates if "Author: Pia Lund" in c.text)
+    assert author.features["asked_field"] == 1.0
+    assert author.features["with_context"] == 1.0 > author.features["coverage"]
+    named = next(c for c in candidates if c.text == "Name: heronlog")
+    assert named.features["asked_field"] == 0.0
+
+
+def test_a_short_field_over_indented_prose_ends_its_sentence() -> None:
+    text = (
+        "License: GPL-3+\n This program is free software: you may share it under the terms"
+        " of the\n licence.\n"
+    )
+    assert _split(text)[:2] == [
+        "License: GPL-3+",
+        "This program is free software: you may share it under the terms of the\n licence.",
+    ]
+    listed = "Copyright: 2016 Ines Valdivia\n           2023 Koji Arakawa\nLicense: Expat\n"
+    assert _split(listed)[0] == "Copyright: 2016 Ines Valdivia\n           2023 Koji Arakawa"
