@@ -102,6 +102,8 @@ _OPTION_GAP = re.compile(r" {2,}(?:-{1,2} +)?| ?: +")
 #: ("-c", "<name>", "[<file>", "...],", "{text,html}", "FILE|DIR", "always|default|never:").
 _OPTION_TOKEN = re.compile(r"(?:[-<\[{(]|\.\.\.|[A-Z][A-Z0-9_]*\b|\S*[|=])\S*")
 _OPTION_MAX = 60
+#: An environment variable's name ("GRAIN_HOME", "EDITOR").
+_VARIABLE = re.compile(r"[A-Z][A-Z0-9_]{2,}")
 #: The start of a command's usage synopsis ("usage: tar [-h] ...", "Usage: 2to3 [options]").
 _USAGE = re.compile(r"usage:\s", re.IGNORECASE)
 
@@ -124,6 +126,11 @@ def option_spelling(line: str) -> str | None:
 
 def _option_spelling(line: str) -> tuple[str, str] | None:
     content = line_content(line)
+    if _VARIABLE.fullmatch(content):
+        # An environment variable alone on an indented line, its help below it, as a
+        # manual page's ENVIRONMENT lists them; unindented, a word in capitals is the
+        # title of a section ("NOTES").
+        return (content, "option") if _indent(line) > 0 else None
     if not _OPTION_START.match(content):
         return None
     gap = _OPTION_GAP.search(content)

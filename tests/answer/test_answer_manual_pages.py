@@ -29,6 +29,10 @@ EXIT STATUS
 
        3      the thermocouple stopped answering
 
+ENVIRONMENT
+       KILNCTL_PROGRAMS
+              the folder read for firing programs instead of /etc/kilnctl
+
 FILES
        /etc/kilnctl/programs
               one firing program a line
@@ -91,3 +95,16 @@ def test_a_readme_usage_section_is_prose_that_answers() -> None:
         "How long does the small kiln take to reach cone 6?", [("r", readme)]
     )
     assert picked and readme[picked[0][1] : picked[0][2]].startswith("The small kiln reaches")
+
+
+def test_an_environment_variable_and_its_help_are_one_entry() -> None:
+    # Indented alone on its line, a variable opens an entry whose help is below it; a
+    # word in capitals at the margin is a section's title.
+    assert option_entry("       KILNCTL_PROGRAMS") == "option"
+    assert option_entry("ENVIRONMENT") is None and _heading("ENVIRONMENT")
+    entry = "KILNCTL_PROGRAMS\n              the folder read for firing programs instead of"
+    assert any(s.startswith(entry) for s in _split(PAGE))
+    picked = extractive_answer(
+        "Which variable sets the folder of the firing programs?", [("page", PAGE)], max_sentences=1
+    )
+    assert PAGE[picked[0][1] : picked[0][2]].startswith("KILNCTL_PROGRAMS")
