@@ -418,9 +418,16 @@ def holds_asked_number(question: str, text: str) -> bool:
 # A question about a default ("What is the default mode?", "What does it default to?",
 # "... by default?"); not a name that holds the word (``default_factory``, ``defaultdict``).
 _ASKS_DEFAULT = re.compile(r"(?<![\w-])defaults?(?![\w-])|по\s+умолчанию", re.IGNORECASE)
-# What states one: the word ("defaults to", "(default: 8000)", "by default") or a value
-# given in a signature ("width=70").
-_STATES_DEFAULT = re.compile(r"\bdefault|[^\W\d]\w*\s?=\s?[^\s=,)]|по\s+умолчанию", re.IGNORECASE)
+# What states one: the word ("defaults to", "(default: 8000)", "by default"), a value
+# given in a signature ("width=70"), or what holds when the setting is left out, as
+# manual pages say it ("Without --keep, prune keeps 7", "if not given", "if omitted").
+_STATES_DEFAULT = re.compile(
+    r"\bdefault|[^\W\d]\w*\s?=\s?[^\s=,)]|по\s+умолчанию|"
+    r"\bwithout\s+-{1,2}\w|\b(?:if|when)\s+(?:omitted|unset|absent)\b|"
+    r"\b(?:if|when|is|are)\s+not\s+(?:given|set|specified|provided)\b|"
+    r"\bесли\s+не\s+(?:указан|задан)",
+    re.IGNORECASE,
+)
 
 
 def states_asked_default(question: str, text: str) -> bool:

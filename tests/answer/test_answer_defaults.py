@@ -45,3 +45,18 @@ def test_a_default_the_passages_do_not_state_is_refused(kiln: MemoBase) -> None:
     assert "1040 degrees" in answer.text
     # Asked without the default, the same passage answers.
     assert isinstance(engine.ask("Where is the glaze temperature of the Marlow kiln set?"), Answer)
+
+
+def test_a_manual_page_states_a_default_by_what_holds_without_the_option() -> None:
+    from memo_core.answer.windows import states_asked_default
+
+    asked = "How many kiln logs does rotate keep by default?"
+    for stated in (
+        "Without --keep, rotate keeps 9 logs.",
+        "If omitted, nine logs are kept.",
+        "When the count is not given, nine logs are kept.",
+        "Если не указано, хранится девять журналов.",
+    ):
+        assert states_asked_default(asked, stated), stated
+    for silent in ("Rotate keeps the newest logs.", "It rotates logs without asking."):
+        assert not states_asked_default(asked, silent), silent
