@@ -353,7 +353,8 @@ def _features(
     out["type_match"] = answer_type_match(meant, best.text)
     lang = detect_language(best.text)
     held = [term_of(t, lang) for t in tokenize(best.text) if t not in STOPWORDS]
-    lacking = set(idf) - set(held)
+    # The title of the window's document is what the window is about (``rank_windows``).
+    lacking = set(idf) - set(held) - {term_of(t, lang) for t in tokenize(best_hit.title)}
     out["window_lacking"] = sorted(lacking)
     out["window_sentence"] = best.sentence
     out["window_missing"] = min(len(lacking), MISSING_CAP) / MISSING_CAP
