@@ -246,9 +246,9 @@ class GuardedAnswerer:
         all_cited = [c for claim in claims for c in claim.citations]
         citations = [c for c in all_cited if not c.is_memory]
         remembered = [c for c in all_cited if c.is_memory]
-        missing = _missing_terms(
-            question, citations, [p.hit for p in passages], self._reader(owner)
-        )
+        # In the passages' spelling: "the Apache Licence" names no term a text saying
+        # "License" lacks.
+        missing = _missing_terms(spelled, citations, [p.hit for p in passages], self._reader(owner))
         if missing and not remembered:
             # The passages quoted are about something else (another version, product,
             # party): a true quote answering another question is still a false answer.

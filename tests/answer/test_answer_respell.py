@@ -65,3 +65,23 @@ def test_the_engine_answers_a_question_spelled_otherwise_and_says_how_it_read_it
         assert "pale green" in answer.citations[0].quote  # type: ignore[union-attr]
     finally:
         base.close()
+
+
+def test_a_capitalised_word_spelled_otherwise_is_no_name_the_passages_lack(
+    tmp_path: Path,
+) -> None:
+    # "Licence" in the middle of a question reads as a name, which the quoted passages
+    # must mention; in their spelling they do.
+    base = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64))
+    try:
+        base.add_texts(
+            [
+                "Under the Kiln Club License, members may sell the pots they fire.",
+                "The pottery shop sells clay by the kilogram and closes on Mondays.",
+            ]
+        )
+        answer = GuardedAnswerer(base).ask("What does the Kiln Club Licence let members sell?")
+        assert not answer.refused, answer
+        assert "sell the pots" in answer.citations[0].quote  # type: ignore[union-attr]
+    finally:
+        base.close()
