@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,44 +45,39 @@ def test_a_word_held_as_asked_or_one_letter_off_another_is_left_alone() -> None:
     assert respelled("Какой цвет?", [KILN]) == "Какой цвет?"
 
 
-def test_the_engine_answers_a_question_spelled_otherwise_and_says_how_it_read_it(
-    tmp_path: Path,
-) -> None:
+@pytest.fixture
+def kiln_base(tmp_path: Path) -> Iterator[MemoBase]:
+    """A base of the kiln club's texts, in American spelling."""
     base = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64))
-    try:
-        base.add_texts(
-            [
-                KILN,
-                "The pottery shop sells clay by the kilogram and closes on Mondays.",
-                "Members of the kiln club pay a yearly fee of forty euros.",
-            ]
-        )
-        asked = "What colour is the favourite glaze of the kiln club?"
-        explanation = Explanation(asked)
-        answer = GuardedAnswerer(base).ask(asked, explanation=explanation)
-        assert explanation.respelled == "What color is the favorite glaze of the kiln club?"
-        assert explanation.to_dict()["respelled"] == explanation.respelled
-        assert not answer.refused
-        assert "pale green" in answer.citations[0].quote  # type: ignore[union-attr]
-    finally:
-        base.close()
+    base.add_texts(
+        [
+            KILN,
+            "Under the Kiln Club License, members may sell the pots they fire.",
+            "The pottery shop sells clay by the kilogram and closes on Mondays.",
+            "Members of the kiln club pay a yearly fee of forty euros.",
+        ]
+    )
+    yield base
+    base.close()
+
+
+def test_the_engine_answers_a_question_spelled_otherwise_and_says_how_it_read_it(
+    kiln_base: MemoBase,
+) -> None:
+    asked = "What colour is the favourite glaze of the kiln club?"
+    explanation = Explanation(asked)
+    answer = GuardedAnswerer(kiln_base).ask(asked, explanation=explanation)
+    assert explanation.respelled == "What color is the favorite glaze of the kiln club?"
+    assert explanation.to_dict()["respelled"] == explanation.respelled
+    assert not answer.refused
+    assert "pale green" in answer.citations[0].quote  # type: ignore[union-attr]
 
 
 def test_a_capitalised_word_spelled_otherwise_is_no_name_the_passages_lack(
-    tmp_path: Path,
+    kiln_base: MemoBase,
 ) -> None:
     # "Licence" in the middle of a question reads as a name, which the quoted passages
     # must mention; in their spelling they do.
-    base = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64))
-    try:
-        base.add_texts(
-            [
-                "Under the Kiln Club License, members may sell the pots they fire.",
-                "The pottery shop sells clay by the kilogram and closes on Mondays.",
-            ]
-        )
-        answer = GuardedAnswerer(base).ask("What does the Kiln Club Licence let members sell?")
-        assert not answer.refused, answer
-        assert "sell the pots" in answer.citations[0].quote  # type: ignore[union-attr]
-    finally:
-        base.close()
+    answer = GuardedAnswerer(kiln_base).ask("What does the Kiln Club Licence let members sell?")
+    assert not answer.refused, answer
+    assert "sell the pots" in answer.citations[0].quote  # type: ignore[union-attr]
