@@ -243,12 +243,25 @@ class GuardedAnswerer:
                 searched,
                 _related(found),
             )
+        read, hits = self._reader(owner), [p.hit for p in passages]
+        # A statement whose own passages do not name what the question names (a fee
+        # quoted from another product's page beside the right one) is about something
+        # else: it goes, when another statement does name it.
+        on_topic = [
+            claim
+            for claim in claims
+            if claim.memory_only
+            or not _missing_terms(
+                spelled, [c for c in claim.citations if not c.is_memory], hits, read
+            )
+        ]
+        claims = on_topic or claims
         all_cited = [c for claim in claims for c in claim.citations]
         citations = [c for c in all_cited if not c.is_memory]
         remembered = [c for c in all_cited if c.is_memory]
         # In the passages' spelling: "the Apache Licence" names no term a text saying
         # "License" lacks.
-        missing = _missing_terms(spelled, citations, [p.hit for p in passages], self._reader(owner))
+        missing = _missing_terms(spelled, citations, hits, read)
         if missing and not remembered:
             # The passages quoted are about something else (another version, product,
             # party): a true quote answering another question is still a false answer.

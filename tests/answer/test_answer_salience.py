@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from memo_core.answer.engine import GuardedAnswerer
+from memo_core.answer.gate import SufficiencyGate
 from memo_core.answer.lexicon import dictionary_available
 from memo_core.answer.salience import hard_terms, missing_terms
 from memo_core.answer.types import Answer, Refusal
@@ -78,3 +79,27 @@ def test_a_name_is_found_in_its_derived_form_and_its_possessive() -> None:
     # Another ending makes another name.
     assert missing_terms("Who governs Austria?", ["The Australian governor."]) == ["austria"]
     assert missing_terms("What does Mars export?", ["Marseille exports soap."]) == ["mars"]
+
+
+def test_a_quote_from_a_page_that_does_not_name_the_thing_asked_about_is_dropped(
+    tmp_path: Path,
+) -> None:
+    # Two ferry lines' pages state a fare each; asked about one line, the other line's
+    # fare is a true quote about something else, never part of the answer.
+    base = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64))
+    base.add_document(
+        "The Skerrow ferry line. A single Skerrow ferry ticket costs 12 euros for adults.",
+        document_id="skerrow",
+    )
+    base.add_document(
+        "The Valby ferry line. A single ticket costs 9 euros for adults, bought on board.",
+        document_id="valby",
+    )
+    try:
+        engine = GuardedAnswerer(base, gate=SufficiencyGate(threshold=0.0))
+        answered = engine.ask("How much does a single Skerrow ferry ticket cost for adults?")
+        assert isinstance(answered, Answer)
+        assert [c.document_id for c in answered.citations] == ["skerrow"]
+        assert "12 euros" in answered.text and "9 euros" not in answered.text
+    finally:
+        base.close()
