@@ -247,6 +247,8 @@ class GuardedAnswerer:
         # A statement whose own passages do not name what the question names (a fee
         # quoted from another product's page beside the right one) is about something
         # else: it goes, when another statement does name it.
+        # In the passages' spelling: "the Apache Licence" names no term a text saying
+        # "License" lacks.
         on_topic = [
             claim
             for claim in claims
@@ -259,9 +261,9 @@ class GuardedAnswerer:
         all_cited = [c for claim in claims for c in claim.citations]
         citations = [c for c in all_cited if not c.is_memory]
         remembered = [c for c in all_cited if c.is_memory]
-        # In the passages' spelling: "the Apache Licence" names no term a text saying
-        # "License" lacks.
-        missing = _missing_terms(spelled, citations, hits, read)
+        # No statement names it alone: the quotes together still may ("Who wrote X in
+        # 1911?", the name in one quote and the year in the other).
+        missing = [] if on_topic else _missing_terms(spelled, citations, hits, read)
         if missing and not remembered:
             # The passages quoted are about something else (another version, product,
             # party): a true quote answering another question is still a false answer.

@@ -256,6 +256,7 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
         # what the record is about is named once, in another field ("Name: loguru" for
         # "Author: Delgan"), which is the block the field sits in.
         records = record_sentences(text, spans)
+        record_terms = {r: frozenset().union(*said[r[0] : r[1]]) for r in set(records.values())}
         for i, (start, end) in enumerate(spans):
             sentence = text[start:end]
             toks = said[i]
@@ -265,8 +266,7 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
             fields: frozenset[str] = frozenset()
             record: frozenset[str] = frozenset()
             if i in records:
-                lo, hi = records[i]
-                record = frozenset().union(*said[lo:hi])
+                record = record_terms[records[i]]
                 names = " ".join(field_names(text, start, end))
                 fields = frozenset(_terms(names, language))
             if spelling is not None:

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 __all__ = [
     "ABBREVIATIONS",
     "CHAT_ABBREVIATIONS",
+    "CLOSING",
     "field_names",
     "is_field_shaped",
     "is_markup_only",
@@ -162,7 +163,8 @@ _FIELD_NAME_WORDS = 3
 #: The first line of a field's continued value is prose from this many words on: a
 #: licence's text under "License: Expat", not a second value ("2020 Brannock Labs").
 _BODY_WORDS = 6
-_CLOSING = ".!?:;\"')»”…"
+#: What closes a sentence or a clause at a line's end: a line ending otherwise can be a title.
+CLOSING = ".!?:;\"')»”…"
 
 
 def titles_indented_text(line: str, next_line: str) -> bool:
@@ -172,7 +174,7 @@ def titles_indented_text(line: str, next_line: str) -> bool:
     prose. Such a line ends its sentence: the name is no part of the text's first one."""
     field = line_content(line)
     value = field.partition(":")[2].split()
-    if not is_field_shaped(field) or len(value) > _FIELD_NAME_WORDS or field[-1:] in _CLOSING:
+    if not is_field_shaped(field) or len(value) > _FIELD_NAME_WORDS or field[-1:] in CLOSING:
         return False
     deeper = _indent(next_line) > _indent(line)
     return deeper and len(line_content(next_line).split()) >= _BODY_WORDS

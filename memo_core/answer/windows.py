@@ -23,6 +23,7 @@ from memo_core.answer.lemmas import term_of
 from memo_core.answer.lexicon import MODALS, NEGATIONS
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import (
+    CLOSING,
     is_markup_only,
     is_record_field,
     is_section_title,
@@ -60,7 +61,6 @@ _HEADING_WORDS = 10
 PER_DOCUMENT = 2
 #: How many of the best windows get their sentence embedded (the costly part).
 CANDIDATES = 8
-_CLOSING = ".!?:;\"')»”…"
 #: What may stand before a heading on its line: a gutter of bars, a bullet or a section
 #: number ("4.", "2.1").
 _HEADING_PREFIX = re.compile(r"[\s|]*[\-*•]*\s*(?:\d{1,3}(?:\.\d{1,3})*\.?)?\s*")
@@ -146,7 +146,7 @@ def is_heading(text: str, start: int, end: int) -> bool:
     alone = _HEADING_PREFIX.fullmatch(prefix) is not None and not text[end:line_end].strip()
     if not alone:
         return False
-    if len(sentence.split()) > _HEADING_WORDS or sentence[-1:] in _CLOSING:
+    if len(sentence.split()) > _HEADING_WORDS or sentence[-1:] in CLOSING:
         return False
     if option_entry(text[line_start:line_end]):
         return False  # an option and its help ("--fast  compress faster"): a definition
