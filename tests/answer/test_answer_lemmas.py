@@ -3,6 +3,8 @@ by the stems of their words' dictionary forms (``answer/lemmas.py``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -48,18 +50,26 @@ def test_without_the_lemma_list_a_term_is_its_stem(monkeypatch: pytest.MonkeyPat
         term_of.cache_clear()
 
 
+@contextmanager
+def _base(tmp_path: Path, texts: list[str]) -> Iterator[MemoBase]:
+    """A base holding ``texts``, closed after the block."""
+    base = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64))
+    try:
+        base.add_texts(texts)
+        yield base
+    finally:
+        base.close()
+
+
 def test_the_gate_and_the_picker_read_the_question_s_verb_in_the_passage(
     tmp_path: Path,
 ) -> None:
-    base = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64))
-    try:
-        base.add_texts(
-            [
-                "The Lower Valley Almanac\n\nWritten by Maren Holt in the winter of 1911."
-                " It lists the tides and the feast days.",
-                "Ferry timetables of the lower valley are posted at the pier.",
-            ]
-        )
+    texts = [
+        "The Lower Valley Almanac\n\nWritten by Maren Holt in the winter of 1911."
+        " It lists the tides and the feast days.",
+        "Ferry timetables of the lower valley are posted at the pier.",
+    ]
+    with _base(tmp_path, texts) as base:
         asked = "Who wrote the lower valley almanac?"
         hits = base.search(asked, k=2)
         features = gate_features(asked, hits, Frequencies(base.store))
@@ -67,8 +77,6 @@ def test_the_gate_and_the_picker_read_the_question_s_verb_in_the_passage(
         assert features["window_sentence"].startswith("Written by Maren Holt")
         _, start, end = extractive_answer(asked, [(h.chunk_id, h.text) for h in hits])[0]
         assert hits[0].text[start:end].startswith("Written by Maren Holt")
-    finally:
-        base.close()
 
 
 def test_a_question_s_verb_is_seen_when_the_base_holds_another_form_of_it(
@@ -76,11 +84,7 @@ def test_a_question_s_verb_is_seen_when_the_base_holds_another_form_of_it(
 ) -> None:
     # The keyword index counts plain stems: "wrote" is counted as its dictionary form's
     # stem too, which "writes" has, so it is no term the base never holds.
-    base = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64))
-    try:
-        base.add_texts(["Maren Holt writes the almanac every winter."])
+    with _base(tmp_path, ["Maren Holt writes the almanac every winter."]) as base:
         asked = "Who wrote the almanac?"
         features = gate_features(asked, base.search(asked, k=1), Frequencies(base.store))
         assert features["unseen_terms"] == 0.0
-    finally:
-        base.close()
