@@ -307,17 +307,25 @@ def _is_wordy(literal: Literal) -> bool:
 
 def _words_together(phrase: str, text: str) -> bool:
     """Whether the stemmed words of ``phrase`` stand together in ``text`` (case aside);
-    a hyphenated phrase also matches its words written as one ("builtin")."""
+    a phrase of several words also matches them written as one ("builtin" for
+    "built-in"), alone or as the head of an identifier that ends in a kind noun
+    ("SMTPResponseException" for "the SMTP response exception")."""
     language = detect_language(text)
-    want = [stem_token(t, language) for t in tokenize(phrase)]
+    words = tokenize(phrase)
+    want = [stem_token(t, language) for t in words]
     if not want:
         return True
-    have = [stem_token(t, language) for t in tokenize(text)]
+    tokens = tokenize(text)
+    have = [stem_token(t, language) for t in tokens]
     n = len(want)
     if any(have[i : i + n] == want for i in range(len(have) - n + 1)):
         return True
-    joined = stem_token("".join(tokenize(phrase)), language)
-    return n > 1 and joined in have
+    if n == 1:
+        return False
+    joined = "".join(words)
+    return stem_token(joined, language) in have or any(
+        t.startswith(joined) and t[len(joined) :] in KIND_NOUNS for t in tokens
+    )
 
 
 def _verbatim(literal: Literal, text: str) -> bool:

@@ -99,6 +99,17 @@ def test_word_literals_match_by_stemmed_words_together() -> None:
     assert Literal("run-time", "name").found_in("errors found at runtime are raised")
 
 
+def test_a_name_of_several_words_matches_the_identifier_that_spells_it() -> None:
+    # "the kiln timeout error" names KilnTimeoutError; the class's docs never split it.
+    text = "The wait gives up with KilnTimeout after an hour; see KilnTimeoutError."
+    assert Literal("kiln timeout", "name").found_in(text)
+    assert Literal("kiln timeout", "name").found_in("KilnTimeoutException is raised.")
+    # Only a kind noun may follow the spelled words, and only whole identifiers count.
+    assert not Literal("kiln timeout", "name").found_in("KilnTimeoutless mode.")
+    assert not Literal("kiln timeout", "name").found_in("OvenKilnTimeoutError is raised.")
+    assert not Literal("kiln", "name").found_in("KilnError is raised.")
+
+
 def test_missing_literals_lists_the_absent_ones() -> None:
     question = "What does the --no-cache option of build --fast do?"
     evidence = ["build --fast skips the tests.", "build --clean removes the cache."]
