@@ -47,6 +47,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from memo_core.answer.lemmas import term_of
+from memo_core.answer.literals import KIND_NOUNS
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import (
     field_names,
@@ -162,6 +163,13 @@ class PickWeights:
     #: only what it is about. Set by hand on the records set's train half (``--sets
     #: records``), as ``defines_option``: the fitted sets hold few records.
     asked_field: float = 1.5
+    #: 1 when the question asks what a thing is or does ("What is quillsync?", "What
+    #: does the --prune flag do?") and the sentence opens on that thing, as a word of
+    #: its own ("quillsync - mirror notes to a server", "quillsync copies every
+    #: note"), where a sentence that holds it inside a longer name (``QUILLSYNC_HOME``,
+    #: ``~/.quillsync``) or further on is about something else. Set by hand on the
+    #: train halves, as ``defines_option``.
+    defines_subject: float = 3.0
 
 
 @dataclass(frozen=True)
@@ -332,6 +340,43 @@ _ASKED_OPTION = re.compile(r"(?<![\w-])--?[A-Za-z0-9][\w-]*|\b[A-Z][A-Z0-9_]{3,}
 _SPELLING_TOKEN = re.compile(r"--?[A-Za-z0-9][\w-]*|[A-Z][A-Z0-9_]{3,}")
 
 
+# "What is X?", "What are X?", "What does X do?", "What does X mean?": X is asked for
+# what it is. Not "What does X return?": that asks for one thing about X.
+_ASKS_DEFINITION = re.compile(
+    r"^\s*what\s+(?:(?:is|are)\s+(?P<is>.+?)|(?:does|do)\s+(?P<does>.+?)\s+(?:do|mean|stand\s+for))"
+    r"\s*\?*\s*$",
+    re.IGNORECASE,
+)
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+
+
+def _defined_subject(question: str) -> str | None:
+    """The thing a question asks to be defined ("What does quillsync do?" -> "quillsync"),
+    if it asks that."""
+    m = _ASKS_DEFINITION.match(question)
+    if m is None:
+        return None
+    subject = _ARTICLE.sub("", (m.group("is") or m.group("does")).strip())
+    words = subject.split()
+    if len(words) > 1 and words[-1].casefold() in KIND_NOUNS:
+        subject = " ".join(words[:-1])  # "the --prune flag" is defined by "--prune ..."
+    return subject.strip("\"'`‘’“”«»") or None
+
+
+def _opens_with(text: str, subject: str) -> bool:
+    """Whether ``text`` opens with ``subject`` as a name of its own and goes on to say
+    what it is: not the head of a longer identifier or path (``QUILLSYNC_HOME``,
+    ``quillsync.toml``), nor a version line ("quillsync 2.1  March 2026", a manual
+    page's footer)."""
+    body = text.lstrip(" \t\n|*-•>")
+    if body[: len(subject)].casefold() != subject.casefold():
+        return False
+    rest = body[len(subject) :]
+    if rest[:1].isalnum() or (rest[:1] in ("_", ".", "/", "-") and rest[1:2].isalnum()):
+        return False
+    return not rest.lstrip()[:1].isdigit()
+
+
 def _defines_option(option: str, asked: Collection[str]) -> bool:
     """Whether ``option`` (the spelling an entry of an option list opens with) spells one
     of the ``asked`` options."""
@@ -393,6 +438,7 @@ def pick_candidates(
     if not sentences:
         return []
     asked_options = {m.group() for m in _ASKED_OPTION.finditer(question)}
+    subject = _defined_subject(question)
     n = len(sentences)
     df = {t: sum(1 for s in sentences if t in s.terms) for t in qterms}
     idf = {t: math.log(1.0 + (n + 1) / (df[t] + 0.5)) for t in qterms}
@@ -444,6 +490,7 @@ def pick_candidates(
             "opens_on_question": float(_opens_on(s.text, qterms, language)),
             "defines_option": float(_defines_option(s.option, asked_options)),
             "asked_field": float(not qterms.isdisjoint(s.fields)),
+            "defines_subject": float(subject is not None and _opens_with(s.text, subject)),
         }
         out.append(PickCandidate(s.chunk_id, s.start, s.end, s.text, features, True))
     out += [PickCandidate(c.sentence.chunk_id, c.sentence.start, c.sentence.end,

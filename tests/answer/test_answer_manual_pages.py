@@ -5,7 +5,15 @@ exit codes. The page is a made-up tool of the test's own.
 
 from __future__ import annotations
 
-from memo_core.answer.extractive import extractive_answer
+from dataclasses import replace
+
+from memo_core.answer.extractive import (
+    ExtractiveConfig,
+    PickWeights,
+    _defined_subject,
+    _opens_with,
+    extractive_answer,
+)
 from memo_core.answer.sentences import is_section_title, option_entry, split_sentences
 from memo_core.answer.windows import is_heading
 
@@ -108,3 +116,31 @@ def test_an_environment_variable_and_its_help_are_one_entry() -> None:
         "Which variable sets the folder of the firing programs?", [("page", PAGE)], max_sentences=1
     )
     assert PAGE[picked[0][1] : picked[0][2]].startswith("KILNCTL_PROGRAMS")
+
+
+def test_what_a_command_is_is_told_by_the_sentence_that_opens_on_its_name() -> None:
+    # The environment chunk ranks first: its variable holds the command's name, as does
+    # the path after it, but neither is the command.
+    environment = PAGE[PAGE.index("ENVIRONMENT") : PAGE.index("FILES")]
+    environment += "       If unset, ~/.kilnctl holds the programs.\n"
+    passages = [("environment", environment), ("page", PAGE)]
+    texts = dict(passages)
+    for question in ("What is kilnctl?", "What does kilnctl do?", "What is the kilnctl command?"):
+        [(chunk, a, b)] = extractive_answer(question, passages, max_sentences=1)
+        assert texts[chunk][a:b].startswith(("kilnctl - ", "kilnctl ramps")), texts[chunk][a:b]
+    # Weighed at nothing, a sentence of the first chunk wins: the feature tells them apart.
+    unweighed = ExtractiveConfig(weights=replace(PickWeights(), defines_subject=0.0))
+    [(chunk, a, b)] = extractive_answer("What is kilnctl?", passages, config=unweighed)[:1]
+    assert chunk == "environment"
+
+
+def test_a_definition_is_asked_by_what_is_and_what_does_do() -> None:
+    assert _defined_subject("What does the --cone flag do?") == "--cone"
+    assert _defined_subject('What does "program" mean?') == "program"
+    assert _defined_subject("What is a kiln?") == "kiln"
+    assert _defined_subject("What does kilnctl return?") is None  # one thing about it
+    assert _opens_with("kilnctl - fire a kiln", "kilnctl")
+    assert _opens_with("  kilnctl ramps the kiln", "kilnctl")
+    others = ("KILNCTL_PROGRAMS the folder", "kilnctl.conf holds", "kilnctls are", "kilnctl 2.1")
+    for other in others:
+        assert not _opens_with(other, "kilnctl")
