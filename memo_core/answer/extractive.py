@@ -292,12 +292,14 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
             if titled:
                 synopsis = _SYNOPSIS_TITLE.fullmatch(sentence.strip()) is not None
             if titled or synopsis or is_synopsis(sentence):
-                # Under a manual page's NAME the first line is the one-line summary, and
-                # under a field naming a text ("License: Expat") the text itself: no
-                # introduction, they get the heading's context without the penalty.
-                summary = _NAME_TITLE.fullmatch(sentence.strip()) is not None
+                # Under a section title in capitals (a manual page's NAME, AUTHOR or EXIT
+                # STATUS, pydoc's DESCRIPTION) the first line is the section's content, the
+                # one-line summary under NAME; under a field naming a text ("License:
+                # Expat") it is the text itself: no introduction, they get the heading's
+                # context without the penalty.
+                capital = sentence.strip().isupper() and is_section_title(sentence.strip())
                 named = names_indented_text(text, start, end)
-                heading, described = not (summary or named), None
+                heading, described = not (capital or named), None
                 before = block = terms
                 continue
             if is_markup_only(sentence):
@@ -329,8 +331,6 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
     return out
 
 
-#: The title of a manual page's section whose one line names and sums up the command.
-_NAME_TITLE = re.compile(r"NAME|ИМЯ|НАЗВАНИЕ")
 #: The title of a manual page's section that holds the command's synopsis, in capitals as
 #: manual pages write it: a README's "Usage" heading titles prose that answers.
 _SYNOPSIS_TITLE = re.compile(r"SYNOPSIS|USAGE|СИНТАКСИС")

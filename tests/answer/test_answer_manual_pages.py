@@ -13,6 +13,7 @@ from memo_core.answer.extractive import (
     _defined_subject,
     _opens_with,
     extractive_answer,
+    pick_candidates,
 )
 from memo_core.answer.sentences import is_section_title, option_entry, split_sentences
 from memo_core.answer.windows import is_heading
@@ -144,3 +145,17 @@ def test_a_definition_is_asked_by_what_is_and_what_does_do() -> None:
     others = ("KILNCTL_PROGRAMS the folder", "kilnctl.conf holds", "kilnctls are", "kilnctl 2.1")
     for other in others:
         assert not _opens_with(other, "kilnctl")
+
+
+def test_the_first_line_under_a_capital_section_title_is_content_not_an_introduction() -> None:
+    page = PAGE.replace("FILES\n", "AUTHOR\n       Written by Mira Okonjo.\n\nFILES\n")
+    features = {
+        c.text: c.features
+        for c in pick_candidates("Who wrote kilnctl?", [("page", page)])
+        if c.scored
+    }
+    assert features["Written by Mira Okonjo."]["after_heading"] == 0.0
+    # Under a README's heading the first sentence still reads as an introduction.
+    readme = "# kilnctl\n\n## Authors\n\nkilnctl was written by Mira Okonjo.\n"
+    [first] = [c for c in pick_candidates("Who wrote kilnctl?", [("r", readme)]) if c.scored]
+    assert first.features["after_heading"] == 1.0
