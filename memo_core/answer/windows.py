@@ -268,7 +268,9 @@ def best_window(question: str, hits: Sequence[Hit], idf: Mapping[str, float]) ->
     return windows[0].text, windows[0].weight
 
 
-_WHEN = re.compile(r"^\s*(?:when|what\s+(?:year|date|day|month|time|century)|in\s+what\s+year)\b|"
+# "When ...?", "What year ...?", "Until which date ...?", "Since what year ...?".
+_WHEN = re.compile(r"^\s*(?:when|(?:(?:in|until|till|since|by|before|after|from|on|as\s+of)\s+)?"
+                   r"(?:what|which)\s+(?:year|date|day|month|century))\b|^\s*what\s+time\b|"
                    r"^\s*(?:когда|в\s+каком\s+году)", re.IGNORECASE)  # fmt: skip
 # The word after "how" that names the kind of answer ("how long", "how many").
 _HOW_WORDS = r"(?:many|much|long|old|far|big|often|large)"

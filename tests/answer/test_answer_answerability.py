@@ -84,6 +84,14 @@ def test_answer_types_where_and_which_option() -> None:
     assert answer_type_match("Which option turns off logging?", "Logging can be off.") == 0.0
 
 
+def test_a_date_is_asked_for_with_a_preposition_before_which_or_what() -> None:
+    for question in ("Until which date is the ferry pass valid?", "Since what year has it run?"):
+        assert answer_type_match(question, "The pass is valid for the summer season.") == 0.0
+        assert answer_type_match(question, "It is valid until 30 September 2027.") == 1.0
+    # Dates as the subject of the question ask for no date.
+    assert answer_type_match("Which dates does the calendar mark?", "It marks holidays.") == 1.0
+
+
 DOCS = [
     "Release 4.2 of the Tidewater scheduler added a quiet mode for nightly jobs.",
     "The Tidewater scheduler reads its jobs from a plain text file, one job a line.",
