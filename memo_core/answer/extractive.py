@@ -156,7 +156,10 @@ class PickWeights:
     #: entry defines it, where another entry's help only mentions it. Set by hand on the
     #: command-line help set's train half (``--sets cli``): the two sets the other
     #: weights are fitted on hold almost no option lists, so a fit there leaves it at 0.
-    defines_option: float = 2.0
+    #: Raised from 2.0 when the lines under a section title ending in a colon stopped
+    #: being titles (a positional argument's entry is a candidate too): no answer of the
+    #: seven train halves moved, and an entry that only mentions the option stays behind.
+    defines_option: float = 2.5
     #: 1 when the sentence is a record's field whose name is a term of the question
     #: ("Maintainer: Jane Roe" for "Who maintains heronlog?"): the field that states
     #: what is asked, where the one naming the record's subject ("Name: heronlog") is
@@ -248,13 +251,17 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
     line and the first sentence under it are one candidate ("total(self)" + "Sum of
     the counts"): the description's subject is the signature, which the description
     itself seldom names again, and the signature's defaults ("mode='a'") are told
-    only there. A signature with no description under it stays a candidate alone."""
+    only there. A signature with no description under it stays a candidate alone. So
+    are a sentence ending in a colon and what it introduces ("To install it, run:" and
+    "pip install quillsync"): alone the first says nothing, the second not what it is
+    for."""
     out: list[_Sentence] = []
     for rank, (chunk_id, text) in enumerate(passages):
         before: frozenset[str] = frozenset()
         block: frozenset[str] = frozenset()
         heading = False
         described: _Sentence | None = None  # the signature just before, awaiting its description
+        introduced = False  # ... or the sentence ending in a colon, awaiting what it introduces
         option = ""  # the option of the entry being read, while its help goes on
         synopsis = False  # inside a manual page's SYNOPSIS section
         last = 0
@@ -312,7 +319,7 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
                     end=end,
                     text=text[described.start : end],
                     terms=described.terms | terms,
-                    after_signature=True,
+                    after_signature=not introduced,
                     length=described.length + len(toks),
                 )
                 described = None
@@ -325,7 +332,11 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
                         heading, False, this, len(toks), option, fields,
                     )
                 )  # fmt: skip
-                described = out[-1] if this else None
+                # A sentence that ends in a colon introduces what follows ("To install it,
+                # run:" over "pip install quillsync"): alone it says nothing, so the two
+                # are one candidate, as a signature and its description are.
+                introduced = not this and sentence.rstrip().endswith(":")
+                described = out[-1] if this or introduced else None
             heading = False
             before = terms
     return out

@@ -272,6 +272,7 @@ def is_section_title(line: str) -> bool:
     ALSO")."""
     return (
         line[:1].isalpha()
+        and "," not in line  # "To install it, run:" is a sentence that introduces a command
         and (line.endswith(":") or (line.isupper() and line.replace(" ", "").isalpha()))
         and len(line) <= _TITLE_MAX
         and len(line.split()) <= 4

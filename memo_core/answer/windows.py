@@ -84,10 +84,12 @@ def _neighbour_line(text: str, start: int, end: int, step: int) -> str:
                 return ""
             start, end = text.rfind("\n", 0, at) + 1, at
         line = line_content(text[start:end])
-        if line:
+        if line and not _FENCE.match(line):  # a fence is markup around code, not a line of it
             return line
 
 
+#: A Markdown code fence: markup around a block, no line of content.
+_FENCE = re.compile(r"(?:```|~~~)")
 #: A manual page's running header or footer: columns apart by three spaces or more,
 #: the first the same as the last ("LS(1)      User Commands      LS(1)").
 _RUNNING_HEADER = re.compile(r"(\S+(?: \S+)*) {3,}.*\S {3,}\1")
@@ -129,8 +131,10 @@ def is_heading(text: str, start: int, end: int) -> bool:
     closing punctuation is a title, unless it sits right under a call signature
     ("total(self)") or a section title in capitals ("NAME" on a manual page), or right
     above a heading: then it is a description whose author left out the full stop ("Sum
-    of the counts"). A signature itself is no heading: it holds the defaults
-    ("fallback=(80, 24)"); the picker weighs it as such.
+    of the counts"); nor right under a line ending in a colon, which introduces it ("To
+    install it, run:" over "pip install quillsync", across a code fence). A signature
+    itself is no heading: it holds the defaults ("fallback=(80, 24)"); the picker weighs
+    it as such.
     """
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
@@ -165,6 +169,9 @@ def is_heading(text: str, start: int, end: int) -> bool:
         # A manual page's "NAME" above "quillsync - mirror a folder"; a bare name there
         # is still a title
         or (is_section_title(before) and before.isupper() and len(sentence.split()) >= 3)
+        # What a line ending in a colon introduces ("To install it, run:" over "pip
+        # install quillsync"): a command or an example, not a title.
+        or before.endswith(":")
     )
     return not described
 

@@ -8,6 +8,7 @@ from memo_core.answer.extractive import extractive_answer
 from memo_core.answer.gate import FEATURES, GateCalibration, SufficiencyGate, gate_features
 from memo_core.answer.gate import _DocumentFrequencies as Frequencies
 from memo_core.answer.lemmas import term_of
+from memo_core.answer.sentences import is_section_title
 from memo_core.answer.windows import (
     answer_form,
     answer_slot,
@@ -217,3 +218,37 @@ def test_a_document_s_title_is_what_each_of_its_windows_is_about() -> None:
     idf = {"kiln": 2.0, "club": 1.0, "sell": 1.0}
     windows = rank_windows("Can members of the kiln club sell pots?", [note, rules], idf)
     assert windows[0].chunk_id == "r" and windows[0].weight == 4.0
+
+
+README = """# fernctl
+
+## Setup
+
+To set fernctl up, run:
+
+```
+pip install fernctl
+```
+
+It needs a mister attached over USB.
+
+## Use
+
+Water every pot on the shelf:
+
+    fernctl water --shelf 2
+"""
+
+
+def test_what_a_colon_introduces_is_no_title_and_is_quoted_with_it() -> None:
+    # A command under "..., run:" (in a code fence or indented) is what the line
+    # introduces; the Markdown headings stay titles.
+    assert _spans(README) == ["fernctl", "Setup", "Use"]
+    assert not is_section_title("To set fernctl up, run:")  # a sentence, not a title
+    for question, command in (
+        ("How do I set fernctl up?", "pip install fernctl"),
+        ("How do I water every pot on the shelf?", "fernctl water --shelf 2"),
+    ):
+        [(_, a, b)] = extractive_answer(question, [("r", README)], max_sentences=1)
+        assert README[a:b].rstrip(":").endswith(command), README[a:b]
+        assert README[a:b].split("\n", 1)[0].endswith(":")  # the line that introduces it
