@@ -359,6 +359,9 @@ _ASKS_DEFINITION = re.compile(
     re.IGNORECASE,
 )
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+# What may stand before a sentence's first word: a gutter, a quote mark, a bullet (with
+# the space after it, so that "--prune" keeps its dashes).
+_LEAD = re.compile(r"^[\s|>]*(?:[-*•]\s+)?")
 
 
 def _defined_subject(question: str) -> str | None:
@@ -379,7 +382,7 @@ def _opens_with(text: str, subject: str) -> bool:
     what it is: not the head of a longer identifier or path (``QUILLSYNC_HOME``,
     ``quillsync.toml``), nor a version line ("quillsync 2.1  March 2026", a manual
     page's footer)."""
-    body = text.lstrip(" \t\n|*-•>")
+    body = _LEAD.sub("", text, count=1)
     if body[: len(subject)].casefold() != subject.casefold():
         return False
     rest = body[len(subject) :]

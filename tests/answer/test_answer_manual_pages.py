@@ -142,6 +142,8 @@ def test_a_definition_is_asked_by_what_is_and_what_does_do() -> None:
     assert _defined_subject("What does kilnctl return?") is None  # one thing about it
     assert _opens_with("kilnctl - fire a kiln", "kilnctl")
     assert _opens_with("  kilnctl ramps the kiln", "kilnctl")
+    assert _opens_with("- kilnctl ramps the kiln", "kilnctl")  # a bullet before it
+    assert _opens_with("--cone NUMBER  stop when the cone bends", "--cone")  # not a bullet
     others = ("KILNCTL_PROGRAMS the folder", "kilnctl.conf holds", "kilnctls are", "kilnctl 2.1")
     for other in others:
         assert not _opens_with(other, "kilnctl")
