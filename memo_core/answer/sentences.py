@@ -105,6 +105,8 @@ _OPTION_TOKEN = re.compile(r"(?:[-<\[{(]|\.\.\.|[A-Z][A-Z0-9_]*\b|\S*[|=])\S*")
 _OPTION_MAX = 60
 #: An environment variable's name ("GRAIN_HOME", "EDITOR").
 _VARIABLE = re.compile(r"[A-Z][A-Z0-9_]{2,}")
+#: A file's path ("/etc/grain.conf", "~/.config/grain/", "$XDG_DATA_HOME/grain/*.db").
+_PATH = re.compile(r"(?:~|\$[A-Z][A-Z0-9_]*|\.{1,2})?/[\w.~*+@%=-]+(?:/[\w.~*+@%=-]*)*")
 #: The start of a command's usage synopsis ("usage: tar [-h] ...", "Usage: 2to3 [options]").
 _USAGE = re.compile(r"usage:\s", re.IGNORECASE)
 
@@ -127,10 +129,10 @@ def option_spelling(line: str) -> str | None:
 
 def _option_spelling(line: str) -> tuple[str, str] | None:
     content = line_content(line)
-    if _VARIABLE.fullmatch(content):
-        # An environment variable alone on an indented line, its help below it, as a
-        # manual page's ENVIRONMENT lists them; unindented, a word in capitals is the
-        # title of a section ("NOTES").
+    if _VARIABLE.fullmatch(content) or _PATH.fullmatch(content):
+        # An environment variable or a file alone on an indented line, its help below
+        # it, as a manual page's ENVIRONMENT and FILES list them; unindented, a word in
+        # capitals is the title of a section ("NOTES").
         return (content, "option") if _indent(line) > 0 else None
     if not _OPTION_START.match(content):
         return None

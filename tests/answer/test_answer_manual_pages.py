@@ -119,6 +119,22 @@ def test_an_environment_variable_and_its_help_are_one_entry() -> None:
     assert PAGE[picked[0][1] : picked[0][2]].startswith("KILNCTL_PROGRAMS")
 
 
+def test_a_file_and_its_description_are_one_entry() -> None:
+    # FILES lists paths as ENVIRONMENT lists variables: the path alone on its indented
+    # line opens the entry, and the answer to "where" is the path with what it holds.
+    for path in ("/etc/kilnctl/programs", "~/.kilnctl/log", "$HOME/.kilnrc", "./kiln.d/*.conf"):
+        assert option_entry(f"       {path}") == "option", path
+    assert option_entry("/etc/kilnctl/programs") is None  # at the margin: no list's entry
+    assert option_entry("       see /etc/kilnctl for more") is None  # prose naming a path
+    entry = "/etc/kilnctl/programs\n              one firing program a line"
+    assert any(s.startswith(entry) for s in _split(PAGE))
+    assert not _heading("/etc/kilnctl/programs")
+    picked = extractive_answer(
+        "Where are the firing programs kept, one a line?", [("page", PAGE)], max_sentences=1
+    )
+    assert PAGE[picked[0][1] : picked[0][2]].startswith("/etc/kilnctl/programs")
+
+
 def test_what_a_command_is_is_told_by_the_sentence_that_opens_on_its_name() -> None:
     # The environment chunk ranks first: its variable holds the command's name, as does
     # the path after it, but neither is the command.
