@@ -30,6 +30,7 @@ from memo_core.answer.sentences import (
     is_signature,
     line_content,
     option_entry,
+    record_around,
     record_sentences,
     split_sentences,
     titles_indented_text,
@@ -156,8 +157,12 @@ def is_heading(text: str, start: int, end: int) -> bool:
         return False  # an option and its help ("--fast  compress faster"): a definition
     if is_record_field(text, line_start):
         # "Copyright: 2011 Jane Roe" in a record states a value; "License: Expat" over
-        # the licence's text, indented under it, names what that text is.
-        return names_indented_text(text, start, end)
+        # the licence's text, indented under it, names what that text is, when it opens
+        # its record. After other fields of its record ("Files: src/*" above it), it is
+        # the value of that record, whatever note is indented under it.
+        record = record_around(text, line_start)
+        opens = record is None or record[0] >= line_start
+        return opens and names_indented_text(text, start, end)
     if _NOTICE.match(sentence):
         return False  # "Copyright 2019 Jane Roe" says who holds it, whatever its length
     after = _neighbour_line(text, line_start, line_end, 1)

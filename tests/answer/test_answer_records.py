@@ -142,6 +142,33 @@ def test_a_field_naming_the_prose_indented_under_it_titles_that_prose() -> None:
     assert not is_heading(MANIFEST, first, first + len("Copyright: 2016-2022 Ines Valdivia"))
 
 
+#: A stanza whose licence field carries a note indented under it.
+NOTED = """Files: *
+Copyright: 2020 Odette Brun
+License: Reed-Plain
+
+Files: tools/weigh.c
+Copyright: 2004 Lamine Sarr
+License: public-domain
+ Lamine Sarr gave this file away and keeps no rights to it.
+"""
+
+
+def test_a_field_after_other_fields_of_its_record_states_its_value_over_a_note() -> None:
+    # "License: public-domain" over a note, after the stanza's other fields, says which
+    # terms hold for tools/weigh.c: it is the answer, not a title of the note.
+    field = NOTED.index("License: public-domain")
+    assert not is_heading(NOTED, field, field + len("License: public-domain"))
+    picked = extractive_answer(
+        "What license applies to tools/weigh.c?", [("copyright", NOTED)], max_sentences=2
+    )
+    quoted = [NOTED[a:b] for _, a, b in picked]
+    assert "License: public-domain" in quoted
+    # Opening its own paragraph, the same line titles the licence's text (above).
+    named = STANZAS.index("License: Reed-Plain\n Anyone")
+    assert is_heading(STANZAS, named, named + len("License: Reed-Plain"))
+
+
 METADATA = """Metadata-Version: 2.1
 Name: heronlog
 Version: 2.3.1
