@@ -39,7 +39,8 @@ _CYRILLIC = re.compile(r"[\u0400-\u04FF]")
 _LATIN = re.compile(r"[A-Za-z\u00C0-\u024F]")
 
 # English and Russian function words, plus the filler words of disfluent speech
-# ("oh", "sorry", "mean", "rather", "actually") that carry no search meaning.
+# ("oh", "sorry", "mean", "rather", "actually") that carry no search meaning, with the
+# other forms of "mean" and "make" ("What is meant by X?" asks about X).
 _STOPWORDS_TEXT = """
     a about above after again against all am an and any are as at be because been before
     being below between both but by can could did do does doing down during each few for
@@ -49,7 +50,7 @@ _STOPWORDS_TEXT = """
     theirs them themselves then there these they this those through to too under until up
     very was we were what when where which while who whom why will with would you your yours
     yourself yourselves s t don now also may might must shall us one oh sorry mean rather
-    actually make made
+    actually make made makes means meant
     и в во не что он на я с со как а то все она так его но да ты к у же вы за бы по только
     ее мне было вот от меня еще нет о из ему теперь когда даже ну вдруг ли если уже или ни
     быть был него до вас нибудь опять уж вам ведь там потом себя ничего ей может они тут где

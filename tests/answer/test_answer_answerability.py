@@ -191,6 +191,21 @@ def test_the_word_that_names_the_answer_type_is_no_term_the_passage_must_hold(
     base.close()
 
 
+def test_what_is_meant_by_asks_about_the_thing_not_about_meaning(tmp_path: Path) -> None:
+    base = MemoBase(tmp_path / "kb.db", embedder=None)
+    base.add_document(
+        '"The Harvest" is every crop brought in from the lower fields.', document_id="terms"
+    )
+    for question in ("What is meant by the Harvest?", "What the Harvest means here?"):
+        hits = base.search(question, k=3)
+        features = gate_features(question, hits, Frequencies(base.store))
+        # "meant" and "means" are "mean", which the text need not say to define a thing.
+        assert features["terms"] == ["harvest"], question
+        assert features["coverage"] == pytest.approx(1.0)
+        assert features["unseen_terms"] == 0.0
+    base.close()
+
+
 class CountingEmbedder:
     """A hash embedder that counts how often it embeds a query."""
 
