@@ -461,10 +461,13 @@ _POLAR = re.compile(
 # A yes/no answer says it with a negation or a modal verb.
 _STANCE = frozenset(NEGATIONS | MODALS)
 _WHY = re.compile(r"^\s*(?:why|for\s+what\s+reason)\b|^\s*(?:почему|зачем)\b", re.IGNORECASE)
-# What gives a reason: "because", "so that", "to avoid", "this is for ...".
+# What gives a reason: "because", "so that", "to avoid", "this is for ...", and what a
+# help text says a thing is for: "useful if you ...", "this helps avoid ...", "meant for".
 _REASON = re.compile(
     r"\b(?:because|since|so\s+that|in\s+order\s+to|to\s+(?:avoid|prevent|allow|ensure|make\s+sure)|"
-    r"due\s+to|reason|otherwise|hence|thus|therefore|this\s+is\s+(?:for|to|why|so))\b|"
+    r"due\s+to|reason|otherwise|hence|thus|therefore|this\s+is\s+(?:for|to|why|so)|"
+    r"useful\s+(?:if|when|for|to)|helps?\s+(?:to\s+)?(?:avoid|prevent|protect|keep|ensure)|"
+    r"(?:intended|designed|meant)\s+(?:to|for)|in\s+case|so\s+as\s+to)\b|"
     r"\b(?:потому\s+что|так\s+как|поскольку|чтобы|из-за|поэтому|иначе)\b",
     re.IGNORECASE,
 )

@@ -105,6 +105,12 @@ def test_answer_form_reads_a_stance_for_yes_no_and_a_reason_for_why() -> None:
     assert answer_form(why, "A second coat is needed because the first one soaks in.") == 1.0
     assert answer_form(why, "This is to avoid bare patches.") == 1.0
     assert answer_form(why, "The glaze is applied with a brush.") == 0.0
+    # A help text says what a thing is for: that is the reason a "why" asks for.
+    option = "Why would I pass --keep-ash to the kiln?"
+    assert answer_form(option, "Useful if you want to weigh the ash afterwards.") == 1.0
+    assert answer_form(option, "This helps avoid dust in the vents.") == 1.0
+    assert answer_form(option, "The flag is meant for test firings.") == 1.0
+    assert answer_form(option, "Keep the ash in the tray.") == 0.0
     assert answer_form("Можно ли открыть печь?", "Печь нельзя открывать горячей.") == 1.0
     assert answer_form("Почему глазурь трескается?", "Она трескается, потому что остывает.") == 1.0
     # Any other question neither gains nor loses.
