@@ -63,8 +63,10 @@ from memo_core.answer.windows import (
     answer_form,
     answer_slot,
     answer_type_match,
+    asks_for_version,
     is_heading,
     names_indented_text,
+    titles_version,
     without_type_cue,
 )
 from memo_core.search.text import STOPWORDS, detect_language, tokenize
@@ -246,7 +248,9 @@ class _Candidate:
     pre_score: float
 
 
-def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sentence]:
+def _sentences(
+    passages: Sequence[tuple[str, str]], language: str, version_titles: bool = False
+) -> list[_Sentence]:
     """The candidate sentences of ``passages``, in order. A call signature alone on its
     line and the first sentence under it are one candidate ("total(self)" + "Sum of
     the counts"): the description's subject is the signature, which the description
@@ -254,7 +258,9 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
     only there. A signature with no description under it stays a candidate alone. So
     are a sentence ending in a colon and what it introduces ("To install it, run:" and
     "pip install quillsync"): alone the first says nothing, the second not what it is
-    for."""
+    for. With ``version_titles`` (the question asks which version), a title or a manual
+    page's running footer that states a version is a candidate too: a licence or a page
+    often says which version it is only there ("Version 3, 29 June 2007")."""
     out: list[_Sentence] = []
     for rank, (chunk_id, text) in enumerate(passages):
         before: frozenset[str] = frozenset()
@@ -298,6 +304,13 @@ def _sentences(passages: Sequence[tuple[str, str]], language: str) -> list[_Sent
             titled = is_heading(text, start, end) or is_section_title(sentence)
             if titled:
                 synopsis = _SYNOPSIS_TITLE.fullmatch(sentence.strip()) is not None
+            if titled and version_titles and not synopsis and titles_version(text, start, end):
+                out.append(
+                    _Sentence(
+                        chunk_id, rank, start, end, sentence, terms, before, block, False,
+                        False, False, len(toks),
+                    )
+                )  # fmt: skip
             if titled or synopsis or is_synopsis(sentence):
                 # Under a section title in capitals (a manual page's NAME, AUTHOR or EXIT
                 # STATUS, pydoc's DESCRIPTION) the first line is the section's content, the
@@ -448,7 +461,7 @@ def pick_candidates(
     qterms = set(_terms(without_type_cue(question), language))
     if not qterms:
         return []
-    sentences = _sentences(passages, language)
+    sentences = _sentences(passages, language, version_titles=asks_for_version(question))
     if not sentences:
         return []
     asked_options = {m.group() for m in _ASKED_OPTION.finditer(question)}

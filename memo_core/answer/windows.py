@@ -46,6 +46,7 @@ __all__ = [
     "answer_slot",
     "answer_type_match",
     "asks_for_number",
+    "asks_for_version",
     "best_window",
     "diversify",
     "holds_asked_number",
@@ -53,6 +54,7 @@ __all__ = [
     "names_indented_text",
     "rank_windows",
     "states_asked_default",
+    "titles_version",
     "without_type_cue",
 ]
 
@@ -322,9 +324,11 @@ _WHICH_VERSION = re.compile(
     re.IGNORECASE,
 )
 # A version as a text writes it: dotted digits or a "v" number ("3.8", "HTTP/1.0", "v2",
-# "14.0.0"); not a count, a PEP's number or the digit a program's name ends with
-# ("python3").
-_VERSION_NUMBER = re.compile(r"(?<![^\W\d])(?:\d+(?:\.\d+)+|[vV]\d+)(?!\w)")
+# "14.0.0"), or a number after the word ("Version 3", as a licence's title says it); not a
+# count, a PEP's number or the digit a program's name ends with ("python3").
+_VERSION_NUMBER = re.compile(
+    r"(?<![^\W\d])(?:\d+(?:\.\d+)+|[vV]\d+)(?!\w)|(?i:\bversion\s+)\d+(?!\w)"
+)
 _WHICH_OPTION = re.compile(
     r"^\s*(?:which|what)\s+(?:\w+\s+)?(?:option|flag|argument|parameter|mode|value|setting|"
     r"constant|keyword|format|method|function|attribute|exception|error|class)s?\b|"
@@ -418,6 +422,33 @@ _QUANTIFIER = re.compile(
     r"\b(?:однажды|дважды|единственн|только|оба|все|каждый)",
     re.IGNORECASE,
 )
+
+
+def asks_for_version(question: str) -> bool:
+    """Whether ``question`` asks which version or release ("Which version of X ...?")."""
+    return _ASKS_VERSION.search(question) is not None
+
+
+#: The word that makes a title say which version a text is ("Version 3, June 2007").
+_VERSION_WORD = re.compile(r"\b(?:version|release)\b", re.IGNORECASE)
+
+
+def titles_version(text: str, start: int, end: int) -> bool:
+    """Whether the heading ``text[start:end]`` says which version the text is about: a
+    version number in a Markdown heading, a manual page's running header or footer
+    ("grain 2.1   March 2026   GRAIN(1)"), or a title with the word ("THE HERON
+    TERMS, VERSION 4"). Not a short line of code that holds one ("model='x-v1.5'")."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line = text[line_start : len(text) if line_end == -1 else line_end].strip()
+    sentence = text[start:end]
+    if _VERSION_NUMBER.search(sentence) is None:
+        return False
+    return (
+        line.startswith("#")
+        or _RUNNING_HEADER.fullmatch(line) is not None
+        or _VERSION_WORD.search(sentence) is not None
+    )
 
 
 def holds_asked_number(question: str, text: str) -> bool:

@@ -52,3 +52,27 @@ def test_the_run_in_title_is_never_quoted_as_the_answer() -> None:
     quoted = [TERMS[a:b] for _, a, b in picked]
     assert quoted and "Patents." not in quoted
     assert quoted[0].startswith("If you sue a contributor")
+
+
+VERSIONED = """THE HERON SHARED TERMS, VERSION 4
+
+1. Grant. You may copy and change the Work, provided that this notice stays with it.
+
+2. Later versions. The Heron Guild may publish new versions of these terms.
+"""
+
+
+def test_a_title_is_quoted_only_for_the_version_it_states() -> None:
+    # A licence often says which version it is only in its title: asked which version,
+    # the title is the answer; asked anything else, it stays context.
+    passages = [("terms", VERSIONED)]
+    title = "THE HERON SHARED TERMS, VERSION 4"
+    for question in ("Which version of the Heron terms is this?", "What version are the terms?"):
+        picked = extractive_answer(question, passages, max_sentences=1)
+        assert VERSIONED[picked[0][1] : picked[0][2]] == title, question
+    picked = extractive_answer("Who may publish new versions of the terms?", passages)
+    assert title not in [VERSIONED[a:b] for _, a, b in picked]
+    # A title with no version in it is never a candidate.
+    plain = [("terms", TERMS)]
+    picked = extractive_answer("Which version of the Heron terms is this?", plain)
+    assert "The Heron Shared Terms" not in [TERMS[a:b] for _, a, b in picked]

@@ -135,6 +135,17 @@ def test_a_file_and_its_description_are_one_entry() -> None:
     assert PAGE[picked[0][1] : picked[0][2]].startswith("/etc/kilnctl/programs")
 
 
+def test_the_running_footer_answers_which_version_the_page_is_for() -> None:
+    footer = "kilnctl 2.1                        March 2026                   KILNCTL(8)"
+    picked = extractive_answer(
+        "Which version of kilnctl is this?", [("page", PAGE)], max_sentences=1
+    )
+    assert PAGE[picked[0][1] : picked[0][2]] == footer
+    # Asked anything else, the footer is no answer, though it names the command.
+    picked = extractive_answer("What does kilnctl log?", [("page", PAGE)])
+    assert footer not in [PAGE[a:b] for _, a, b in picked]
+
+
 def test_what_a_command_is_is_told_by_the_sentence_that_opens_on_its_name() -> None:
     # The environment chunk ranks first: its variable holds the command's name, as does
     # the path after it, but neither is the command.
