@@ -242,10 +242,13 @@ def rank_windows(
         # licence seldom repeats its own name in the sentence that answers about it.
         titled = {term_of(t, lang) for t in tokenize(hit.title)}
         records = record_sentences(text, spans)
+        headings = [is_heading(text, a, b) for a, b in spans]
         for i, (a, b) in enumerate(spans):
-            if is_heading(text, a, b) or is_markup_only(text[a:b]):
+            if headings[i] or is_markup_only(text[a:b]):
                 continue
             lo, hi = max(0, i - 1), min(len(spans), i + 2)
+            if hi == i + 2 and headings[i + 1]:
+                hi = i + 1  # a heading titles the text after it, not the sentence above it
             if i in records:
                 # A record's field is read with the whole record: what it is about is
                 # named once, in another field ("Name: h11" for "Author: ...").

@@ -226,6 +226,23 @@ def test_a_document_s_title_is_what_each_of_its_windows_is_about() -> None:
     assert windows[0].chunk_id == "r" and windows[0].weight == 4.0
 
 
+def test_a_window_stops_at_the_heading_below_its_sentence() -> None:
+    # The title under a sentence names the next section: "The settings file." is not
+    # about an exit status for having EXIT STATUS below it.
+    text = (
+        "FILES\n       /etc/fern.conf\n              The settings file.\n\n"
+        "EXIT STATUS\n       0      Done.\n"
+    )
+    page = Hit("p", "page", text, 1.0)
+    idf = {term_of(w, "english"): 1.0 for w in ("exit", "status", "settings", "file")}
+    windows = rank_windows("Which exit status means the settings file is bad?", [page], idf)
+    entry = next(w for w in windows if "The settings file." in w.sentence)
+    assert "EXIT STATUS" not in entry.text and entry.weight == 2.0
+    # The heading above a sentence still reads with it.
+    done = next(w for w in windows if "Done." in w.sentence)
+    assert done.text.startswith("EXIT STATUS") and done.weight == 2.0
+
+
 README = """# fernctl
 
 ## Setup
