@@ -71,6 +71,9 @@ _BULLET = re.compile(r"(?:[-*•‣◦▪–—]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"#{1,6}\s")
 # A numbered clause ("4.1 The term ...") opens a new sentence after a title line, as a
 # capital letter does; a wrapped line starting with "3.5" after ordinary prose does not.
+#: A line's opening number up to its full stop ("3.", "  4.1."), as a numbered clause or
+#: list item starts.
+_LINE_NUMBER = re.compile(r"[ \t]*\d{1,3}(?:\.\d{1,3})*\.")
 _CLAUSE_NUMBER = re.compile(r"\d{1,3}(?:\.\d{1,3})*\.?\s+\S")
 _TITLE_MAX = 40
 _TITLE_WORDS = 6
@@ -441,6 +444,8 @@ def _punctuation_breaks(text: str) -> list[int]:
             continue
         if punct == "." and _is_abbreviation(text, m.start()) and rest:
             continue
+        if punct == "." and _LINE_NUMBER.fullmatch(text, text.rfind("\n", 0, m.start()) + 1, end):
+            continue  # "3." opening a clause or an item: its number, not a sentence
         cuts.append(end)
     return cuts
 

@@ -64,12 +64,27 @@ def test_a_wrapped_line_does_not_split() -> None:
 
 def test_a_title_line_before_a_numbered_clause_is_its_own_sentence() -> None:
     text = "7. Payment\n7.2 Invoices are payable within 45 days of receipt. Late fees\napply after that."
-    assert _split(text)[1:3] == [
+    assert _split(text)[:2] == [
         "Payment",
         "7.2 Invoices are payable within 45 days of receipt.",
     ]
     prose = "The board met in the spring and voted\n2.5 thousand for the roof repairs."
     assert len(split_sentences(prose)) == 1
+
+
+def test_a_clause_number_is_no_sentence_of_its_own() -> None:
+    # "5." opening a clause, indented or not, is the clause's number: the run-in title
+    # and the text after it are the sentences, and the number is never quoted alone.
+    for indent in ("", "   "):
+        text = f"Terms.\n\n{indent}5. Refunds. A refund is paid within 30 days.\n"
+        assert _split(text) == ["Terms.", "Refunds.", "A refund is paid within 30 days."]
+    items = "1. Fill the tank.\n2. Start the pump.\n"
+    assert _split(items) == ["Fill the tank.", "Start the pump."]
+    # A number that ends a sentence is still its end.
+    assert _split("The pump holds 5.\nIt runs dry after that.") == [
+        "The pump holds 5.",
+        "It runs dry after that.",
+    ]
 
 
 def test_empty_and_punctuation_only() -> None:
