@@ -63,7 +63,7 @@ from memo_core.answer.windows import (
     answer_form,
     answer_slot,
     answer_type_match,
-    asks_for_version,
+    asks_own_version,
     is_heading,
     names_indented_text,
     titles_version,
@@ -258,7 +258,7 @@ def _sentences(
     only there. A signature with no description under it stays a candidate alone. So
     are a sentence ending in a colon and what it introduces ("To install it, run:" and
     "pip install quillsync"): alone the first says nothing, the second not what it is
-    for. With ``version_titles`` (the question asks which version), a title or a manual
+    for. With ``version_titles`` (the question asks which version a thing is), a title or a manual
     page's running footer that states a version is a candidate too: a licence or a page
     often says which version it is only there ("Version 3, 29 June 2007")."""
     out: list[_Sentence] = []
@@ -461,7 +461,7 @@ def pick_candidates(
     qterms = set(_terms(without_type_cue(question), language))
     if not qterms:
         return []
-    sentences = _sentences(passages, language, version_titles=asks_for_version(question))
+    sentences = _sentences(passages, language, version_titles=asks_own_version(question))
     if not sentences:
         return []
     asked_options = {m.group() for m in _ASKED_OPTION.finditer(question)}

@@ -46,7 +46,7 @@ __all__ = [
     "answer_slot",
     "answer_type_match",
     "asks_for_number",
-    "asks_for_version",
+    "asks_own_version",
     "best_window",
     "diversify",
     "holds_asked_number",
@@ -231,6 +231,7 @@ def rank_windows(
     ``similarity`` is given.
     """
     windows: list[Window] = []
+    asks_version = asks_own_version(question)
     for rank, hit in enumerate(hits):
         text = hit.text
         spans = split_sentences(text)
@@ -244,7 +245,10 @@ def rank_windows(
         records = record_sentences(text, spans)
         headings = [is_heading(text, a, b) for a, b in spans]
         for i, (a, b) in enumerate(spans):
-            if headings[i] or is_markup_only(text[a:b]):
+            # Asked which version a text is, the title that says it is the evidence, as
+            # the picker quotes it (``extractive._sentences``).
+            version_title = headings[i] and asks_version and titles_version(text, a, b)
+            if (headings[i] and not version_title) or is_markup_only(text[a:b]):
                 continue
             lo, hi = max(0, i - 1), min(len(spans), i + 2)
             if hi == i + 2 and headings[i + 1]:
@@ -345,11 +349,16 @@ _OPTION = re.compile(
 )
 
 
+#: "Who counts as a member?" asks what a member is: the text defining it need not count.
+_COUNTS_AS = re.compile(r"\b(?:counts?|counted)\s+(?=as\b)", re.IGNORECASE)
+
+
 def without_type_cue(question: str) -> str:
     """``question`` without the word that only names its answer type: "How long is
     the lease?" asks about the lease; "long" is answered by a duration, not by the
-    word itself, so term coverage must not miss it."""
-    return _HOW_CUE.sub(r"\1", question)
+    word itself, so term coverage must not miss it. So "counts as" only asks for a
+    definition ("What counts as a file object?")."""
+    return _COUNTS_AS.sub("", _HOW_CUE.sub(r"\1", question))
 
 
 #: (the question asks for..., the text holds one) in the order they are checked.
@@ -427,9 +436,15 @@ _QUANTIFIER = re.compile(
 )
 
 
-def asks_for_version(question: str) -> bool:
-    """Whether ``question`` asks which version or release ("Which version of X ...?")."""
-    return _ASKS_VERSION.search(question) is not None
+#: "Which version of X is this?", "What version is X?": the version a thing is, which
+#: its title may state; not "Which Python version does X need?" (another thing's).
+_ASKS_OWN_VERSION = re.compile(r"^\s*(?:which|what)\s+(?:version|release)\b", re.IGNORECASE)
+
+
+def asks_own_version(question: str) -> bool:
+    """Whether ``question`` asks which version a thing is ("Which version of X is
+    this?", "What version is the licence?"), as a title or a running footer states it."""
+    return _ASKS_OWN_VERSION.search(question) is not None
 
 
 #: The word that makes a title say which version a text is ("Version 3, June 2007").

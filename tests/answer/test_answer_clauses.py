@@ -72,6 +72,9 @@ def test_a_title_is_quoted_only_for_the_version_it_states() -> None:
         assert VERSIONED[picked[0][1] : picked[0][2]] == title, question
     picked = extractive_answer("Who may publish new versions of the terms?", passages)
     assert title not in [VERSIONED[a:b] for _, a, b in picked]
+    # Nor when asked the version of something else, which the title does not state.
+    picked = extractive_answer("Which Python version do the Heron terms need?", passages)
+    assert title not in [VERSIONED[a:b] for _, a, b in picked]
     # A title with no version in it is never a candidate.
     plain = [("terms", TERMS)]
     picked = extractive_answer("Which version of the Heron terms is this?", plain)

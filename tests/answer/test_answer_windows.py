@@ -243,6 +243,26 @@ def test_a_window_stops_at_the_heading_below_its_sentence() -> None:
     assert done.text.startswith("EXIT STATUS") and done.weight == 2.0
 
 
+def test_asked_which_version_a_text_is_its_title_is_a_window() -> None:
+    text = "THE FERN TERMS, VERSION 4\n\nYou may copy the Work.\n"
+    terms = Hit("t", "terms", text, 1.0)
+    idf = {"fern": 1.0, "term": 1.0, "version": 1.0}
+    own = rank_windows("Which version of the Fern terms is this?", [terms], idf)
+    assert own[0].sentence == "THE FERN TERMS, VERSION 4"
+    # The version of something else (what the text needs) is not the title's.
+    other = rank_windows("Which Python version do the Fern terms need?", [terms], idf)
+    assert all(w.sentence != "THE FERN TERMS, VERSION 4" for w in other)
+
+
+def test_counts_as_asks_for_a_definition() -> None:
+    base = MemoBase(":memory:", embedder=None)
+    base.add_document('"Member" means anyone who has paid the fee.', document_id="rules")
+    question = "Who counts as a member?"
+    features = gate_features(question, base.search(question, k=3), Frequencies(base.store))
+    assert features["terms"] == ["member"] and features["unseen_terms"] == 0.0
+    base.close()
+
+
 README = """# fernctl
 
 ## Setup
