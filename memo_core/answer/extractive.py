@@ -258,9 +258,10 @@ def _sentences(
     only there. A signature with no description under it stays a candidate alone. So
     are a sentence ending in a colon and what it introduces ("To install it, run:" and
     "pip install quillsync"): alone the first says nothing, the second not what it is
-    for. With ``version_titles`` (the question asks which version a thing is), a title or a manual
-    page's running footer that states a version is a candidate too: a licence or a page
-    often says which version it is only there ("Version 3, 29 June 2007")."""
+    for. With ``version_titles`` (the question asks which version a thing is), a title
+    or a manual page's running footer that states a version is a candidate too: a
+    licence or a page often says which version it is only there ("Version 3, 29 June
+    2007"; :func:`~memo_core.answer.windows.titles_version`)."""
     out: list[_Sentence] = []
     for rank, (chunk_id, text) in enumerate(passages):
         before: frozenset[str] = frozenset()

@@ -69,11 +69,11 @@ _TERMINAL = re.compile(r"[.!?…]+[\"'”’»)\]]*(?=\s)|[.!?…]+[\"'”’»)
 _WORD_BEFORE = re.compile(r"([\w.]+)\.$")
 _BULLET = re.compile(r"(?:[-*•‣◦▪–—]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"#{1,6}\s")
-# A numbered clause ("4.1 The term ...") opens a new sentence after a title line, as a
-# capital letter does; a wrapped line starting with "3.5" after ordinary prose does not.
 #: A line's opening number up to its full stop ("3.", "  4.1."), as a numbered clause or
 #: list item starts.
 _LINE_NUMBER = re.compile(r"[ \t]*\d{1,3}(?:\.\d{1,3})*\.")
+# A numbered clause ("4.1 The term ...") opens a new sentence after a title line, as a
+# capital letter does; a wrapped line starting with "3.5" after ordinary prose does not.
 _CLAUSE_NUMBER = re.compile(r"\d{1,3}(?:\.\d{1,3})*\.?\s+\S")
 _TITLE_MAX = 40
 _TITLE_WORDS = 6
