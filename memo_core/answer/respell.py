@@ -9,9 +9,11 @@ written as the retrieved passages write it.
 
 Only a word's other *regional* spelling is taken, British for American and back,
 from ``breame``'s list of the words spelled both ways (the ``local`` extra; without
-it nothing is respelled), and only when no passage holds the word as asked (in any
-of its forms, :func:`~memo_core.answer.lemmas.term_of`) while one holds it the other
-way. A word one letter off another is not the same word ("storing" and "string",
+it nothing is respelled), and only when the best passage that uses the word at all
+(the passages come best first) holds it the other way and not as asked (in any of
+its forms, :func:`~memo_core.answer.lemmas.term_of`): a base may mix the two, a
+copyright file's "License:" fields beside a licence written "licence", and the
+passage found first is the one the answer is read from. A word one letter off another is not the same word ("storing" and "string",
 "remote" and "remove"): a question about the one is never read as one about the other.
 """
 
@@ -55,7 +57,7 @@ def respelled(question: str, passages: Sequence[str]) -> str:
     language = detect_language(question)
     if language != "english":
         return question
-    held: set[str] | None = None  # the passages' terms, read at the first word spelled two ways
+    held: list[set[str]] | None = None  # each passage's terms, read at the first such word
     out = question
     for m in reversed(list(_WORD.finditer(question))):  # from the end: earlier offsets hold
         word = m.group().lower()
@@ -63,11 +65,15 @@ def respelled(question: str, passages: Sequence[str]) -> str:
         if not others:
             continue
         if held is None:
-            held = {term_of(t, language) for text in passages for t in tokenize(text)}
-        if term_of(word, language) in held:
-            continue
-        found = sorted(o for o in others if term_of(o, language) in held)
-        if found:
-            spelling = found[0].capitalize() if m.group()[:1].isupper() else found[0]
-            out = out[: m.start()] + spelling + out[m.end() :]
+            held = [{term_of(t, language) for t in tokenize(text)} for text in passages]
+        asked = term_of(word, language)
+        # The best passage that uses the word at all, either way, decides its spelling.
+        for terms in held:
+            if asked in terms:
+                break
+            found = sorted(o for o in others if term_of(o, language) in terms)
+            if found:
+                spelling = found[0].capitalize() if m.group()[:1].isupper() else found[0]
+                out = out[: m.start()] + spelling + out[m.end() :]
+                break
     return out

@@ -45,6 +45,18 @@ def test_a_word_held_as_asked_or_one_letter_off_another_is_left_alone() -> None:
     assert respelled("Какой цвет?", [KILN]) == "Какой цвет?"
 
 
+def test_in_a_base_that_mixes_spellings_the_best_passage_using_the_word_decides() -> None:
+    # A copyright file's fields say "License", the club's own terms say "licence": the
+    # question is read as the passage found first writes it.
+    stanza = "Files: kiln/*\nCopyright: 2020 Ada Potts\nLicense: Clay-Open"
+    terms = "This licence lets members fire their own glazes."
+    asked = "Which licence covers kiln/*?"
+    assert respelled(asked, [stanza, terms]) == "Which license covers kiln/*?"
+    assert respelled(asked, [terms, stanza]) == asked
+    # A passage that does not use the word either way does not decide.
+    assert respelled(asked, ["Kiln rules.", stanza, terms]) == "Which license covers kiln/*?"
+
+
 @pytest.fixture
 def kiln_base(tmp_path: Path) -> Iterator[MemoBase]:
     """A base of the kiln club's texts, in American spelling."""
