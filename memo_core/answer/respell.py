@@ -13,8 +13,9 @@ it nothing is respelled), and only when the best passage that uses the word at a
 (the passages come best first) holds it the other way and not as asked (in any of
 its forms, :func:`~memo_core.answer.lemmas.term_of`): a base may mix the two, a
 copyright file's "License:" fields beside a licence written "licence", and the
-passage found first is the one the answer is read from. A word one letter off another is not the same word ("storing" and "string",
-"remote" and "remove"): a question about the one is never read as one about the other.
+passage found first is the one the answer is read from. A word one letter off
+another is not the same word ("storing" and "string", "remote" and "remove"): a
+question about the one is never read as one about the other.
 """
 
 from __future__ import annotations
