@@ -31,6 +31,28 @@ from memo_core.answer.salience import hard_terms, missing_terms
         ("Who painted the lighthouse uhm rather the boathouse?", "Who painted the boathouse?"),
         # Fillers alone are dropped; the rest is kept as written.
         ("What does `pack_frames()` uh return?", "What does `pack_frames()` return?"),
+        # A filler drawn out is a filler still.
+        ("Which gauge uhh which valve sets the boiler pressure?",
+         "Which valve sets the boiler pressure?"),
+        # "no" before an article, after a hesitation, or restating a word, corrects.
+        ("What are the outer walls no the inner walls of the keep made of?",
+         "What are the inner walls of the keep made of?"),
+        ("Where do the herons oh no the egrets nest?", "Where do the egrets nest?"),
+        ("What is another word for tide no sorry another word used for the neap tide?",
+         "What is another word used for the neap tide?"),
+        # Any preposition opens a parallel repair, five words back too.
+        ("How many ferries sail within the bay no sorry within the harbour?",
+         "How many ferries sail within the harbour?"),
+        ("What did the council say in 1871 about the old harbour, sorry, in 1872?",
+         "What did the council say about the old harbour in 1872?"),
+        # "wait" after a noun, not after "should I" or "does the worker".
+        ("What is the name of the bridge wait the tunnel under the estuary?",
+         "What is the name of the tunnel under the estuary?"),
+        # An opening of a few words dropped at "or" before a new question word.
+        ("What did or why did the guild close its hall?", "Why did the guild close its hall?"),
+        # A question word with nothing after it repairs the one before it.
+        ("Shipwrights often used which, I mean what?", "Shipwrights often used what?"),
+        ("In 1840 no I think 1841, who rebuilt the mill?", "In 1841, who rebuilt the mill?"),
     ],
 )  # fmt: skip
 def test_corrected_keeps_what_the_asker_meant(asked: str, meant: str) -> None:
@@ -50,6 +72,15 @@ def test_corrected_keeps_what_the_asker_meant(asked: str, meant: str) -> None:
         "Why is the Brenner loader rather slow on large archives?",
         "Does the tokenizer disregard blank lines?",
         "How do I make that archive executable?",
+        "How long should I wait for the lock?",
+        "Why does the worker wait when the queue is empty?",
+        "What happens when no handler is registered?",
+        "Does the parser still run with no config file?",
+        "Which option makes the cache no longer expire?",
+        "Is it a list or what?",
+        "What does the tool do if there is no cache, or what does it print?",
+        # Capitals make a name of what would be a filler.
+        "When does the ER open on Sundays?",
     ],
 )
 def test_a_question_without_a_correction_comes_back_unchanged(question: str) -> None:
@@ -72,3 +103,11 @@ def test_a_version_before_a_plain_word_stays_a_hard_term() -> None:
     question = "What does version 4.2 actually change in the scheduler?"
     assert "4.2" in hard_terms(question)
     assert missing_terms(question, ["Version 3.9 changes how the scheduler picks a queue."])
+
+
+def test_a_number_repair_retracts_the_number_of_its_form() -> None:
+    question = "What did the 14th century masons call the vault no 15th?"
+    assert "14th" not in corrected(question)
+    assert hard_terms(question) == ["15th"]
+    # A number of another form stays: "in 1880" is no ordinal.
+    assert "1880" in corrected("Who in 1880 carved the 3rd arch no sorry the 4th?")
