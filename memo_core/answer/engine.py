@@ -194,7 +194,10 @@ class GuardedAnswerer:
         # chunk cut it at an edge.
         passages = self._passages(hits, owner)
         if self.llm is None:
-            claims = self._extractive_claims(spelled, passages, explanation, evidence)
+            # The pick reads the question as its asker meant it: the words taken back in
+            # "What does the mill grind, no, who rebuilt it?" would draw the quote
+            # (``repairs.py``). The gate keeps them: they name the passage's topic.
+            claims = self._extractive_claims(corrected(spelled), passages, explanation, evidence)
             unsupported: tuple[str, ...] = ()
         else:
             parsed = self._ask_llm(question, passages, explanation, evidence)

@@ -14,8 +14,12 @@ question. :func:`corrected` returns the question as its asker meant it:
   one also marks a replacement); written in capitals ("ER", "OH") they are names;
 * a *restart*: an edit marker (below) or a filler followed by a question word
   ("what", "how", "tell me"; or a preposition and one: "in what year") and at least
-  two more words drops everything before that word; so does an "or" before a question
-  word after an opening of a few words ("What did or why would ...");
+  two more words drops the question begun before it, but for the words a pronoun
+  of the new one points back to ("What did Acme make, no wait, when was it
+  founded?" keeps "Acme make"); words that opened no question stay up to their
+  last question word ("The ferry sails in what month, no, what season?"). An "or"
+  before a question word after an opening of a few words restarts too ("What did or
+  why would ...");
 * a *replacement*: an edit marker ("no", "sorry", "I mean", "rather", "actually",
   "scratch that", "oops", "wait", "instead", "I think", "better yet", "or" before a
   filler...) between a retracted phrase and its repair drops the marker and the
@@ -91,6 +95,12 @@ _HESITATION = re.compile(
 #: Words that open a question (a restart begins with one).
 _QUESTION_WORDS_TEXT = "what which who whom whose when where why how tell"
 _QUESTION_WORDS = _words(_QUESTION_WORDS_TEXT)
+#: Pronouns that point back to what the question named before it restarted.
+_ANAPHORA = _words("it its they them their he him his she her this these those ones")
+#: Verbs that open a yes/no question ("Does the relay, no wait, which relay ...").
+_AUXILIARIES = _words(
+    "is are was were do does did can could will would should shall has have had may might must"
+)
 _DETERMINERS_TEXT = "the a an his her their its our your my"
 _DETERMINERS = _words(_DETERMINERS_TEXT)
 #: Words that end the repair's first phrase (its length is counted up to one).
@@ -137,7 +147,7 @@ def corrected(question: str) -> str:
         if folded[i] in FILLERS:
             restart = _restart_at(folded, i + 1)
             if restart is not None and kept:
-                kept, i, cut = [], restart, True  # "How many er what is ...?"
+                kept, i, cut = _before_restart(folded, kept, restart), restart, True
                 continue
             after = i + 1
             while after < len(tokens) and folded[after] in FILLERS:
@@ -157,7 +167,7 @@ def corrected(question: str) -> str:
             continue
         restart = _restart_at(folded, end)
         if restart is not None:
-            kept, i, cut = [], restart, True
+            kept, i, cut = _before_restart(folded, kept, restart), restart, True
             continue
         repair = _skip_determiners(folded, end)
         marker = " ".join(folded[i:end])
@@ -217,10 +227,36 @@ def _aborted_opening(folded: list[str], kept: list[int], i: int) -> int | None:
     return _restart_at(folded, i + 1)
 
 
+def _before_restart(folded: list[str], kept: list[int], restart: int) -> list[int]:
+    """What a restart at ``restart`` keeps of the words before it.
+
+    Words that opened a question (a question word or an auxiliary first: "How many er
+    what is ...") go, but for a pronoun of the new question that points back into
+    them ("What did Acme make, no wait, when was it founded?"): then only their
+    question word and auxiliaries go. Words that did not open one keep all before
+    their last question word, the one the restart replaces ("Since fees are waived,
+    how no wait what do students pay?"); with none, nothing stays.
+    """
+    words = [k for k in kept if folded[k] not in {",", ";"}]
+    if not words:
+        return []
+    if folded[words[0]] in _QUESTION_WORDS or folded[words[0]] in _AUXILIARIES:
+        if not any(w in _ANAPHORA for w in folded[restart:]):
+            return []
+        opening = _QUESTION_WORDS | _AUXILIARIES | {",", ";"}
+        lead = next((j for j, k in enumerate(kept) if folded[k] not in opening), len(kept))
+        return kept[lead:]
+    asked = [j for j, k in enumerate(kept) if folded[k] in _QUESTION_WORDS]
+    return kept[: asked[-1]] if asked else []
+
+
 def _waits_as_verb(folded: list[str], i: int) -> bool:
-    """Whether the "wait" at ``i`` is the verb: "should I wait", "does the client wait"."""
+    """Whether the "wait" at ``i`` is the verb: "should I wait", "does the client wait";
+    set off by a comma ("did Acme, wait, ...") it is not."""
+    if folded[i] != "wait" or (i > 0 and folded[i - 1] in {",", ";"}):
+        return False
     before = folded[max(0, i - VERB_REACH) : i]
-    return folded[i] == "wait" and any(w in _WAIT_AS_VERB or w.endswith("n't") for w in before)
+    return any(w in _WAIT_AS_VERB or w.endswith("n't") for w in before)
 
 
 def _no_as_determiner(folded: list[str], i: int, end: int) -> bool:

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from memo_core.answer.engine import GuardedAnswerer
+from memo_core.answer.gate import SufficiencyGate
 from memo_core.answer.repairs import corrected
 from memo_core.answer.salience import hard_terms, missing_terms
+from memo_core.answer.types import Answer
+from memo_core.kb import MemoBase
 
 
 @pytest.mark.parametrize(
@@ -53,6 +59,11 @@ from memo_core.answer.salience import hard_terms, missing_terms
         # A question word with nothing after it repairs the one before it.
         ("Shipwrights often used which, I mean what?", "Shipwrights often used what?"),
         ("In 1840 no I think 1841, who rebuilt the mill?", "In 1841, who rebuilt the mill?"),
+        # A restart that did not open the question replaces its last question word; a
+        # pronoun of the restart keeps what it points back to.
+        ("The ferry sails in what month no rather what season?",
+         "The ferry sails in what season?"),
+        ("What did Acme make, no wait, when was it founded?", "Acme make, when was it founded?"),
     ],
 )  # fmt: skip
 def test_corrected_keeps_what_the_asker_meant(asked: str, meant: str) -> None:
@@ -111,3 +122,20 @@ def test_a_number_repair_retracts_the_number_of_its_form() -> None:
     assert hard_terms(question) == ["15th"]
     # A number of another form stays: "in 1880" is no ordinal.
     assert "1880" in corrected("Who in 1880 carved the 3rd arch no sorry the 4th?")
+
+
+def test_the_quote_answers_the_question_as_meant(tmp_path: Path) -> None:
+    base = MemoBase(tmp_path / "kb.db", embedder=None)
+    base.add_document(
+        "The Tarn mill grinds oats and barley for the farms of the upper valley. "
+        "It was rebuilt in stone by Ada Kerr after the spring flood.",
+        document_id="tarn",
+    )
+    base.add_document("The Wenning ferry crosses the river twice a day.", document_id="ferry")
+    engine = GuardedAnswerer(base, gate=SufficiencyGate(threshold=0.0), max_sentences=1)
+    # The retracted half shares more words with the first sentence than the question
+    # as meant does with the second: the pick reads the question as meant.
+    answer = engine.ask("What does the Tarn mill grind no sorry who rebuilt the Tarn mill?")
+    base.close()
+    assert isinstance(answer, Answer)
+    assert "Ada Kerr" in answer.text
