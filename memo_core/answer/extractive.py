@@ -46,7 +46,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from memo_core.answer.lemmas import term_of
+from memo_core.answer.lemmas import identifier_terms, term_of
 from memo_core.answer.literals import KIND_NOUNS
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import (
@@ -249,7 +249,10 @@ class _Candidate:
 
 
 def _sentences(
-    passages: Sequence[tuple[str, str]], language: str, version_titles: bool = False
+    passages: Sequence[tuple[str, str]],
+    language: str,
+    version_titles: bool = False,
+    asked: Collection[str] = (),
 ) -> list[_Sentence]:
     """The candidate sentences of ``passages``, in order. A call signature alone on its
     line and the first sentence under it are one candidate ("total(self)" + "Sum of
@@ -261,7 +264,9 @@ def _sentences(
     for. With ``version_titles`` (the question asks which version a thing is), a title
     or a manual page's running footer that states a version is a candidate too: a
     licence or a page often says which version it is only there ("Version 3, 29 June
-    2007"; :func:`~memo_core.answer.windows.titles_version`)."""
+    2007"; :func:`~memo_core.answer.windows.titles_version`). A sentence also holds the
+    terms of its CamelCase identifiers' words, but for the identifiers among the terms
+    ``asked`` (:func:`~memo_core.answer.lemmas.identifier_terms`)."""
     out: list[_Sentence] = []
     for rank, (chunk_id, text) in enumerate(passages):
         before: frozenset[str] = frozenset()
@@ -282,7 +287,7 @@ def _sentences(
         for i, (start, end) in enumerate(spans):
             sentence = text[start:end]
             toks = said[i]
-            terms = frozenset(toks)
+            terms = frozenset(toks) | identifier_terms(sentence, language, asked)
             spelling = option_spelling(sentence.split("\n", 1)[0])
             here = block
             fields: frozenset[str] = frozenset()
@@ -462,7 +467,9 @@ def pick_candidates(
     qterms = set(_terms(without_type_cue(question), language))
     if not qterms:
         return []
-    sentences = _sentences(passages, language, version_titles=asks_own_version(question))
+    sentences = _sentences(
+        passages, language, version_titles=asks_own_version(question), asked=qterms
+    )
     if not sentences:
         return []
     asked_options = {m.group() for m in _ASKED_OPTION.finditer(question)}

@@ -13,6 +13,11 @@ letter: irregular verbs keep their first letter ("wrote"/"write", "held"/"hold",
 inflects regularly enough for its stemmer) and installs without ``simplemma`` get
 the stem alone.
 
+A passage's CamelCase identifier also holds the terms of its words
+(:func:`identifier_terms`): "Which executor uses chunksize?" is answered by "used by
+ProcessPoolExecutor", and "Which error does it raise?" by "TypeError". Only on the
+passage's side: a question naming the identifier matches it whole, as before.
+
 Only the answer engine compares by these terms (the gate's coverage, the evidence
 windows, the sentence picker); the keyword index keeps plain stems, so nothing
 stored depends on the lemma list.
@@ -22,11 +27,21 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Collection
 
-from memo_core.search.text import stem_token
+from memo_core.search.text import STOPWORDS, stem_token
 
-__all__ = ["lemmas_available", "term_of"]
+__all__ = ["identifier_terms", "lemmas_available", "term_of"]
+
+#: A word with a capital after its first letter and a lower-case letter: an identifier
+#: joined in CamelCase ("ProcessPoolExecutor", "SMTPAuthenticationError", "IPv4Network").
+_CAMEL_CASE = re.compile(r"\b(?=\w*[a-z])\w[\w]*?[A-Z]\w*\b")
+#: The words of one: a run of capitals before a capitalised word ("SMTP"), a
+#: capitalised or lower-case word.
+_CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+#: Shorter parts ("Py", "IO") name nothing a question asks by.
+_PART_LETTERS = 3
 
 
 @functools.cache
@@ -55,3 +70,22 @@ def term_of(token: str, language: str) -> str:
         if lemma != token and lemma.isalpha() and lemma.islower() and lemma[0] == token[0]:
             token = lemma
     return stem_token(token, language)
+
+
+def identifier_terms(text: str, language: str, named: Collection[str] = ()) -> frozenset[str]:
+    """The terms of the words joined in ``text``'s CamelCase identifiers: "executor" and
+    "pool" for ``ProcessPoolExecutor`` (parts of fewer than three letters and stop words
+    left out). An identifier whose own term is in ``named`` (the question's terms) is
+    matched whole: its parts would count it twice ("Why does StreamHandler close its
+    stream?" is not about every line naming ``StreamHandler``)."""
+    terms: set[str] = set()
+    for match in _CAMEL_CASE.finditer(text):
+        identifier = match.group()
+        parts = _CAMEL_PART.findall(identifier)
+        if len(parts) < 2 or term_of(identifier.lower(), language) in named:
+            continue
+        for part in parts:
+            word = part.lower()
+            if len(word) >= _PART_LETTERS and word not in STOPWORDS:
+                terms.add(term_of(word, language))
+    return frozenset(terms)

@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from memo_core.answer.lemmas import term_of
+from memo_core.answer.lemmas import identifier_terms, term_of
 from memo_core.answer.lexicon import MODALS, NEGATIONS
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import (
@@ -238,7 +238,10 @@ def rank_windows(
         if not spans:
             continue
         lang = detect_language(text)
-        stems = [{term_of(t, lang) for t in tokenize(text[a:b])} for a, b in spans]
+        stems = [
+            {term_of(t, lang) for t in tokenize(text[a:b])} | identifier_terms(text[a:b], lang, idf)
+            for a, b in spans
+        ]
         # A document's title says what every window of it is about: a man page or a
         # licence seldom repeats its own name in the sentence that answers about it.
         titled = {term_of(t, lang) for t in tokenize(hit.title)}
