@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import OSA
 
 from memo_core.answer.lexicon import word_frequency
 from memo_core.answer.literals import missing_literals
@@ -93,12 +93,12 @@ def _is_coined(folded: str) -> bool:
 
 def _misspells(term: str, words: set[str]) -> bool:
     """Whether ``term`` is one edit from a word of ``words``: a coined-looking word that
-    is a typo of the evidence's ("innnate", "chainging"), not a name of its own."""
+    is a typo of the evidence's ("innnate", "chainging", "exlposion": two letters
+    swapped are one slip), not a name of its own."""
     if len(term) < MIN_TYPO_LENGTH:
         return False
     return any(
-        abs(len(w) - len(term)) <= 1 and Levenshtein.distance(term, w, score_cutoff=1) <= 1
-        for w in words
+        abs(len(w) - len(term)) <= 1 and OSA.distance(term, w, score_cutoff=1) <= 1 for w in words
     )
 
 
@@ -151,8 +151,10 @@ def _missing_hard_terms(question: str, evidence: list[str]) -> list[str]:
             or _derived(term, words)
         ):
             continue
-        elif not (_is_coined(term) and _misspells(term, words)):
-            missing.append(term)
+        else:
+            bare = _POSSESSIVE.sub("", term)  # "Nederrikn's" is a typo as "Nederrikn" is
+            if not (_is_coined(bare) and _misspells(bare, words)):
+                missing.append(term)
     return missing
 
 

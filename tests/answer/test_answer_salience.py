@@ -39,6 +39,9 @@ def test_a_coined_word_is_a_hard_term_and_a_common_one_is_not() -> None:
         ("Which files are respooled first?", "Respooling starts with the oldest files.", []),
         # A typo of an evidence word is that word, from six letters on.
         ("What do innnate cells do?", "Innate cells respond first.", []),
+        # Two letters swapped are one slip; a possessive does not hide the typo.
+        ("What sets off an exlposion in the mill?", "Dust can cause an explosion.", []),
+        ("Where does the Tarnwick's ferry stop?", "The Tarnwich ferry stops at Ely.", []),
         # A short coined name one letter from a real word is still its own name.
         ("What does wbits set?", "The bits of the window size.", ["wbits"]),
     ],
