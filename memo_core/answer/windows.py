@@ -484,23 +484,49 @@ def holds_asked_number(question: str, text: str) -> bool:
 # A question about a default ("What is the default mode?", "What does it default to?",
 # "... by default?"); not a name that holds the word (``default_factory``, ``defaultdict``).
 _ASKS_DEFAULT = re.compile(r"(?<![\w-])defaults?(?![\w-])|по\s+умолчанию", re.IGNORECASE)
-# What states one: the word ("defaults to", "(default: 8000)", "by default"), a value
-# given in a signature ("width=70"), or what holds when the setting is left out, as
-# manual pages say it ("Without --keep, prune keeps 7", "if not given", "if omitted").
+# What states one: the word ("defaults to", "(default: 8000)", "by default"), or what
+# holds when the setting is left out, as manual pages say it ("Without --keep, prune
+# keeps 7", "if not given", "if omitted"); or a value given in a signature (below).
 _STATES_DEFAULT = re.compile(
-    r"\bdefault|[^\W\d]\w*\s?=\s?[^\s=,)]|по\s+умолчанию|"
+    r"\bdefault|по\s+умолчанию|"
     r"\bwithout\s+-{1,2}\w|\b(?:if|when)\s+(?:omitted|unset|absent)\b|"
     r"\b(?:if|when|is|are)\s+not\s+(?:given|set|specified|provided)\b|"
     r"\bесли\s+не\s+(?:указан|задан)",
     re.IGNORECASE,
 )
+# A name given a value ("width=70"); not an option on a command line ("--timeout=600").
+_ASSIGNED = re.compile(r"(?<![\w-])[^\W\d]\w*\s?=\s?[^\s=,)]")
+# A literal argument: a quoted string or a number ("file.log", 42).
+_LITERAL = re.compile(r"""^\s*(?:[rbfu]{0,2}["'].*|[-+]?\d[\w.]*)\s*$""", re.IGNORECASE)
 
 
 def states_asked_default(question: str, text: str) -> bool:
     """False when ``question`` asks about a default and ``text`` states none: the text
     about a setting's other values, or about another default, answers "What is the
     default encoding?" no better than silence. True for any other question."""
-    return not _ASKS_DEFAULT.search(question) or _STATES_DEFAULT.search(text) is not None
+    if not _ASKS_DEFAULT.search(question) or _STATES_DEFAULT.search(text):
+        return True
+    return any(_in_signature(text, m.start()) for m in _ASSIGNED.finditer(text))
+
+
+def _in_signature(text: str, at: int) -> bool:
+    """Whether the ``name=value`` at ``at`` is a parameter's default: alone, or in a
+    parenthesised list whose items before it are names ("fire(glaze, temperature=1040)").
+    After a literal it is a call's argument, an example's value: ``logger.add("app.log",
+    rotation="500 MB")`` shows a rotation, not the default one."""
+    line_start = text.rfind("\n", 0, at) + 1
+    depth, opened = 0, -1
+    for i in range(at - 1, line_start - 1, -1):
+        if text[i] == ")":
+            depth += 1
+        elif text[i] == "(":
+            if depth == 0:
+                opened = i
+                break
+            depth -= 1
+    if opened < 0:
+        return True
+    return not any(_LITERAL.match(item) for item in text[opened + 1 : at].split(","))
 
 
 # A yes/no question opens with an auxiliary verb ("Can a name be ...?", "Does it

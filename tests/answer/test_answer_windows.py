@@ -90,6 +90,11 @@ def test_a_question_about_a_default_needs_a_passage_that_states_one() -> None:
     assert states_asked_default(asked, "fire(glaze, temperature=1040)")
     assert not states_asked_default(asked, "The glaze temperature is set on the front panel.")
     assert not states_asked_default("Which log does the kiln write to by default?", "It logs.")
+    # A value in an example is no default: an option on a command line, or an argument
+    # after a literal one in a call.
+    assert not states_asked_default(asked, "To fire hotter, run: kiln --glaze-temperature=1100")
+    assert not states_asked_default(asked, 'kiln.fire("vase", temperature=1100)')
+    assert states_asked_default(asked, "Kiln(glaze, temperature=1040, hold=20)")
     # A name that holds the word asks for no default; nor does any other question.
     assert states_asked_default("What does default_glaze hold?", "The glaze in use.")
     assert states_asked_default("What is the glaze temperature?", "It is set on the panel.")
