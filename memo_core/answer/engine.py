@@ -155,11 +155,15 @@ class GuardedAnswerer:
             raise InvalidInputError("the question is empty")
         evidence = as_memory_evidence(memory_facts)
         hits = self.retrieve(question, k=k, collection=collection, filter=filter, owner=owner)
-        searched = sorted({h.title or h.source or h.document_id for h in hits})
-        found = list(hits)
         # The gate and the picker weigh the terms a passage holds: they read the question
         # in the passages' spelling ("licence" asked of a text saying "License").
         spelled = respelled(question, [h.text for h in hits])
+        if spelled != question:
+            # Searched in the passages' own words, the passage that says them ranks where
+            # it should ("exit status" finds the EXIT STATUS section "exit code" missed).
+            hits = self.retrieve(spelled, k=k, collection=collection, filter=filter, owner=owner)
+        searched = sorted({h.title or h.source or h.document_id for h in hits})
+        found = list(hits)
         decision = self.gate.decide(
             spelled, hits, self.kb.store, self.similarity, self._reader(owner)
         )

@@ -16,6 +16,14 @@ copyright file's "License:" fields beside a licence written "licence", and the
 passage found first is the one the answer is read from. A word one letter off
 another is not the same word ("storing" and "string", "remote" and "remove"): a
 question about the one is never read as one about the other.
+
+So too for the words and phrases documentation uses for one thing (:data:`SYNONYMS`:
+"exit code" and "exit status", "folder" and "directory", "config" and "configuration"):
+a question saying one is read in the word of the best passage that says any of them,
+when it says another and not the asked one. Only these, from a list: a word merely
+close in meaning ("largest", "limit") names another thing as often as the same one,
+and so does an abbreviation found inside other names ("max" in "max-temp" is no
+"maximum"). The engine searches again with the question so read (``engine.py``).
 """
 
 from __future__ import annotations
@@ -31,6 +39,34 @@ from memo_core.search.text import detect_language, tokenize
 __all__ = ["respelled", "spellings_available"]
 
 _WORD = re.compile(r"[^\W\d_]+")
+
+#: Groups of words and phrases that software documentation uses for the same thing.
+SYNONYMS: tuple[tuple[str, ...], ...] = (
+    ("exit status", "exit code", "return code", "exit value"),
+    ("directory", "folder"),
+    ("configuration", "config"),
+    ("documentation", "docs"),
+    ("repository", "repo"),
+    ("environment variable", "env var"),
+    ("delete", "remove"),
+)
+#: A phrase of a group as written in a question or a passage: words apart by spaces,
+#: hyphens or underscores ("max_workers" says "max"), the last one maybe plural.
+_PHRASES: tuple[tuple[tuple[str, re.Pattern[str]], ...], ...] = tuple(
+    tuple(
+        (
+            phrase,
+            re.compile(
+                r"(?<![^\W_])"
+                + r"[\s_-]+".join(map(re.escape, phrase.split()))
+                + r"(?P<plural>e?s)?(?![^\W_])",
+                re.IGNORECASE,
+            ),
+        )
+        for phrase in group
+    )
+    for group in SYNONYMS
+)
 
 
 @functools.cache
@@ -50,8 +86,35 @@ def spellings_available() -> bool:
 
 
 def respelled(question: str, passages: Sequence[str]) -> str:
-    """``question`` with each word the ``passages`` spell the other regional way written
-    as they do (see the module docstring); ``question`` itself when none is."""
+    """``question`` with each word the ``passages`` spell the other regional way, or
+    name by a synonym, written as they do (see the module docstring); ``question``
+    itself when none is."""
+    return _in_passages_synonyms(_in_passages_spelling(question, passages), passages)
+
+
+def _in_passages_synonyms(question: str, passages: Sequence[str]) -> str:
+    """``question`` with each phrase of :data:`SYNONYMS` it holds replaced by the one the
+    best passage saying any phrase of its group says, when that is not the asked one."""
+    out = question
+    for group in _PHRASES:
+        for _phrase, pattern in group:
+            found = pattern.search(out)
+            if found is None:
+                continue
+            for text in passages:
+                if pattern.search(text):
+                    break  # the passage says it as asked
+                said = next((other for other, p in group if p.search(text)), None)
+                if said is not None:
+                    if found.group("plural"):
+                        said += "es" if said.endswith(("s", "x")) else "s"
+                    out = out[: found.start()] + said + out[found.end() :]
+                    break
+            break  # one phrase of a group per question
+    return out
+
+
+def _in_passages_spelling(question: str, passages: Sequence[str]) -> str:
     spellings = _spellings()
     if spellings is None:
         return question

@@ -1,0 +1,62 @@
+"""A question read in the words the passages use for the same thing ("exit code" asked
+of a manual page that says "exit status"). The texts are made up for these tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memo_core.answer.engine import GuardedAnswerer
+from memo_core.answer.respell import respelled
+from memo_core.answer.types import Answer
+from memo_core.kb import MemoBase
+
+PAGE = """BAYCTL(1)
+
+NAME
+       bayctl - reserve loading bays at the depot
+
+EXIT STATUS
+       0      The bay was reserved.
+
+       3      No bay was free and --no-wait was given.
+
+       4      The depot daemon could not be reached.
+"""
+GUIDE = (
+    "Every code change needs a review. Code style follows the project guide, and code "
+    "that fails the checks is sent back. Read the code of conduct before you open an issue."
+)
+
+
+def test_a_phrase_is_read_in_the_passages_word_for_it() -> None:
+    assert respelled("What does exit code 3 mean?", [PAGE]) == "What does exit status 3 mean?"
+    assert respelled("Which exit codes are there?", [PAGE]) == "Which exit statuses are there?"
+    settings = "The configuration directory is read at start."
+    assert respelled("Where is the config folder?", [settings]) == (
+        "Where is the configuration directory?"
+    )
+
+
+def test_the_best_passage_saying_any_of_them_decides() -> None:
+    # The first passage that says one of the phrases at all says it as asked.
+    said = ["The exit code 3 means the bay is busy.", PAGE]
+    assert respelled("What does exit code 3 mean?", said) == "What does exit code 3 mean?"
+    # A passage saying none of them decides nothing.
+    assert respelled("What does exit code 3 mean?", [GUIDE, PAGE]) == (
+        "What does exit status 3 mean?"
+    )
+    # Only listed words: "maximum" is not read as the "max" of another name.
+    asked = "What is the maximum load of a bay?"
+    assert respelled(asked, ["Set max-load in bay.toml."]) == asked
+
+
+def test_the_base_is_searched_again_in_the_passages_words(tmp_path: Path) -> None:
+    base = MemoBase(tmp_path / "kb.db", embedder=None)
+    base.add_document(PAGE, document_id="bayctl", source="bayctl.1.txt")
+    base.add_document(GUIDE, document_id="guide", source="CONTRIBUTING.md")
+    try:
+        answer = GuardedAnswerer(base).ask("What does exit code 3 mean?")
+        assert isinstance(answer, Answer)
+        assert "No bay was free" in answer.text
+    finally:
+        base.close()
