@@ -49,6 +49,7 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("repository", "repo"),
     ("environment variable", "env var"),
     ("delete", "remove"),
+    ("author", "wrote", "written by"),
 )
 #: A phrase of a group as written in a question or a passage: words apart by spaces,
 #: hyphens or underscores ("max_workers" says "max"), the last one maybe plural.

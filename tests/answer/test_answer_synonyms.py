@@ -31,6 +31,8 @@ GUIDE = (
 def test_a_phrase_is_read_in_the_passages_word_for_it() -> None:
     assert respelled("What does exit code 3 mean?", [PAGE]) == "What does exit status 3 mean?"
     assert respelled("Which exit codes are there?", [PAGE]) == "Which exit statuses are there?"
+    record = "Name: baylog\nAuthor: Ines Valdivia\nSummary: Logs which bay was reserved."
+    assert respelled("Who wrote baylog?", [record]) == "Who author baylog?"
     settings = "The configuration directory is read at start."
     assert respelled("Where is the config folder?", [settings]) == (
         "Where is the configuration directory?"
@@ -58,5 +60,23 @@ def test_the_base_is_searched_again_in_the_passages_words(tmp_path: Path) -> Non
         answer = GuardedAnswerer(base).ask("What does exit code 3 mean?")
         assert isinstance(answer, Answer)
         assert "No bay was free" in answer.text
+    finally:
+        base.close()
+
+
+def test_who_wrote_a_package_is_answered_by_its_author_field(tmp_path: Path) -> None:
+    base = MemoBase(tmp_path / "kb.db", embedder=None)
+    base.add_document(
+        "Metadata-Version: 2.1\nName: baylog\nVersion: 1.4.0\n"
+        "Summary: Logs which loading bay was reserved, and when.\n"
+        "Author: Ines Valdivia\nRequires-Python: >=3.9\n",
+        document_id="baylog",
+        source="baylog/METADATA",
+    )
+    base.add_document(GUIDE, document_id="guide", source="CONTRIBUTING.md")
+    try:
+        answer = GuardedAnswerer(base).ask("Who wrote baylog?")
+        assert isinstance(answer, Answer)
+        assert "Ines Valdivia" in answer.text
     finally:
         base.close()
