@@ -7,7 +7,7 @@ from pathlib import Path
 
 from memo_core.answer.engine import GuardedAnswerer
 from memo_core.answer.respell import respelled
-from memo_core.answer.types import Answer
+from memo_core.answer.types import Answer, Refusal
 from memo_core.kb import MemoBase
 
 PAGE = """BAYCTL(1)
@@ -52,31 +52,28 @@ def test_the_best_passage_saying_any_of_them_decides() -> None:
     assert respelled(asked, ["Set max-load in bay.toml."]) == asked
 
 
-def test_the_base_is_searched_again_in_the_passages_words(tmp_path: Path) -> None:
-    base = MemoBase(tmp_path / "kb.db", embedder=None)
-    base.add_document(PAGE, document_id="bayctl", source="bayctl.1.txt")
-    base.add_document(GUIDE, document_id="guide", source="CONTRIBUTING.md")
+def _answer(folder: Path, documents: dict[str, str], question: str) -> Answer | Refusal:
+    base = MemoBase(folder / "kb.db", embedder=None)
+    for document_id, text in documents.items():
+        base.add_document(text, document_id=document_id)
     try:
-        answer = GuardedAnswerer(base).ask("What does exit code 3 mean?")
-        assert isinstance(answer, Answer)
-        assert "No bay was free" in answer.text
+        return GuardedAnswerer(base).ask(question)
     finally:
         base.close()
+
+
+def test_the_base_is_searched_again_in_the_passages_words(tmp_path: Path) -> None:
+    answer = _answer(tmp_path, {"bayctl": PAGE, "guide": GUIDE}, "What does exit code 3 mean?")
+    assert isinstance(answer, Answer)
+    assert "No bay was free" in answer.text
 
 
 def test_who_wrote_a_package_is_answered_by_its_author_field(tmp_path: Path) -> None:
-    base = MemoBase(tmp_path / "kb.db", embedder=None)
-    base.add_document(
+    record = (
         "Metadata-Version: 2.1\nName: baylog\nVersion: 1.4.0\n"
         "Summary: Logs which loading bay was reserved, and when.\n"
-        "Author: Ines Valdivia\nRequires-Python: >=3.9\n",
-        document_id="baylog",
-        source="baylog/METADATA",
+        "Author: Ines Valdivia\nRequires-Python: >=3.9\n"
     )
-    base.add_document(GUIDE, document_id="guide", source="CONTRIBUTING.md")
-    try:
-        answer = GuardedAnswerer(base).ask("Who wrote baylog?")
-        assert isinstance(answer, Answer)
-        assert "Ines Valdivia" in answer.text
-    finally:
-        base.close()
+    answer = _answer(tmp_path, {"baylog": record, "guide": GUIDE}, "Who wrote baylog?")
+    assert isinstance(answer, Answer)
+    assert "Ines Valdivia" in answer.text
