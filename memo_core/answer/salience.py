@@ -12,8 +12,10 @@ from the ``optparse`` page that does not name it). :func:`missing_terms` lists
 those absent from the evidence - numbers as the evidence states them (digits,
 words or a range holding them: :class:`~memo_core.answer.numbers.StatedNumbers`),
 identifiers exactly, names by stem, without a possessive or in a derived form
-(:data:`DERIVATIONS`: "European" is found in a text about Europe), a coined word
-also as its one-edit typo - with
+(:data:`DERIVATIONS`: "European" is found in a text about Europe), without accents
+("Jeronimo", "Jerónimo"), two of them as one word ("Sky Drive", "SkyDrive"), an
+acronym as the capitalised name it abbreviates ("EU", "European Union"), a coined
+word also as its one-edit typo - with
 the literals the question names verbatim (:mod:`~memo_core.answer.literals`:
 options, operators, quoted code, "the X statement"). The gate reads them as
 features; the engine refuses an answer whose cited passages miss one.
@@ -22,6 +24,7 @@ features; the engine refuses an answer whose cited passages miss one.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 
 from rapidfuzz.distance import OSA
@@ -133,9 +136,12 @@ def _missing_hard_terms(question: str, evidence: list[str]) -> list[str]:
     text = " ".join(evidence)
     language = detect_language(text)
     words = {m.group().lower() for m in _TERM.finditer(text)}
+    plain = {_without_accents(w) for w in words}
     numbers = StatedNumbers.read(text, language)
     stems = {stem_token(w, language) for w in words if not _DIGIT.search(w)}
     identifiers = {w.lower().strip("_") for w in _WORD.findall(text)}
+    acronyms = set(_initials(text))
+    asked_acronyms = {w.lower() for w in _ACRONYM.findall(question)}
     missing = []
     for term in terms:
         if _IDENTIFIER.fullmatch(term) or "_" in term:
@@ -149,6 +155,9 @@ def _missing_hard_terms(question: str, evidence: list[str]) -> list[str]:
             or stem_token(term, language) in stems
             or _POSSESSIVE.sub("", term) in words
             or _derived(term, words)
+            or _without_accents(term) in plain  # "Jeronimo" of a text saying "Jerónimo"
+            or any(term + u in words or u + term in words for u in terms if u != term)
+            or (term in asked_acronyms and term in acronyms)  # "EU", "European Union"
         ):
             continue
         else:
@@ -156,6 +165,36 @@ def _missing_hard_terms(question: str, evidence: list[str]) -> list[str]:
             if not (_is_coined(bare) and _misspells(bare, words)):
                 missing.append(term)
     return missing
+
+
+#: An acronym as a question writes it: two to five capitals ("EU", "ECJ").
+_ACRONYM = re.compile(r"\b[A-Z]{2,5}\b")
+#: A capitalised word of a name, and the small words a name's initials skip.
+_CAPITALISED = re.compile(r"[A-Z][^\W\d_]*|[^\W\d_]+")
+_SKIPPED_IN_INITIALS = frozenset({"of", "the", "and", "for", "on", "de", "la", "du"})
+
+
+def _without_accents(word: str) -> str:
+    """``word`` without its diacritics: "jerónimo" is "jeronimo"."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+def _initials(text: str) -> list[str]:
+    """The lower-cased initials of each run of two or more capitalised words in ``text``
+    (small words inside it skipped): "european union", "court of justice" give "eu",
+    "cj". An acronym the question asks by stands for such a name of the evidence."""
+    out: list[str] = []
+    run: list[str] = []
+    for word in [*_CAPITALISED.findall(text), ""]:
+        if word[:1].isupper():
+            run.append(word[0].lower())
+            continue
+        if word.lower() in _SKIPPED_IN_INITIALS and run:
+            continue
+        if len(run) >= 2:
+            out += ["".join(run[i:j]) for i in range(len(run)) for j in range(i + 2, len(run) + 1)]
+        run = []
+    return out
 
 
 #: The endings that make a people or an adjective of a place's name and back

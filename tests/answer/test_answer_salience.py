@@ -42,6 +42,13 @@ def test_a_coined_word_is_a_hard_term_and_a_common_one_is_not() -> None:
         # Two letters swapped are one slip; a possessive does not hide the typo.
         ("What sets off an exlposion in the mill?", "Dust can cause an explosion.", []),
         ("Where does the Tarnwick's ferry stop?", "The Tarnwich ferry stops at Ely.", []),
+        # An acronym stands for the capitalised name it abbreviates, small words skipped.
+        ("Which rules did the NHA publish?", "The Northern Harbour Authority published rules.", []),
+        ("What did the CHS fund?", "The Council of Harbour Safety funded two buoys.", []),
+        ("Which rules did the NHA publish?", "The council published new berth rules.", ["nha"]),
+        # A name without its accents, or written as one word, is the name.
+        ("Where did Joaquin Sorolla paint?", "Joaquín Sorolla painted on the beach.", []),
+        ("What did the firm rename Cloud Vault to?", "It renamed CloudVault to Keepsafe.", []),
         # A short coined name one letter from a real word is still its own name.
         ("What does wbits set?", "The bits of the window size.", ["wbits"]),
     ],
