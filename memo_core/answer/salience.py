@@ -136,34 +136,40 @@ def _missing_hard_terms(question: str, evidence: list[str]) -> list[str]:
     text = " ".join(evidence)
     language = detect_language(text)
     words = {m.group().lower() for m in _TERM.finditer(text)}
-    plain = {_without_accents(w) for w in words}
     numbers = StatedNumbers.read(text, language)
     stems = {stem_token(w, language) for w in words if not _DIGIT.search(w)}
     identifiers = {w.lower().strip("_") for w in _WORD.findall(text)}
-    acronyms = set(_initials(text))
     asked_acronyms = {w.lower() for w in _ACRONYM.findall(question)}
+    # Read from the evidence only for a term no plainer way finds (most questions: none).
+    plain: set[str] | None = None
+    initials: list[str] | None = None
     missing = []
     for term in terms:
         if _IDENTIFIER.fullmatch(term) or "_" in term:
-            if term not in identifiers:
-                missing.append(term)
+            found = term in identifiers
         elif _DIGIT.search(term):
-            if not numbers.states(term):
-                missing.append(term)
+            found = numbers.states(term)
         elif (
             term in words
             or stem_token(term, language) in stems
             or _POSSESSIVE.sub("", term) in words
             or _derived(term, words)
-            or _without_accents(term) in plain  # "Jeronimo" of a text saying "Jerónimo"
             or any(term + u in words or u + term in words for u in terms if u != term)
-            or (term in asked_acronyms and term in acronyms)  # "EU", "European Union"
         ):
-            continue
+            found = True
         else:
+            if plain is None:
+                plain = {_without_accents(w) for w in words}
+            if term in asked_acronyms and initials is None:
+                initials = _name_initials(text)
             bare = _POSSESSIVE.sub("", term)  # "Nederrikn's" is a typo as "Nederrikn" is
-            if not (_is_coined(bare) and _misspells(bare, words)):
-                missing.append(term)
+            found = (
+                _without_accents(term) in plain  # "Jeronimo" of a text saying "Jerónimo"
+                or (term in asked_acronyms and any(term in run for run in initials or ()))
+                or (_is_coined(bare) and _misspells(bare, words))
+            )
+        if not found:
+            missing.append(term)
     return missing
 
 
@@ -179,10 +185,11 @@ def _without_accents(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
-def _initials(text: str) -> list[str]:
+def _name_initials(text: str) -> list[str]:
     """The lower-cased initials of each run of two or more capitalised words in ``text``
-    (small words inside it skipped): "european union", "court of justice" give "eu",
-    "cj". An acronym the question asks by stands for such a name of the evidence."""
+    (small words inside it skipped): "European Union", "Court of Justice" give "eu",
+    "cj". An acronym the question asks by stands for such a name of the evidence, or
+    for a part of it."""
     out: list[str] = []
     run: list[str] = []
     for word in [*_CAPITALISED.findall(text), ""]:
@@ -192,7 +199,7 @@ def _initials(text: str) -> list[str]:
         if word.lower() in _SKIPPED_IN_INITIALS and run:
             continue
         if len(run) >= 2:
-            out += ["".join(run[i:j]) for i in range(len(run)) for j in range(i + 2, len(run) + 1)]
+            out.append("".join(run))
         run = []
     return out
 
