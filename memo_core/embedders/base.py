@@ -14,7 +14,7 @@ import math
 import numbers
 import operator
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from itertools import chain
 from typing import Any, Protocol, TypeVar, runtime_checkable
@@ -180,25 +180,12 @@ _BLOCK = 512
 
 def _block_blobs(np: Any, vectors: Sequence[object], dims: int, what: str) -> list[bytes]:
     """:func:`checked_unit_blob` of each of ``vectors``. When every one is a list or
-    tuple of ``dims`` plain floats (one type check over all their values), the sums
-    of squares are taken in one array operation; any other block goes row by row."""
-    shaped = (
-        dims > 0
-        and {type(v) for v in vectors} <= {list, tuple}
-        and all(
-            len(v) == dims  # type: ignore[arg-type]
-            for v in vectors
-        )
-    )
-    count = len(vectors) * dims
-    values = chain.from_iterable(vectors) if shaped else ()  # type: ignore[arg-type]
-    if not shaped or operator.countOf(map(type, values), float) != count:
+    tuple of ``dims`` plain floats (one type check over all their values), or a
+    float array of that shape (a row of an embedding matrix), the sums of squares are
+    taken in one array operation; any other block goes row by row."""
+    doubles = _float_rows(np, vectors, dims)
+    if doubles is None:
         return _row_blobs(np, vectors, dims, what)
-    doubles = np.fromiter(
-        chain.from_iterable(vectors),  # type: ignore[arg-type]
-        dtype=np.float64,
-        count=count,
-    ).reshape(len(vectors), dims)
     with np.errstate(all="ignore"):  # an overflowing square is refused below, row by row
         # Summed left to right, as _plain_norm's sum() does on Python 3.11 (numpy's
         # sum pairs them up and rounds differently): the same norm, the same bytes.
@@ -210,6 +197,36 @@ def _block_blobs(np: Any, vectors: Sequence[object], dims: int, what: str) -> li
         scaled[k * size : (k + 1) * size] if ok else checked_unit_blob(vectors[k], dims, what=what)
         for k, ok in enumerate(plain.tolist())
     ]
+
+
+#: Array types whose values are exactly the Python floats their ``tolist()`` gives.
+_FLOAT_TYPES = ("float16", "float32", "float64")
+
+
+def _float_rows(np: Any, vectors: Sequence[object], dims: int) -> Any:
+    """``vectors`` as a float64 matrix when each is a list or tuple of ``dims`` plain
+    floats, or each a 1-D float array of ``dims`` values; None otherwise."""
+    if dims <= 0:
+        return None
+    kinds = {type(v) for v in vectors}
+    if kinds <= {list, tuple}:
+        if not all(len(v) == dims for v in vectors):  # type: ignore[arg-type]
+            return None
+        count = len(vectors) * dims
+        values: Iterator[object] = chain.from_iterable(vectors)  # type: ignore[arg-type]
+        if operator.countOf(map(type, values), float) != count:
+            return None
+        return np.fromiter(
+            chain.from_iterable(vectors),  # type: ignore[arg-type]
+            dtype=np.float64,
+            count=count,
+        ).reshape(len(vectors), dims)
+    if kinds == {np.ndarray} and all(
+        v.shape == (dims,) and v.dtype.name in _FLOAT_TYPES  # type: ignore[attr-defined]
+        for v in vectors
+    ):
+        return np.stack(vectors).astype(np.float64)
+    return None
 
 
 def _row_blobs(np: Any, vectors: Sequence[object], dims: int, what: str) -> list[bytes]:

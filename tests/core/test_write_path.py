@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from memo_core.embedders import HashEmbedder
 from memo_core.embedders import base as embedder_base
 from memo_core.embedders.base import checked_unit_blob, checked_unit_blobs, checked_unit_vector
-from memo_core.errors import InvalidInputError
+from memo_core.errors import DimensionMismatchError, InvalidInputError
 from memo_core.kb import MemoBase
 from memo_core.kb.flags import chunk_flags
 from memo_core.kb.records import ChunkInput, DocumentWrite
@@ -160,6 +160,37 @@ def test_vectors_checked_by_blocks_are_stored_as_each_one_alone() -> None:
     vectors[size + 7] = [1, 2, 3, 4]
     vectors[2 * size + 1] = [1e-170, 1e-170, 0.0, 0.0]
     assert checked_unit_blobs(vectors, 4) == [checked_unit_blob(v, 4) for v in vectors]
+
+
+def test_rows_of_an_embedding_matrix_are_scaled_together_as_each_one_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A matrix's rows (float32 or float64 arrays) take the block path, not one
+    # conversion to Python floats per vector, and give the same bytes as alone.
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(9)
+    matrices = [rng.standard_normal((700, 4)).astype(t) for t in ("float16", "float32", "float64")]
+    alone = [[checked_unit_blob(row, 4) for row in matrix] for matrix in matrices]
+
+    def row_by_row(*args: object, **kwargs: object) -> list[bytes]:
+        raise AssertionError("a block of float arrays went row by row")
+
+    monkeypatch.setattr(embedder_base, "_row_blobs", row_by_row)
+    assert [checked_unit_blobs(list(matrix), 4) for matrix in matrices] == alone
+
+
+def test_arrays_that_are_not_plain_float_rows_are_checked_one_by_one() -> None:
+    np = pytest.importorskip("numpy")
+    rows = [np.array([0.5, 0.5, 0.5, 0.5])] * 3
+    assert checked_unit_blobs([*rows, np.array([1, 2, 3, 4])], 4) == [
+        checked_unit_blob(v, 4) for v in [*rows, [1, 2, 3, 4]]
+    ]
+    with pytest.raises(InvalidInputError, match="NaN"):
+        checked_unit_blobs([*rows, np.array([1.0, np.nan, 0.0, 0.0], dtype=np.float32)], 4)
+    with pytest.raises(DimensionMismatchError):
+        checked_unit_blobs([*rows, np.array([0.5, 0.5, 0.5])], 4)
+    with pytest.raises(InvalidInputError):
+        checked_unit_blobs([*rows, np.array([[0.5, 0.5], [0.5, 0.5]])], 4)
 
 
 @pytest.mark.parametrize("bad", [[1.0, math.inf, 0.0, 0.0], [1e300, 1e300, 0.0, math.nan]])
