@@ -352,6 +352,14 @@ _OPTION = re.compile(
 )
 
 
+#: "What happens when ...?" asks for an outcome: the text states it ("raises
+#: ValueError", "the lock is released") without the word "happens".
+_HAPPENS = re.compile(
+    r"^(\s*what\s+(?:(?:will|would|could|might|can|may|should|does|did)\s+)?)"
+    r"happen(?:s|ed)?\b",
+    re.IGNORECASE,
+)
+
 #: "Who counts as a member?" asks what a member is: the text defining it need not count.
 _COUNTS_AS = re.compile(r"\b(?:counts?|counted)\s+(?=as\b)", re.IGNORECASE)
 
@@ -359,9 +367,10 @@ _COUNTS_AS = re.compile(r"\b(?:counts?|counted)\s+(?=as\b)", re.IGNORECASE)
 def without_type_cue(question: str) -> str:
     """``question`` without the word that only names its answer type: "How long is
     the lease?" asks about the lease; "long" is answered by a duration, not by the
-    word itself, so term coverage must not miss it. So "counts as" only asks for a
-    definition ("What counts as a file object?")."""
-    return _COUNTS_AS.sub("", _HOW_CUE.sub(r"\1", question))
+    word itself, so term coverage must not miss it. So "happens" in "What happens
+    when ...?" asks for an outcome, and "counts as" only for a definition ("What counts
+    as a file object?")."""
+    return _COUNTS_AS.sub("", _HAPPENS.sub(r"\1", _HOW_CUE.sub(r"\1", question)))
 
 
 #: (the question asks for..., the text holds one) in the order they are checked.

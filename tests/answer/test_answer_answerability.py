@@ -191,6 +191,25 @@ def test_the_word_that_names_the_answer_type_is_no_term_the_passage_must_hold(
     base.close()
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What happens when the kiln door opens during a firing?",
+        "What would happen if the kiln door opened during a firing?",
+    ],
+)
+def test_what_happens_asks_for_an_outcome_the_passage_states_without_the_word(
+    tmp_path: Path, question: str
+) -> None:
+    base = MemoBase(tmp_path / "kb.db", embedder=None)
+    base.add_document("Opening the kiln door during a firing cracks the glaze.", document_id="kiln")
+    features = gate_features(question, base.search(question, k=3), Frequencies(base.store))
+    assert "happen" not in features["terms"]
+    assert features["window_lacking"] == []
+    assert features["unseen_terms"] == 0.0
+    base.close()
+
+
 def test_what_is_meant_by_asks_about_the_thing_not_about_meaning(tmp_path: Path) -> None:
     base = MemoBase(tmp_path / "kb.db", embedder=None)
     base.add_document(
