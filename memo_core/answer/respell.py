@@ -50,6 +50,7 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("environment variable", "env var"),
     ("delete", "remove"),
     ("author", "wrote", "written by"),
+    ("several", "multiple"),
 )
 #: A phrase of a group as written in a question or a passage: words apart by spaces,
 #: hyphens or underscores ("max_workers" says "max"), the last one maybe plural.

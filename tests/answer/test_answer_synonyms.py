@@ -37,6 +37,10 @@ def test_a_phrase_is_read_in_the_passages_word_for_it() -> None:
     assert respelled("Where is the config folder?", [settings]) == (
         "Where is the configuration directory?"
     )
+    bays = "Multiple bays can be booked in one request."
+    assert respelled("Can I book several bays at once?", [bays]) == (
+        "Can I book multiple bays at once?"
+    )
 
 
 def test_the_best_passage_saying_any_of_them_decides() -> None:
