@@ -210,6 +210,19 @@ def test_what_happens_asks_for_an_outcome_the_passage_states_without_the_word(
     base.close()
 
 
+def test_a_version_number_answers_a_question_asking_which_version(tmp_path: Path) -> None:
+    base = MemoBase(tmp_path / "kb.db", embedder=None)
+    base.add_document(
+        "The kiln controller gained a cooling ramp in 2.4; earlier firmware stops the fan.",
+        document_id="kiln",
+    )
+    question = "Which firmware version gave the kiln controller a cooling ramp?"
+    features = gate_features(question, base.search(question, k=3), Frequencies(base.store))
+    assert "version" in features["terms"]
+    assert features["window_lacking"] == ["give"]  # not "version": 2.4 is one
+    base.close()
+
+
 def test_what_is_meant_by_asks_about_the_thing_not_about_meaning(tmp_path: Path) -> None:
     base = MemoBase(tmp_path / "kb.db", embedder=None)
     base.add_document(
