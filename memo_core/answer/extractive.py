@@ -46,7 +46,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from memo_core.answer.lemmas import identifier_terms, term_of
+from memo_core.answer.lemmas import term_of
 from memo_core.answer.literals import KIND_NOUNS
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import (
@@ -64,6 +64,7 @@ from memo_core.answer.windows import (
     answer_slot,
     answer_type_match,
     asks_own_version,
+    implied_terms,
     is_heading,
     names_indented_text,
     titles_version,
@@ -265,8 +266,9 @@ def _sentences(
     or a manual page's running footer that states a version is a candidate too: a
     licence or a page often says which version it is only there ("Version 3, 29 June
     2007"; :func:`~memo_core.answer.windows.titles_version`). A sentence also holds the
-    terms of its CamelCase identifiers' words, but for the identifiers among the terms
-    ``asked`` (:func:`~memo_core.answer.lemmas.identifier_terms`)."""
+    terms its words imply (its CamelCase identifiers' words, but for the identifiers
+    among the terms ``asked``; "version" for a version number, "default" for a stated
+    default: :func:`~memo_core.answer.windows.implied_terms`)."""
     out: list[_Sentence] = []
     for rank, (chunk_id, text) in enumerate(passages):
         before: frozenset[str] = frozenset()
@@ -287,7 +289,7 @@ def _sentences(
         for i, (start, end) in enumerate(spans):
             sentence = text[start:end]
             toks = said[i]
-            terms = frozenset(toks) | identifier_terms(sentence, language, asked)
+            terms = frozenset(toks) | implied_terms(sentence, language, asked)
             spelling = option_spelling(sentence.split("\n", 1)[0])
             here = block
             fields: frozenset[str] = frozenset()

@@ -89,7 +89,7 @@ from importlib import resources
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from memo_core.answer.lemmas import identifier_terms, term_of
+from memo_core.answer.lemmas import term_of
 from memo_core.answer.passages import DocumentReader
 from memo_core.answer.repairs import corrected
 from memo_core.answer.salience import hit_evidence, missing_terms
@@ -99,6 +99,7 @@ from memo_core.answer.windows import (
     Window,
     answer_slot,
     answer_type_match,
+    implied_terms,
     rank_windows,
     without_type_cue,
 )
@@ -319,7 +320,7 @@ def _features(
     top = hits[0]
     lang = detect_language(top.text)
     present = {term_of(t, lang) for t in tokenize(f"{top.title} {top.text}")}
-    present |= identifier_terms(top.text, lang, idf)
+    present |= implied_terms(top.text, lang, idf)
     if weight > 0:
         out["coverage"] = sum(v for t, v in idf.items() if t in present) / weight
         absent = [v for t, v in idf.items() if t not in present]
@@ -356,7 +357,7 @@ def _features(
     held = [term_of(t, lang) for t in tokenize(best.text) if t not in STOPWORDS]
     # The title of the window's document is what the window is about (``rank_windows``).
     titled = {term_of(t, lang) for t in tokenize(best_hit.title)}
-    lacking = set(idf) - set(held) - identifier_terms(best.text, lang, idf) - titled
+    lacking = set(idf) - set(held) - implied_terms(best.text, lang, idf) - titled
     out["window_lacking"] = sorted(lacking)
     out["window_sentence"] = best.sentence
     out["window_missing"] = min(len(lacking), MISSING_CAP) / MISSING_CAP

@@ -16,9 +16,7 @@ the stem alone.
 A passage's CamelCase identifier also holds the terms of its words
 (:func:`identifier_terms`): "Which executor uses chunksize?" is answered by "used by
 ProcessPoolExecutor", and "Which error does it raise?" by "TypeError". Only on the
-passage's side: a question naming the identifier matches it whole, as before. So
-too a version number holds the term "version": "Which version added the flag?" is
-answered by "Added in 2.4", which never says the word.
+passage's side: a question naming the identifier matches it whole, as before.
 
 Only the answer engine compares by these terms (the gate's coverage, the evidence
 windows, the sentence picker); the keyword index keeps plain stems, so nothing
@@ -42,8 +40,6 @@ _CAMEL_CASE = re.compile(r"\b(?=\w*[a-z])\w[\w]*?[A-Z]\w*\b")
 #: The words of one: a run of capitals before a capitalised word ("SMTP"), a
 #: capitalised or lower-case word.
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
-#: A version number: dotted digits or a "v" number ("3.12", "2.0.1", "v2").
-_VERSION = re.compile(r"(?<![^\W\d])(?:\d+(?:\.\d+)+|[vV]\d+)(?!\w)")
 #: Shorter parts ("Py", "IO") name nothing a question asks by.
 _PART_LETTERS = 3
 
@@ -79,12 +75,10 @@ def term_of(token: str, language: str) -> str:
 def identifier_terms(text: str, language: str, named: Collection[str] = ()) -> frozenset[str]:
     """The terms of the words joined in ``text``'s CamelCase identifiers: "executor" and
     "pool" for ``ProcessPoolExecutor`` (parts of fewer than three letters and stop words
-    left out), and "version" when it writes a version number ("3.12", "v2"). An identifier whose own term is in ``named`` (the question's terms) is
+    left out). An identifier whose own term is in ``named`` (the question's terms) is
     matched whole: its parts would count it twice ("Why does StreamHandler close its
     stream?" is not about every line naming ``StreamHandler``)."""
     terms: set[str] = set()
-    if _VERSION.search(text):
-        terms.add(term_of("version", language))
     for match in _CAMEL_CASE.finditer(text):
         identifier = match.group()
         parts = _CAMEL_PART.findall(identifier)

@@ -16,7 +16,7 @@ for a "why".
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from memo_core.answer.lemmas import identifier_terms, term_of
@@ -50,6 +50,7 @@ __all__ = [
     "best_window",
     "diversify",
     "holds_asked_number",
+    "implied_terms",
     "is_heading",
     "names_indented_text",
     "rank_windows",
@@ -239,7 +240,7 @@ def rank_windows(
             continue
         lang = detect_language(text)
         stems = [
-            {term_of(t, lang) for t in tokenize(text[a:b])} | identifier_terms(text[a:b], lang, idf)
+            {term_of(t, lang) for t in tokenize(text[a:b])} | implied_terms(text[a:b], lang, idf)
             for a, b in spans
         ]
         # A document's title says what every window of it is about: a man page or a
@@ -513,9 +514,29 @@ def states_asked_default(question: str, text: str) -> bool:
     """False when ``question`` asks about a default and ``text`` states none: the text
     about a setting's other values, or about another default, answers "What is the
     default encoding?" no better than silence. True for any other question."""
-    if not _ASKS_DEFAULT.search(question) or _STATES_DEFAULT.search(text):
+    return not _ASKS_DEFAULT.search(question) or _states_default(text)
+
+
+def _states_default(text: str) -> bool:
+    """Whether ``text`` states a default: in words, or as a signature's value."""
+    if _STATES_DEFAULT.search(text):
         return True
     return any(_in_signature(text, m.start()) for m in _ASSIGNED.finditer(text))
+
+
+def implied_terms(text: str, language: str, named: Collection[str] = ()) -> frozenset[str]:
+    """The terms ``text`` holds beyond its own words': those of its CamelCase
+    identifiers (:func:`~memo_core.answer.lemmas.identifier_terms`, ``named`` as
+    there), "version" when it writes a version number ("Added in 2.4" answers "Which
+    version added it?"), and "default" when it states a default without the word, as
+    a signature does ("fire(glaze, temperature=1040)" answers "What is the default
+    temperature?"). What a question asks by the kind of thing, the text says by one."""
+    terms = set(identifier_terms(text, language, named))
+    if _VERSION_NUMBER.search(text):
+        terms.add(term_of("version", language))
+    if _states_default(text):
+        terms.add(term_of("default", language))
+    return frozenset(terms)
 
 
 def _in_signature(text: str, at: int) -> bool:

@@ -223,6 +223,25 @@ def test_a_version_number_answers_a_question_asking_which_version(tmp_path: Path
     base.close()
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fire(glaze, temperature=1040)\n    Fire the loaded kiln with the given glaze.",
+        "The kiln fires at 1040 degrees if --temperature is not given.",
+    ],
+)
+def test_a_stated_default_answers_a_question_asking_for_the_default(
+    tmp_path: Path, text: str
+) -> None:
+    base = MemoBase(tmp_path / "kb.db", embedder=None)
+    base.add_document(text, document_id="kiln")
+    question = "What is the default kiln temperature?"
+    features = gate_features(question, base.search(question, k=3), Frequencies(base.store))
+    assert "default" in features["terms"]
+    assert "default" not in features["window_lacking"]
+    base.close()
+
+
 def test_what_is_meant_by_asks_about_the_thing_not_about_meaning(tmp_path: Path) -> None:
     base = MemoBase(tmp_path / "kb.db", embedder=None)
     base.add_document(
