@@ -361,6 +361,26 @@ _HAPPENS = re.compile(
     re.IGNORECASE,
 )
 
+#: "... if I give no port?", "... when --main is not given?", "... when none is given?"
+#: ask what holds by default: the text says "defaults to", "if omitted" or shows the
+#: value, seldom "given".
+_NOT_GIVEN = re.compile(
+    r"\b((?:if|when|unless)\s+(?:i\s+|you\s+|we\s+)?)(?:give|pass|supply|specify)\s+(no\b)|"
+    r"\b(no\s+\w+\s+)(?:is|are)\s+(?:given|passed|supplied|specified)\b|"
+    r"\b(?:is|are)\s+not\s+(?:given|passed|supplied|specified)\b|"
+    r"\bnone\s+(?:is|are)\s+(?:given|passed|supplied|specified)\b",
+    re.IGNORECASE,
+)
+
+
+def _what_is_not_given(found: re.Match[str]) -> str:
+    """A :data:`_NOT_GIVEN` phrase without its verb: "if I give no port" -> "if I no
+    port", "no count is given" -> "no count"; "is not given" and "none is given" go."""
+    if found.group(1):
+        return f"{found.group(1)}{found.group(2)}"
+    return found.group(3) or ""
+
+
 #: "Who counts as a member?" asks what a member is: the text defining it need not count.
 _COUNTS_AS = re.compile(r"\b(?:counts?|counted)\s+(?=as\b)", re.IGNORECASE)
 
@@ -369,9 +389,12 @@ def without_type_cue(question: str) -> str:
     """``question`` without the word that only names its answer type: "How long is
     the lease?" asks about the lease; "long" is answered by a duration, not by the
     word itself, so term coverage must not miss it. So "happens" in "What happens
-    when ...?" asks for an outcome, and "counts as" only for a definition ("What counts
-    as a file object?")."""
-    return _COUNTS_AS.sub("", _HAPPENS.sub(r"\1", _HOW_CUE.sub(r"\1", question)))
+    when ...?" asks for an outcome, "is not given" in "What does it read when no file
+    is given?" for a default, and "counts as" only for a definition ("What counts as a
+    file object?")."""
+    plain = _HAPPENS.sub(r"\1", _HOW_CUE.sub(r"\1", question))
+    plain = _NOT_GIVEN.sub(_what_is_not_given, plain)
+    return _COUNTS_AS.sub("", plain)
 
 
 #: (the question asks for..., the text holds one) in the order they are checked.

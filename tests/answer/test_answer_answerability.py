@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -191,6 +192,16 @@ def test_the_word_that_names_the_answer_type_is_no_term_the_passage_must_hold(
     base.close()
 
 
+def _features_over(folder: Path, text: str, question: str) -> dict[str, Any]:
+    """The gate's features for ``question`` over a base holding ``text`` alone."""
+    base = MemoBase(folder / "kb.db", embedder=None)
+    try:
+        base.add_document(text, document_id="kiln")
+        return gate_features(question, base.search(question, k=3), Frequencies(base.store))
+    finally:
+        base.close()
+
+
 @pytest.mark.parametrize(
     "question",
     [
@@ -201,26 +212,19 @@ def test_the_word_that_names_the_answer_type_is_no_term_the_passage_must_hold(
 def test_what_happens_asks_for_an_outcome_the_passage_states_without_the_word(
     tmp_path: Path, question: str
 ) -> None:
-    base = MemoBase(tmp_path / "kb.db", embedder=None)
-    base.add_document("Opening the kiln door during a firing cracks the glaze.", document_id="kiln")
-    features = gate_features(question, base.search(question, k=3), Frequencies(base.store))
+    text = "Opening the kiln door during a firing cracks the glaze."
+    features = _features_over(tmp_path, text, question)
     assert "happen" not in features["terms"]
     assert features["window_lacking"] == []
     assert features["unseen_terms"] == 0.0
-    base.close()
 
 
 def test_a_version_number_answers_a_question_asking_which_version(tmp_path: Path) -> None:
-    base = MemoBase(tmp_path / "kb.db", embedder=None)
-    base.add_document(
-        "The kiln controller gained a cooling ramp in 2.4; earlier firmware stops the fan.",
-        document_id="kiln",
-    )
+    text = "The kiln controller gained a cooling ramp in 2.4; earlier firmware stops the fan."
     question = "Which firmware version gave the kiln controller a cooling ramp?"
-    features = gate_features(question, base.search(question, k=3), Frequencies(base.store))
+    features = _features_over(tmp_path, text, question)
     assert "version" in features["terms"]
     assert features["window_lacking"] == ["give"]  # not "version": 2.4 is one
-    base.close()
 
 
 @pytest.mark.parametrize(
@@ -233,13 +237,25 @@ def test_a_version_number_answers_a_question_asking_which_version(tmp_path: Path
 def test_a_stated_default_answers_a_question_asking_for_the_default(
     tmp_path: Path, text: str
 ) -> None:
-    base = MemoBase(tmp_path / "kb.db", embedder=None)
-    base.add_document(text, document_id="kiln")
-    question = "What is the default kiln temperature?"
-    features = gate_features(question, base.search(question, k=3), Frequencies(base.store))
+    features = _features_over(tmp_path, text, "What is the default kiln temperature?")
     assert "default" in features["terms"]
     assert "default" not in features["window_lacking"]
-    base.close()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which glaze does the kiln fire when --glaze is not given?",
+        "Which glaze does the kiln fire if I give no glaze?",
+        "Which glaze does the kiln fire when no glaze is given?",
+    ],
+)
+def test_a_question_on_what_holds_when_nothing_is_given_asks_for_the_default(
+    tmp_path: Path, question: str
+) -> None:
+    features = _features_over(tmp_path, "Without --glaze the kiln fires a clear glaze.", question)
+    assert "give" not in features["terms"]
+    assert features["window_lacking"] == []
 
 
 def test_what_is_meant_by_asks_about_the_thing_not_about_meaning(tmp_path: Path) -> None:
