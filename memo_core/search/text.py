@@ -88,7 +88,23 @@ def tokenize(text: str) -> list[str]:
     if text.isascii():
         return text.encode("ascii").translate(_ASCII_TOKENS).decode("ascii").split()
     if not any(letter in text for letter in _LOWER_IN_CONTEXT):
-        return _SUBTOKEN.findall(text.lower())  # lower-cased first: one call, faster
+        # Lower-cased whole, its ASCII separators turned to spaces by the table at C
+        # speed: only the words holding another character go through the pattern
+        # (most of a Latin text's words are ASCII even when a few are not).
+        words = (
+            text.lower()
+            .encode("utf-8", "surrogatepass")
+            .translate(_ASCII_TOKENS)
+            .decode("utf-8", "surrogatepass")
+            .split()
+        )
+        out: list[str] = []
+        for word in words:
+            if word.isascii():
+                out.append(word)
+            else:
+                out += _SUBTOKEN.findall(word)
+        return out
     # Each token on its own: lower-casing a whole text applies the final-sigma rule
     # across punctuation ("ΟΔΟΣ.Χ"), which would change a token.
     return [t.lower() for t in _SUBTOKEN.findall(text)]

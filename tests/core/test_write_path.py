@@ -34,7 +34,12 @@ _SUBTOKEN = re.compile(r"[^\W_]+")
 # Letters whose lower case depends on their neighbours or grows (final sigma, dotted
 # capital I), Cyrillic, digits, underscores and the brackets of a role tag.
 _ALPHABET = st.sampled_from(
-    [*"aAzZ09_ .,:;-'[<>]\n", "Σ", "Ο", "Δ", "İ", "ß", "É", "é", "Я", "ё", "ǅ", "ﬁ"]
+    [
+        *"aAzZ09_ .,:;-'[<>]\n",
+        *("Σ", "Ο", "Δ", "İ", "ß", "É", "é", "Я", "ё", "ǅ", "ﬁ", "中", "²", "\U0001f600"),
+        # Separators outside ASCII: spaces, a dash, a quote, a combining accent.
+        *("\u00a0", "\u3000", "\u2028", "\x85", "\u2013", "\u2019", "\u0301"),
+    ]
 )
 _TEXTS = st.text(_ALPHABET, max_size=60)
 _WORDS = st.lists(
