@@ -453,12 +453,31 @@ _ASKS_VERSION = re.compile(
 
 
 def asks_for_number(question: str) -> bool:
-    """Whether ``question`` asks for a count, an amount or a version ("how many ...",
-    "which version ..."): the answer to it is a number, and a sentence on the topic
-    that states none does not answer it. (When, where, who and which option are not
-    read so: "when" also asks for a condition, "where" for a file, and their answers
-    need not hold a date or a name.)"""
-    return bool(_HOW_MANY.search(question) or _ASKS_VERSION.search(question))
+    """Whether ``question`` asks for a count, an amount, a version or a date by name
+    ("how many ...", "which version ...", "until which date ...", "what year ..."):
+    the answer to it is a number, and a sentence on the topic that states none does not
+    answer it. (When, where, who and which option are not read so: "when" also asks for
+    a condition, "where" for a file, and their answers need not hold a date or a name.)"""
+    return bool(
+        _HOW_MANY.search(question) or _ASKS_VERSION.search(question) or _ASKS_DATE.search(question)
+    )
+
+
+# A date asked for by name ("What year ...?", "Until which date ...?"), not "When ...?".
+_ASKS_DATE = re.compile(
+    r"^\s*(?:(?:in|until|till|since|by|before|after|from|on|as\s+of)\s+)?(?:what|which)\s+"
+    r"(?:year|date)s?\b(?!\s+(?:formats?|strings?|fields?|columns?|types?|objects?|class|stamps?))",
+    re.IGNORECASE,
+)
+# A date as a text states it: a year ("1066", "1880s"), a month's name ("May" only beside a
+# number: it is a modal verb as often), a written date ("2024-01-05", "5/1/24").
+_STATED_DATE = re.compile(
+    r"(?<!\d)(?<!\d\.)(?:1\d{3}|20\d{2})(?!\d|\.\d)|"
+    r"\b(?:january|february|march|april|june|july|august|september|october|november|december)\b|"
+    r"\bmay\s+\d|\d\s+may\b|"
+    r"\b\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\b",
+    re.IGNORECASE,
+)
 
 
 # Words that give a count without a numeral ("only the last frame", "evaluated once",
@@ -507,10 +526,13 @@ def titles_version(text: str, start: int, end: int) -> bool:
 
 def holds_asked_number(question: str, text: str) -> bool:
     """Whether ``text`` gives what a question of :func:`asks_for_number` asks for: a
-    number or version the question does not already say, or a word that counts
+    number, version or date the question does not already say, or a word that counts
     ("once", "only", "all")."""
     if _ASKS_VERSION.search(question):
         return _VERSION_NUMBER.search(text) is not None and answer_slot(question, text) > 0
+    if _ASKS_DATE.search(question):
+        asked = question.casefold()
+        return any(m.group().casefold() not in asked for m in _STATED_DATE.finditer(text))
     return answer_slot(question, text) > 0 or _QUANTIFIER.search(text) is not None
 
 

@@ -1,4 +1,5 @@
-"""A question asking how many or which version is answered only by a quote holding one."""
+"""A question asking how many, which version or which date is answered only by a quote
+holding one."""
 
 from __future__ import annotations
 
@@ -43,6 +44,25 @@ def test_a_count_is_a_numeral_or_a_counting_word_the_question_does_not_give() ->
     assert not holds_asked_number(v, "Only later releases have leases.")
 
 
+def test_a_date_asked_for_by_name_is_a_year_a_month_or_a_written_date() -> None:
+    assert asks_for_number("Until which date does Heron 1.x get security fixes?")
+    assert asks_for_number("In what year was the Heron scheduler first released?")
+    # A date format is a format; "when" may ask for a condition.
+    assert not asks_for_number("What date format does the Heron journal use?")
+    assert not asks_for_number("When does Heron renew a lease?")
+    q = "In what year was the Heron scheduler first released?"
+    assert holds_asked_number(q, "Heron was first released in 2019.")
+    assert holds_asked_number(q, "It grew out of tools written in the 1990s.")
+    assert holds_asked_number(q, "The first release came out on 3 March, a Tuesday.")
+    assert not holds_asked_number(q, "The first release ran 2 workers; 1.2 added leases.")
+    assert not holds_asked_number(q, "Heron 3.2019 is a release name, not a year.")
+    # "May" is a month only beside a number: it is a modal verb as often.
+    assert not holds_asked_number(q, "The first release may still be downloaded.")
+    assert holds_asked_number(q, "The first release shipped on May 4.")
+    # The year the question gives is no answer to it.
+    assert not holds_asked_number("What year after 2019 added leases?", "Since 2019, leases.")
+
+
 @pytest.fixture
 def heron(tmp_path: Path) -> Iterator[MemoBase]:
     base = MemoBase(tmp_path / "kb.db", embedder=None)
@@ -69,3 +89,6 @@ def test_a_quote_on_the_topic_that_states_no_number_is_refused(heron: MemoBase) 
     assert "6 workers" in answer.text
     # Asked without a count, the same passage answers.
     assert isinstance(engine.ask("How does the Heron scheduler start workers?"), Answer)
+    # Asked for a date it does not state, the passage on the topic is no answer.
+    refused = engine.ask("Until which date are Heron leases renewed by the worker?")
+    assert isinstance(refused, Refusal)
