@@ -293,8 +293,10 @@ def best_window(question: str, hits: Sequence[Hit], idf: Mapping[str, float]) ->
     return windows[0].text, windows[0].weight
 
 
+# The preposition a question may open a date with ("Until which date ...?").
+_DATE_PREPOSITION = r"(?:(?:in|until|till|since|by|before|after|from|on|as\s+of)\s+)?"
 # "When ...?", "What year ...?", "Until which date ...?", "Since what year ...?".
-_WHEN = re.compile(r"^\s*(?:when|(?:(?:in|until|till|since|by|before|after|from|on|as\s+of)\s+)?"
+_WHEN = re.compile(rf"^\s*(?:when|{_DATE_PREPOSITION}"
                    r"(?:what|which)\s+(?:year|date|day|month|century))\b|^\s*what\s+time\b|"
                    r"^\s*(?:когда|в\s+каком\s+году)", re.IGNORECASE)  # fmt: skip
 # The word after "how" that names the kind of answer ("how long", "how many").
@@ -465,7 +467,7 @@ def asks_for_number(question: str) -> bool:
 
 # A date asked for by name ("What year ...?", "Until which date ...?"), not "When ...?".
 _ASKS_DATE = re.compile(
-    r"^\s*(?:(?:in|until|till|since|by|before|after|from|on|as\s+of)\s+)?(?:what|which)\s+"
+    rf"^\s*{_DATE_PREPOSITION}(?:what|which)\s+"
     r"(?:year|date)s?\b(?!\s+(?:formats?|strings?|fields?|columns?|types?|objects?|class|stamps?))",
     re.IGNORECASE,
 )
