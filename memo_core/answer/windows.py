@@ -526,12 +526,46 @@ def titles_version(text: str, start: int, end: int) -> bool:
     )
 
 
+# "Which Python version does X require?", "Which version of h2 does X need?": the version
+# of another thing that X requires, needs, supports or depends on. The thing is the one
+# or two words before "version" (not a word saying which end of a range is asked) or
+# the word after "version of".
+_REQUIRED_VERSION = re.compile(
+    r"^\s*(?:which|what)\s+(?:(?:minimum|maximum|oldest|lowest|newest|latest|highest|"
+    r"earliest|required|supported)\s+)?"
+    r"(?:(?P<thing>(?!(?:is|are|was|were|do|does|did|has|have|had)\b)[\w.+]+"
+    r"(?:\s+(?!(?:is|are|was|were|do|does|did|has|have|had)\b)[\w.+]+)?)\s+versions?"
+    r"|versions?\s+of\s+(?P<of>[\w.+-]+))\b"
+    r"(?=.*\b(?:requir|need|support|depend)\w*)",
+    re.IGNORECASE,
+)
+
+
+def _names_required_thing(question: str, text: str) -> bool:
+    """Whether ``text`` names the thing whose version a question of
+    :data:`_REQUIRED_VERSION` asks for (a word of it, standing alone: "Requires-Python"
+    names Python, "pytest-timeout" does not name pytest); True for any other question."""
+    found = _REQUIRED_VERSION.search(question)
+    if found is None:
+        return True
+    words = (found.group("thing") or found.group("of")).split()
+    return any(
+        re.search(rf"(?<!\w){re.escape(word)}(?![\w-])", text, re.IGNORECASE) for word in words
+    )
+
+
 def holds_asked_number(question: str, text: str) -> bool:
     """Whether ``text`` gives what a question of :func:`asks_for_number` asks for: a
     number, version or date the question does not already say, or a word that counts
-    ("once", "only", "all")."""
+    ("once", "only", "all"). The version another thing must have ("Which Python
+    version does X require?") is stated beside that thing's name: the project's own
+    version ("Version: 2.4") is no answer to it."""
     if _ASKS_VERSION.search(question):
-        return _VERSION_NUMBER.search(text) is not None and answer_slot(question, text) > 0
+        return (
+            _VERSION_NUMBER.search(text) is not None
+            and answer_slot(question, text) > 0
+            and _names_required_thing(question, text)
+        )
     if _ASKS_DATE.search(question):
         asked = question.casefold()
         return any(m.group().casefold() not in asked for m in _STATED_DATE.finditer(text))

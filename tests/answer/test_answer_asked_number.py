@@ -63,6 +63,21 @@ def test_a_date_asked_for_by_name_is_a_year_a_month_or_a_written_date() -> None:
     assert not holds_asked_number("What year after 2019 added leases?", "Since 2019, leases.")
 
 
+def test_the_version_another_thing_must_have_is_stated_beside_its_name() -> None:
+    q = "Which Python version does wrenlog require?"
+    assert holds_asked_number(q, "Requires-Python: >=3.9")
+    assert holds_asked_number(q, "wrenlog runs on Python 3.9 or later.")
+    # The project's own version, or another package's, is no answer to it.
+    assert not holds_asked_number(q, "Name: wrenlog Version: 2.4.0")
+    assert not holds_asked_number(q, "Requires-Dist: heronkit>=1.2")
+    of = "Which version of heronkit does wrenlog need?"
+    assert holds_asked_number(of, "Requires-Dist: heronkit>=1.2")
+    # A name that only begins with the thing's name does not name it.
+    assert not holds_asked_number(of, "Name: heronkit-extras Version: 0.3")
+    # A version asked for without a requirement may be stated without the thing's name.
+    assert holds_asked_number("Which Python version added leases?", "Added in version 3.12.")
+
+
 @pytest.fixture
 def heron(tmp_path: Path) -> Iterator[MemoBase]:
     base = MemoBase(tmp_path / "kb.db", embedder=None)
@@ -92,3 +107,22 @@ def test_a_quote_on_the_topic_that_states_no_number_is_refused(heron: MemoBase) 
     # Asked for a date it does not state, the passage on the topic is no answer.
     refused = engine.ask("Until which date are Heron leases renewed by the worker?")
     assert isinstance(refused, Refusal)
+
+
+def test_a_record_stating_only_its_own_version_is_no_answer_to_a_requirement(
+    tmp_path: Path,
+) -> None:
+    base = MemoBase(tmp_path / "kb.db", embedder=None)
+    base.add_document(
+        "Name: wrenlog\nVersion: 2.4.0\nSummary: Structured logs for small daemons.\n"
+        "Requires-Dist: heronkit>=1.2\n",
+        document_id="wrenlog",
+    )
+    engine = GuardedAnswerer(base, gate=SufficiencyGate(threshold=0.0))
+    refused = engine.ask("Which Python version does wrenlog require?")
+    assert isinstance(refused, Refusal)
+    assert "state no number" in refused.reason
+    answer = engine.ask("Which heronkit version does wrenlog require?")
+    assert isinstance(answer, Answer)
+    assert "heronkit>=1.2" in answer.text
+    base.close()
