@@ -444,10 +444,12 @@ def answer_slot(question: str, sentence: str) -> float:
 
 
 # "Which (minor) version ...", not "What did release 4.2 add?": a verb between the
-# question word and "version" / "release" asks what a release did, not which one it is.
+# question word and "version" / "release" asks what a release did, not which one it is,
+# and a conjunction opens a clause ("What happens when release is called?").
 _ASKS_VERSION = re.compile(
     r"^\s*(?:(?:in|since|from|as\s+of|until|before|after)\s+)?(?:which|what)\s+"
-    r"(?:(?!(?:is|are|was|were|do|does|did|has|have|had|will|would|can|could|should)\b)\w+\s+)"
+    r"(?:(?!(?:is|are|was|were|do|does|did|has|have|had|will|would|can|could|should|"
+    r"happens?|when|if|while|once|unless|whether)\b)\w+\s+)"
     r"{0,2}(?:version|release)s?\b|"
     r"^\s*(?:(?:в|с|начиная\s+с)\s+)?(?:какой|какая|какие|каких)\s+(?:\w+\s+)?(?:верси|релиз)",
     re.IGNORECASE,

@@ -23,6 +23,8 @@ def test_which_questions_ask_for_a_number() -> None:
     assert asks_for_number("Since which minor release does Heron keep leases?")
     # What a named release did is no question for a version.
     assert not asks_for_number("What did release 3.1 of Heron add?")
+    # "release" here is what is done, not a release asked for.
+    assert not asks_for_number("What happens when release is called on a free Heron lease?")
     # When, where and which option may be answered without a number.
     assert not asks_for_number("When does the Heron scheduler restart a worker?")
     assert not asks_for_number("Where does Heron write its journal?")
