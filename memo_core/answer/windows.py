@@ -571,7 +571,13 @@ def holds_asked_number(question: str, text: str) -> bool:
     if _ASKS_DATE.search(question):
         asked = question.casefold()
         return any(m.group().casefold() not in asked for m in _STATED_DATE.finditer(text))
-    return answer_slot(question, text) > 0 or _QUANTIFIER.search(text) is not None
+    counted = _NO_COUNT.sub(" ", text)
+    return answer_slot(question, counted) > 0 or _QUANTIFIER.search(counted) is not None
+
+
+# Digits that count nothing: a version ("1.2.4", "v2") and those inside a name ("e5-small",
+# "python3", "ID3"); a count may carry its unit ("64MB", "10x", "3rd").
+_NO_COUNT = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}(?!\.?\w)|[^\W\d_]+\d[\w.-]*")
 
 
 # A question about a default ("What is the default mode?", "What does it default to?",

@@ -39,6 +39,12 @@ def test_a_count_is_a_numeral_or_a_counting_word_the_question_does_not_give() ->
     assert not holds_asked_number(q, "The scheduler starts workers on demand.")
     # The number the question gives is no answer to it.
     assert not holds_asked_number("How many of the 8 workers are idle?", "8 workers run.")
+    # Nor is a version or a digit inside a name; a number with its unit is a count.
+    size = "How large can a Heron journal grow?"
+    assert not holds_asked_number(size, "The journal format is that of Heron 2.4.1.")
+    assert not holds_asked_number(size, "Journals are written by heron3 and read by ID3 tools.")
+    assert holds_asked_number(size, "A journal grows to 64MB before it rotates.")
+    assert holds_asked_number(size, "Heron journals hold up to 2.5 GB.")
     v = "Which version of Heron added leases?"
     assert holds_asked_number(v, "Leases were added in Heron 2.4.")
     assert not holds_asked_number(v, "Leases were added in a later release.")
