@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -55,8 +55,10 @@ from memo_core.answer.types import (
 from memo_core.answer.verify import CitationVerifier
 from memo_core.answer.windows import (
     asks_for_number,
+    asks_for_place,
     diversify,
     holds_asked_number,
+    names_place,
     states_asked_default,
 )
 from memo_core.errors import AnswerFormatError, ConfigError, InvalidInputError
@@ -237,19 +239,6 @@ class GuardedAnswerer:
                 _related(found),
             )
         claims = stating
-        # Asked how many or which version, quotes that hold no number new to the question
-        # are on its topic and leave its answer out ("it retries on failure").
-        if asks_for_number(asked) and not any(
-            claim.memory_only
-            or holds_asked_number(asked, " ".join(c.sentence for c in claim.citations))
-            for claim in claims
-        ):
-            return Refusal(
-                f"{NOT_IN_BASE} (the passages found state no number)",
-                decision.score,
-                searched,
-                _related(found),
-            )
         read, hits = self._reader(owner), [p.hit for p in passages]
         # A statement whose own passages do not name what the question names (a fee
         # quoted from another product's page beside the right one) is about something
@@ -265,6 +254,17 @@ class GuardedAnswerer:
             )
         ]
         claims = on_topic or claims
+        # What the question asks for by its kind (a number, a place), the statements
+        # left must hold: those that do not are on its topic and leave its answer out
+        # ("it retries on failure", "Name: heron").
+        lacking = _lacking_kind(asked, claims)
+        if lacking:
+            return Refusal(
+                f"{NOT_IN_BASE} (the passages found {lacking})",
+                decision.score,
+                searched,
+                _related(found),
+            )
         all_cited = [c for claim in claims for c in claim.citations]
         citations = [c for c in all_cited if not c.is_memory]
         remembered = [c for c in all_cited if c.is_memory]
@@ -493,6 +493,24 @@ class GuardedAnswerer:
 #: How many nearby passages a refusal offers, and how long each may be.
 RELATED_PASSAGES = 3
 RELATED_CHARS = 300
+
+
+def _lacking_kind(asked: str, claims: Sequence[Claim]) -> str | None:
+    """What none of ``claims`` holds of the kind ``asked`` asks for: "state no number"
+    (how many, which version, what year), "name no place" (where); None when one does
+    or the question asks for no such kind. A statement from memory is taken as given."""
+
+    def any_claim(holds: Callable[[str], bool]) -> bool:
+        return any(
+            claim.memory_only or holds(" ".join(c.sentence for c in claim.citations))
+            for claim in claims
+        )
+
+    if asks_for_number(asked) and not any_claim(lambda text: holds_asked_number(asked, text)):
+        return "state no number"
+    if asks_for_place(asked) and not any_claim(names_place):
+        return "name no place"
+    return None
 
 
 def _related(hits: Sequence[Hit]) -> list[RelatedPassage]:

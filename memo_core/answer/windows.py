@@ -46,6 +46,7 @@ __all__ = [
     "answer_slot",
     "answer_type_match",
     "asks_for_number",
+    "asks_for_place",
     "asks_own_version",
     "best_window",
     "diversify",
@@ -53,6 +54,7 @@ __all__ = [
     "implied_terms",
     "is_heading",
     "names_indented_text",
+    "names_place",
     "rank_windows",
     "states_asked_default",
     "titles_version",
@@ -578,6 +580,28 @@ def holds_asked_number(question: str, text: str) -> bool:
 # Digits that count nothing: a version ("1.2.4", "v2") and those inside a name ("e5-small",
 # "python3", "ID3"); a count may carry its unit ("64MB", "10x", "3rd").
 _NO_COUNT = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}(?!\.?\w)|[^\W\d_]+\d[\w.-]*")
+
+
+# Where a thing is, as a text says it: a place phrase ("in the cache", "to stderr", "under
+# the home directory"), a URL, a path or a file name, or a name ("Paris", "PyPI").
+_PLACE = re.compile(
+    r"\b(?:in|at|on|to|into|onto|under|inside|within|from|near|beside|below|above|"
+    r"в|во|на|около|у|из)\b|"
+    r"[a-z][\w+.-]*://|(?<![\w/])[~.]{0,2}/[\w.]|\\\w|\b\w+\.[a-z]{1,5}\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_place(question: str) -> bool:
+    """Whether ``question`` asks where something is ("Where is ...?", "Где ...?")."""
+    return _WHERE.search(question) is not None
+
+
+def names_place(text: str) -> bool:
+    """Whether ``text`` could answer a question of :func:`asks_for_place`: it holds a
+    place phrase, a URL, a path or a file name, or a name; a record's "Name: heron" on
+    its own says what a thing is, not where."""
+    return _PLACE.search(text) is not None or _NAME.search(text) is not None
 
 
 # A question about a default ("What is the default mode?", "What does it default to?",
