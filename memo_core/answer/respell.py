@@ -51,6 +51,7 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("delete", "remove"),
     ("author", "wrote", "written by"),
     ("several", "multiple"),
+    ("require", "depend"),
 )
 #: A phrase of a group as written in a question or a passage: words apart by spaces,
 #: hyphens or underscores ("max_workers" says "max"), the last one maybe plural.

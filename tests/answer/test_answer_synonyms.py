@@ -41,6 +41,13 @@ def test_a_phrase_is_read_in_the_passages_word_for_it() -> None:
     assert respelled("Can I book several bays at once?", [bays]) == (
         "Can I book multiple bays at once?"
     )
+    needs = record + "\nRequires-Dist: wrenkit>=2.0"
+    assert respelled("Which package does baylog depend on?", [needs]) == (
+        "Which package does baylog require on?"
+    )
+    assert respelled("Does baylog require wrenkit?", ["baylog depends on wrenkit."]) == (
+        "Does baylog depend wrenkit?"
+    )
 
 
 def test_the_best_passage_saying_any_of_them_decides() -> None:
