@@ -23,7 +23,13 @@ a question saying one is read in the word of the best passage that says any of t
 when it says another and not the asked one. Only these, from a list: a word merely
 close in meaning ("largest", "limit") names another thing as often as the same one,
 and so does an abbreviation found inside other names ("max" in "max-temp" is no
-"maximum"). The engine searches again with the question so read (``engine.py``).
+"maximum").
+
+And for two words a question writes apart that the passages write as one ("zip
+file" and ``zipfile``, "time zone" and "timezone"): the pair is read as the passages'
+one word when the best passage holding either form holds that one, so the terms the
+gate and the picker weigh meet. The engine searches again with the question so read
+(``engine.py``).
 """
 
 from __future__ import annotations
@@ -32,9 +38,10 @@ import functools
 import importlib.util
 import re
 from collections.abc import Callable, Sequence
+from itertools import pairwise
 
 from memo_core.answer.lemmas import term_of
-from memo_core.search.text import detect_language, tokenize
+from memo_core.search.text import STOPWORDS, detect_language, tokenize
 
 __all__ = ["respelled", "spellings_available"]
 
@@ -92,7 +99,33 @@ def respelled(question: str, passages: Sequence[str]) -> str:
     """``question`` with each word the ``passages`` spell the other regional way, or
     name by a synonym, written as they do (see the module docstring); ``question``
     itself when none is."""
-    return _in_passages_synonyms(_in_passages_spelling(question, passages), passages)
+    return _in_passages_compounds(
+        _in_passages_synonyms(_in_passages_spelling(question, passages), passages), passages
+    )
+
+
+def _in_passages_compounds(question: str, passages: Sequence[str]) -> str:
+    """``question`` with each pair of adjacent content words (apart by a space or a
+    hyphen) written as one word where the best passage holding the pair or the one word
+    holds the one word."""
+    held: list[tuple[set[str], set[tuple[str, str]]]] | None = None
+    out = question
+    for first, second in reversed(list(pairwise(_WORD.finditer(question)))):
+        if question[first.end() : second.start()] not in (" ", "-"):
+            continue
+        a, b = first.group().lower(), second.group().lower()
+        if a in STOPWORDS or b in STOPWORDS:
+            continue
+        if held is None:
+            tokens = [tokenize(text) for text in passages]
+            held = [(set(words), set(pairwise(words))) for words in tokens]
+        for words, pairs in held:
+            if (a, b) in pairs:
+                break  # the passage writes them apart, as asked
+            if a + b in words:
+                out = out[: first.start()] + a + b + out[second.end() :]
+                break
+    return out
 
 
 def _in_passages_synonyms(question: str, passages: Sequence[str]) -> str:

@@ -50,6 +50,21 @@ def test_a_phrase_is_read_in_the_passages_word_for_it() -> None:
     )
 
 
+def test_two_words_the_passages_write_as_one_are_read_as_one() -> None:
+    listing = "-t, --test  Test if a baypack is complete. Baypacks hold one timetable each."
+    assert respelled("How do I check that a bay pack is complete?", [listing]) == (
+        "How do I check that a baypack is complete?"
+    )
+    assert respelled("Does a bay-pack hold a time table?", [listing]) == (
+        "Does a baypack hold a timetable?"
+    )
+    # The best passage holding either form decides: written apart there, kept apart.
+    apart = "A bay pack is a folder of bays."
+    assert respelled("What is a bay pack?", [apart, listing]) == "What is a bay pack?"
+    # A function word is no part of a compound ("a" + "bay" is no "abay").
+    assert respelled("Is there a bay?", ["Abay is a name."]) == "Is there a bay?"
+
+
 def test_the_best_passage_saying_any_of_them_decides() -> None:
     # The first passage that says one of the phrases at all says it as asked.
     said = ["The exit code 3 means the bay is busy.", PAGE]
