@@ -108,6 +108,7 @@ def _in_passages_compounds(question: str, passages: Sequence[str]) -> str:
     """``question`` with each pair of adjacent content words (apart by a space or a
     hyphen) written as one word where the best passage holding the pair or the one word
     holds the one word."""
+    language = detect_language(question)
     held: list[tuple[set[str], set[tuple[str, str]]]] | None = None
     out = question
     for first, second in reversed(list(pairwise(_WORD.finditer(question)))):
@@ -117,12 +118,14 @@ def _in_passages_compounds(question: str, passages: Sequence[str]) -> str:
         if a in STOPWORDS or b in STOPWORDS:
             continue
         if held is None:
-            tokens = [tokenize(text) for text in passages]
-            held = [(set(words), set(pairwise(words))) for words in tokens]
+            # In any of their forms: "string literals" writes "string literal" apart.
+            terms = [[term_of(t, language) for t in tokenize(text)] for text in passages]
+            held = [(set(words), set(pairwise(words))) for words in terms]
+        apart, joined = (term_of(a, language), term_of(b, language)), term_of(a + b, language)
         for words, pairs in held:
-            if (a, b) in pairs:
+            if apart in pairs:
                 break  # the passage writes them apart, as asked
-            if a + b in words:
+            if joined in words:
                 out = out[: first.start()] + a + b + out[second.end() :]
                 break
     return out

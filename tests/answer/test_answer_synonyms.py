@@ -61,6 +61,9 @@ def test_two_words_the_passages_write_as_one_are_read_as_one() -> None:
     # The best passage holding either form decides: written apart there, kept apart.
     apart = "A bay pack is a folder of bays."
     assert respelled("What is a bay pack?", [apart, listing]) == "What is a bay pack?"
+    # In any of its forms: "bay packs" writes "bay pack" apart.
+    plural = "Bay packs are folders of bays."
+    assert respelled("What is a bay pack?", [plural, listing]) == "What is a bay pack?"
     # A function word is no part of a compound ("a" + "bay" is no "abay").
     assert respelled("Is there a bay?", ["Abay is a name."]) == "Is there a bay?"
 
