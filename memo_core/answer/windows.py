@@ -445,12 +445,14 @@ def answer_slot(question: str, sentence: str) -> float:
     return 0.0
 
 
+# The auxiliary verbs a question opens its clause with ("What does ...", "Which is ...").
+_AUXILIARY = r"(?:is|are|was|were|do|does|did|has|have|had)\b"
 # "Which (minor) version ...", not "What did release 4.2 add?": a verb between the
 # question word and "version" / "release" asks what a release did, not which one it is,
 # and a conjunction opens a clause ("What happens when release is called?").
 _ASKS_VERSION = re.compile(
     r"^\s*(?:(?:in|since|from|as\s+of|until|before|after)\s+)?(?:which|what)\s+"
-    r"(?:(?!(?:is|are|was|were|do|does|did|has|have|had|will|would|can|could|should|"
+    rf"(?:(?!{_AUXILIARY}|(?:will|would|can|could|should|"
     r"happens?|when|if|while|once|unless|whether)\b)\w+\s+)"
     r"{0,2}(?:version|release)s?\b|"
     r"^\s*(?:(?:в|с|начиная\s+с)\s+)?(?:какой|какая|какие|каких)\s+(?:\w+\s+)?(?:верси|релиз)",
@@ -537,8 +539,7 @@ def titles_version(text: str, start: int, end: int) -> bool:
 _REQUIRED_VERSION = re.compile(
     r"^\s*(?:which|what)\s+(?:(?:minimum|maximum|oldest|lowest|newest|latest|highest|"
     r"earliest|required|supported)\s+)?"
-    r"(?:(?P<thing>(?!(?:is|are|was|were|do|does|did|has|have|had)\b)[\w.+]+"
-    r"(?:\s+(?!(?:is|are|was|were|do|does|did|has|have|had)\b)[\w.+]+)?)\s+versions?"
+    rf"(?:(?P<thing>(?!{_AUXILIARY})[\w.+]+(?:\s+(?!{_AUXILIARY})[\w.+]+)?)\s+versions?"
     r"|versions?\s+of\s+(?P<of>[\w.+-]+))\b"
     r"(?=.*\b(?:requir|need|support|depend)\w*)",
     re.IGNORECASE,
