@@ -67,9 +67,10 @@ _HEADING_WORDS = 10
 PER_DOCUMENT = 2
 #: How many of the best windows get their sentence embedded (the costly part).
 CANDIDATES = 8
-#: What may stand before a heading on its line: a gutter of bars, a bullet or a section
-#: number ("4.", "2.1").
-_HEADING_PREFIX = re.compile(r"[\s|]*[\-*•]*\s*(?:\d{1,3}(?:\.\d{1,3})*\.?)?\s*")
+#: What may stand before a heading on its line: a gutter of bars or a section number
+#: ("4.", "2.1"). Not a bullet: a bulleted line is an item of a list ("* Enable the
+#: debug mode"), which states what it says without a full stop.
+_HEADING_PREFIX = re.compile(r"[\s|]*(?:\d{1,3}(?:\.\d{1,3})*\.?)?\s*")
 
 
 def _neighbour_line(text: str, start: int, end: int, step: int) -> str:

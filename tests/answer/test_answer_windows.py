@@ -48,6 +48,20 @@ def test_a_numbered_section_title_is_a_heading() -> None:
     assert texts and "Delivery" not in texts and texts[0].startswith("3.1 Goods ship")
 
 
+def test_a_bulleted_line_is_an_item_of_a_list_not_a_title() -> None:
+    text = (
+        "Strict mode\n"
+        "Strict mode makes the loader check more:\n"
+        "* Reject unsigned plugins\n"
+        "* Refuse symbolic links inside the cache\n"
+        "- Log every skipped file\n"
+    )
+    assert _spans(text) == ["Strict mode"]
+    picked = extractive_answer("Does strict mode refuse symbolic links?", [("c", text)])
+    texts = [text[a:b] for _, a, b in picked]
+    assert texts and texts[0] == "Refuse symbolic links inside the cache"
+
+
 def test_a_heading_is_never_the_extractive_answer() -> None:
     picked = extractive_answer("What are the renewal fees and deadlines?", [("c", DOC)])
     texts = [DOC[a:b] for _, a, b in picked]
