@@ -415,6 +415,9 @@ def _line_breaks(text: str) -> list[int]:
             or _BULLET.match(nxt)
             or _HEADING.match(nxt)
             or _HEADING.match(cur)
+            # A full stop before a line standing out to the left: the next entry of an
+            # indented list ("Compression level, 0-9." over "  wbits"), whatever its case.
+            or (cur[-1:] in ".!?" and indents[k + 1] < indents[k] and nxt[:1].isalnum())
             or (
                 len(cur) <= _TITLE_MAX
                 and cur[-1:].isalnum()

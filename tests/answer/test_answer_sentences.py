@@ -57,6 +57,24 @@ def test_lines_bullets_and_headings() -> None:
     ]
 
 
+def test_a_full_stop_before_a_line_standing_out_to_the_left_ends_the_sentence() -> None:
+    text = (
+        "  depth\n"
+        "    How deep the scan goes, 1-8.\n"
+        "  follow\n"
+        "    Whether links are followed.\n"
+        "Scans stop at mount points, e.g.\n"
+        "network shares."
+    )
+    assert _split(text) == [
+        "depth",
+        "How deep the scan goes, 1-8.",
+        "follow",
+        "Whether links are followed.",
+        "Scans stop at mount points, e.g.\nnetwork shares.",
+    ]
+
+
 def test_a_wrapped_line_does_not_split() -> None:
     text = "The agreement was signed by the parties after a long negotiation\nthat lasted months."
     assert len(split_sentences(text)) == 1
