@@ -370,6 +370,9 @@ _SYNOPSIS_TITLE = re.compile(r"SYNOPSIS|USAGE|СИНТАКСИС")
 #: An option a question names: "-d", "--no-indent", "-X", or a variable ("PYTHONPATH").
 _ASKED_OPTION = re.compile(r"(?<![\w-])--?[A-Za-z0-9][\w-]*|\b[A-Z][A-Z0-9_]{3,}\b")
 _SPELLING_TOKEN = re.compile(r"--?[A-Za-z0-9][\w-]*|[A-Z][A-Z0-9_]{3,}")
+#: "python -m tarfile": how the module asked about is run. Its help need not say it, and
+#: the "-m" is no option of that module's ("-m, --memo" in its help is another one).
+_RUN_AS_MODULE = re.compile(r"\bpython[\d.]*\s+-m\s+(?=\w)", re.IGNORECASE)
 
 
 # "What is X?", "What are X?", "What does X do?", "What does X mean?": X is asked for
@@ -466,7 +469,8 @@ def pick_candidates(
     cfg = config or ExtractiveConfig()
     language = detect_language(question)
     # "long" in "how long" names the answer's type; the gate does not weigh it either.
-    qterms = set(_terms(without_type_cue(question), language))
+    asked = _RUN_AS_MODULE.sub("", question)
+    qterms = set(_terms(without_type_cue(asked), language))
     if not qterms:
         return []
     sentences = _sentences(
@@ -474,7 +478,7 @@ def pick_candidates(
     )
     if not sentences:
         return []
-    asked_options = {m.group() for m in _ASKED_OPTION.finditer(question)}
+    asked_options = {m.group() for m in _ASKED_OPTION.finditer(asked)}
     subject = _defined_subject(question)
     n = len(sentences)
     df = {t: sum(1 for s in sentences if t in s.terms) for t in qterms}

@@ -183,8 +183,23 @@ def is_heading(text: str, start: int, end: int) -> bool:
         # What a line ending in a colon introduces ("To install it, run:" over "pip
         # install quillsync"): a command or an example, not a title.
         or before.endswith(":")
+        # A help text's description, in the paragraph under its usage synopsis.
+        or _follows_usage(text, line_start)
     )
     return not described
+
+
+def _follows_usage(text: str, line_start: int) -> bool:
+    """Whether the line at ``line_start`` opens the paragraph right after a usage
+    synopsis ("usage: python -m tarfile [-h] ..."), where a help text says what the
+    program does."""
+    end = line_start
+    while end > 0 and text[end - 1] in " \t\n":
+        end -= 1
+    if text.count("\n", end, line_start) < 2:
+        return False  # no blank line between: the same paragraph
+    opening = text.rfind("\n\n", 0, end)
+    return text[opening + 2 if opening >= 0 else 0 : end].lstrip()[:6].casefold() == "usage:"
 
 
 def names_indented_text(text: str, start: int, end: int) -> bool:

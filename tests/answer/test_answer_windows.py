@@ -62,6 +62,25 @@ def test_a_bulleted_line_is_an_item_of_a_list_not_a_title() -> None:
     assert texts and texts[0] == "Refuse symbolic links inside the cache"
 
 
+def test_what_a_help_text_says_under_its_usage_is_the_programs_description() -> None:
+    text = (
+        "usage: python -m wrentool [-h] [-m] [-q]\n"
+        "                         [journal ...]\n"
+        "\n"
+        "merge the journals of two wren daemons\n"
+        "\n"
+        "options:\n"
+        "  -h, --help   show this help message and exit\n"
+        "  -m, --move   move the merged journals instead of copying them\n"
+        "  -q, --quiet  print nothing but errors\n"
+    )
+    assert "merge the journals of two wren daemons" not in _spans(text)
+    # The "-m" that runs the module is no option of it: the description answers.
+    picked = extractive_answer("What does python -m wrentool do?", [("c", text)])
+    texts = [text[a:b] for _, a, b in picked]
+    assert texts and texts[0] == "merge the journals of two wren daemons"
+
+
 def test_a_heading_is_never_the_extractive_answer() -> None:
     picked = extractive_answer("What are the renewal fees and deadlines?", [("c", DOC)])
     texts = [DOC[a:b] for _, a, b in picked]
