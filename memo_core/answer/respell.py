@@ -109,6 +109,7 @@ def _in_passages_compounds(question: str, passages: Sequence[str]) -> str:
     hyphen) written as one word where the best passage holding the pair or the one word
     holds the one word."""
     language = detect_language(question)
+    lowered = [text.lower() for text in passages]
     held: list[tuple[set[str], set[tuple[str, str]]]] | None = None
     out = question
     for first, second in reversed(list(pairwise(_WORD.finditer(question)))):
@@ -117,16 +118,22 @@ def _in_passages_compounds(question: str, passages: Sequence[str]) -> str:
         a, b = first.group().lower(), second.group().lower()
         if a in STOPWORDS or b in STOPWORDS:
             continue
+        # Cheaply first: no passage writes the two words together in any form.
+        stem = a + (b[:-2] if len(b) > 4 else b)
+        if not any(stem in text for text in lowered):
+            continue
         if held is None:
             # In any of their forms: "string literals" writes "string literal" apart.
             terms = [[term_of(t, language) for t in tokenize(text)] for text in passages]
             held = [(set(words), set(pairwise(words))) for words in terms]
         apart, joined = (term_of(a, language), term_of(b, language)), term_of(a + b, language)
+        if joined in apart:
+            continue  # "Mongol er" is no compound: "er" only ends a word as a suffix would
         for words, pairs in held:
             if apart in pairs:
                 break  # the passage writes them apart, as asked
             if joined in words:
-                out = out[: first.start()] + a + b + out[second.end() :]
+                out = out[: first.start()] + first.group() + b + out[second.end() :]
                 break
     return out
 

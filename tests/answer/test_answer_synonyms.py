@@ -64,6 +64,12 @@ def test_two_words_the_passages_write_as_one_are_read_as_one() -> None:
     # In any of its forms: "bay packs" writes "bay pack" apart.
     plural = "Bay packs are folders of bays."
     assert respelled("What is a bay pack?", [plural, listing]) == "What is a bay pack?"
+    # Nor is a word that only ends another as a suffix would ("Wren er" is no "wrener"),
+    # and the first word keeps its capital.
+    assert respelled("Where is Wren er the bay?", ["Wrens nest by a bay."]) == (
+        "Where is Wren er the bay?"
+    )
+    assert respelled("Where is the Bay pack?", [listing]) == "Where is the Baypack?"
     # A function word is no part of a compound ("a" + "bay" is no "abay").
     assert respelled("Is there a bay?", ["Abay is a name."]) == "Is there a bay?"
 
