@@ -139,13 +139,16 @@ def _missing_hard_terms(question: str, evidence: list[str]) -> list[str]:
     numbers = StatedNumbers.read(text, language)
     stems = {stem_token(w, language) for w in words if not _DIGIT.search(w)}
     identifiers = {w.lower().strip("_") for w in _WORD.findall(text)}
+    # A name written as code ("orjson.dump", "max_size") is matched as written: "dumps"
+    # is another function, not a form of it.
+    as_code = {m.group().lower().strip("_") for m in _IDENTIFIER.finditer(question)}
     asked_acronyms = {w.lower() for w in _ACRONYM.findall(question)}
     # Read from the evidence only for a term no plainer way finds (most questions: none).
     plain: set[str] | None = None
     initials: list[str] | None = None
     missing = []
     for term in terms:
-        if _IDENTIFIER.fullmatch(term) or "_" in term:
+        if term in as_code or _IDENTIFIER.fullmatch(term) or "_" in term:
             found = term in identifiers
         elif _DIGIT.search(term):
             found = numbers.states(term)

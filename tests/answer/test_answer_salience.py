@@ -91,6 +91,15 @@ def test_a_name_is_found_in_its_derived_form_and_its_possessive() -> None:
     assert missing_terms("What does Mars export?", ["Marseille exports soap."]) == ["mars"]
 
 
+def test_a_name_written_as_code_is_matched_as_written() -> None:
+    # "wrenlib.pack" and "wrenlib.packs" are two functions, not two forms of one word.
+    packs = ["wrenlib.packs() turns a record into bytes."]
+    assert missing_terms("What does wrenlib.pack return?", packs) == ["pack"]
+    assert missing_terms("What does wrenlib.packs return?", packs) == []
+    # In prose a word still matches its other forms.
+    assert missing_terms("How does Wrenlib pack records?", ["Wrenlib packs records."]) == []
+
+
 def test_a_quote_from_a_page_that_does_not_name_the_thing_asked_about_is_dropped(
     tmp_path: Path,
 ) -> None:
