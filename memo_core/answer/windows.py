@@ -599,11 +599,10 @@ def holds_asked_number(question: str, text: str) -> bool:
 _NO_COUNT = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}(?!\.?\w)|[^\W\d_]+\d[\w.-]*")
 
 
-# Where a thing is, as a text says it: a place phrase ("in the cache", "to stderr", "under
-# the home directory"), a URL, a path or a file name, or a name ("Paris", "PyPI").
-_PLACE = re.compile(
-    r"\b(?:in|at|on|to|into|onto|under|inside|within|from|near|beside|below|above|"
-    r"в|во|на|около|у|из)\b|"
+# Where a thing is, as a text says it beyond a place phrase of :data:`_LOCATIVE` and a
+# name: more place phrases ("to stderr", "on the disk"), a URL, a path or a file name.
+_PLACE_FORM = re.compile(
+    r"\b(?:on|to|into|onto|beside|below|above|во|у|из)\b|"
     r"[a-z][\w+.-]*://|(?<![\w/])[~.]{0,2}/[\w.]|\\\w|\b\w+\.[a-z]{1,5}\b",
     re.IGNORECASE,
 )
@@ -618,7 +617,7 @@ def names_place(text: str) -> bool:
     """Whether ``text`` could answer a question of :func:`asks_for_place`: it holds a
     place phrase, a URL, a path or a file name, or a name; a record's "Name: heron" on
     its own says what a thing is, not where."""
-    return _PLACE.search(text) is not None or _NAME.search(text) is not None
+    return any(form.search(text) for form in (_LOCATIVE, _NAME, _PLACE_FORM))
 
 
 # A question about a default ("What is the default mode?", "What does it default to?",
