@@ -562,16 +562,25 @@ _REQUIRED_VERSION = re.compile(
 )
 
 
-def _names_required_thing(question: str, text: str) -> bool:
-    """Whether ``text`` names the thing whose version a question of
-    :data:`_REQUIRED_VERSION` asks for (a word of it, standing alone: "Requires-Python"
-    names Python, "pytest-timeout" does not name pytest); True for any other question."""
+# What may stand between a thing's name and the version it must have: a colon, a
+# bracket, a comparison, the word "version", markup ("Python 3.9+", "Requires-Python: >=3.9",
+# "msgpack (>=1.0.7,<2)", "Python versions 3.8 to 3.12", "`build`_ (>=0.6)").
+_TO_VERSION = r"(?:\s*(?:[:(\[`*_]|versions?\b|[<>=!~]=?))*\s*['\"]?v?\d+(?:\.\d+)*"
+
+
+def _versions_required_thing(question: str, text: str) -> bool:
+    """Whether ``text`` gives a version beside the thing whose version a question of
+    :data:`_REQUIRED_VERSION` asks for (a word of it, standing alone, the version right
+    after it: "Requires-Python: >=3.9" gives Python's, "pytest-timeout 2.4" no pytest's,
+    and "pyright ; extra == 'dev'" none, whatever version the next field holds); True
+    for any other question."""
     found = _REQUIRED_VERSION.search(question)
     if found is None:
         return True
     words = (found.group("thing") or found.group("of")).split()
     return any(
-        re.search(rf"(?<!\w){re.escape(word)}(?![\w-])", text, re.IGNORECASE) for word in words
+        re.search(rf"(?<!\w){re.escape(word)}(?![\w-]){_TO_VERSION}", text, re.IGNORECASE)
+        for word in words
     )
 
 
@@ -580,12 +589,12 @@ def holds_asked_number(question: str, text: str) -> bool:
     number, version or date the question does not already say, or a word that counts
     ("once", "only", "all"). The version another thing must have ("Which Python
     version does X require?") is stated beside that thing's name: the project's own
-    version ("Version: 2.4") is no answer to it."""
+    version ("Version: 2.4") is no answer to it, nor another's beside it."""
     if _ASKS_VERSION.search(question):
         return (
             _VERSION_NUMBER.search(text) is not None
             and answer_slot(question, text) > 0
-            and _names_required_thing(question, text)
+            and _versions_required_thing(question, text)
         )
     if _ASKS_DATE.search(question):
         asked = question.casefold()

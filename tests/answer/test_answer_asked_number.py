@@ -86,6 +86,20 @@ def test_the_version_another_thing_must_have_is_stated_beside_its_name() -> None
     assert holds_asked_number("Which Python version added leases?", "Added in version 3.12.")
 
 
+def test_the_version_must_stand_beside_the_thing_not_just_in_the_same_text() -> None:
+    of = "Which version of heronkit does wrenlog need?"
+    assert holds_asked_number(of, "Requires-Dist: heronkit (>=1.2,<2.0)")
+    assert holds_asked_number(of, "It needs heronkit versions 1.2 to 1.9.")
+    assert holds_asked_number(of, "- `heronkit`_ (>=1.2)")
+    # Named without a version, beside a field that gives another package's.
+    fields = 'Requires-Dist: heronkit ; extra == "dev"\nRequires-Dist: lintkit<0.9.1'
+    assert not holds_asked_number(of, fields)
+    # The thing named in another name's words: "the Wren Python SDK" is no Python.
+    q = "Which Python version does the Wren SDK v1 require?"
+    assert not holds_asked_number(q, "This is the Wren Python SDK. v2 is the current line.")
+    assert holds_asked_number(q, "The Wren SDK v1 needs Python 3.10 or newer.")
+
+
 @pytest.fixture
 def heron(tmp_path: Path) -> Iterator[MemoBase]:
     base = MemoBase(tmp_path / "kb.db", embedder=None)
