@@ -35,7 +35,7 @@ from memo_core.answer.sentences import (
     split_sentences,
     titles_indented_text,
 )
-from memo_core.search.text import detect_language, tokenize
+from memo_core.search.text import STOPWORDS, detect_language, tokenize
 from memo_core.types import Hit
 
 __all__ = [
@@ -600,7 +600,34 @@ def holds_asked_number(question: str, text: str) -> bool:
         asked = question.casefold()
         return any(m.group().casefold() not in asked for m in _STATED_DATE.finditer(text))
     counted = _NO_COUNT.sub(" ", text)
+    if not _names_counted(question, text):
+        return False
     return answer_slot(question, counted) > 0 or _QUANTIFIER.search(counted) is not None
+
+
+# What "how many" counts: the words after it, up to a function word ("How many MTEB
+# points does ...", "How many languages are ...").
+_TIMES = frozenset({"time", "times"})
+_HOW_MANY_WHAT = re.compile(r"\bhow\s+many\s+((?:[^\W\d_][\w-]*\s*){1,4})", re.IGNORECASE)
+
+
+def _names_counted(question: str, text: str) -> bool:
+    """Whether ``text`` names what a "how many" question counts (a word of it, in any of
+    its forms): "a factor of up to 50" counts no MTEB points, a code sample's
+    ``dim=384`` no languages. True for any other question."""
+    found = _HOW_MANY_WHAT.search(question)
+    if found is None:
+        return True
+    words = []
+    for word in tokenize(found.group(1)):
+        if word in STOPWORDS:
+            break
+        words.append(word)
+    if not words or words[0] in _TIMES:
+        return True  # "how many times" is answered by "once" as well as by "3 times"
+    language = detect_language(question)
+    held = {term_of(t, language) for t in tokenize(text)}
+    return any(term_of(word, language) in held for word in words)
 
 
 # Digits that count nothing: a version ("1.2.4", "v2") and those inside a name ("e5-small",

@@ -100,6 +100,19 @@ def test_the_version_must_stand_beside_the_thing_not_just_in_the_same_text() -> 
     assert holds_asked_number(q, "The Wren SDK v1 needs Python 3.10 or newer.")
 
 
+def test_a_count_answers_how_many_only_beside_what_it_counts() -> None:
+    q = "How many languages does the Heron tokenizer cover?"
+    assert holds_asked_number(q, "The Heron tokenizer covers 41 languages.")
+    assert holds_asked_number(q, "Each language of the 41 it knows has a word list.")
+    # A number of something else: a size, a factor, a dimension in a code sample.
+    assert not holds_asked_number(q, "The Heron tokenizer is smaller by a factor of 12.")
+    assert not holds_asked_number(q, 'Tokenizer(model="heron-multi", dim=384)')
+    # Any word of what is counted will do: "How many stop words" by "72 words".
+    assert holds_asked_number("How many stop words does it ship?", "It ships 72 words.")
+    # "How many times" is answered by "once" as well as by "3 times".
+    assert holds_asked_number("How many times is the key hashed?", "It is hashed only once.")
+
+
 @pytest.fixture
 def heron(tmp_path: Path) -> Iterator[MemoBase]:
     base = MemoBase(tmp_path / "kb.db", embedder=None)
