@@ -28,6 +28,7 @@ from memo_core.answer.evidence import (
 )
 from memo_core.answer.extractive import extractive_answer
 from memo_core.answer.faithfulness import unfaithful
+from memo_core.answer.fields import fields_off_question
 from memo_core.answer.gate import SufficiencyGate, neighbourhood
 from memo_core.answer.grounding import is_grounded
 from memo_core.answer.passages import DocumentReader, Passage, whole_sentences
@@ -239,6 +240,22 @@ class GuardedAnswerer:
                 _related(found),
             )
         claims = stating
+        # A record's fields all share its subject's name with the question: a quote of
+        # fields that holds nothing else the question asks by is another field's value
+        # ("Name: heronlog" for "Who maintains heronlog?").
+        claims = [
+            claim
+            for claim in claims
+            if claim.memory_only
+            or not fields_off_question(spelled, [c for c in claim.citations if not c.is_memory])
+        ]
+        if not claims:
+            return Refusal(
+                f"{NOT_IN_BASE} (the record fields found do not name what the question asks)",
+                decision.score,
+                searched,
+                _related(found),
+            )
         read, hits = self._reader(owner), [p.hit for p in passages]
         # A statement whose own passages do not name what the question names (a fee
         # quoted from another product's page beside the right one) is about something
