@@ -346,10 +346,14 @@ _WHERE = re.compile(r"^\s*(?:where|in\s+what\s+(?:place|city|country|region))\b|
 _LOCATIVE = re.compile(
     r"\b(?:in|at|near|inside|under|within|from)\b|\b(?:в|на|около)\b", re.IGNORECASE
 )
+# "What is the ..." before the noun phrase: "What is the oldest Python version ...?"
+# asks "Which oldest Python version ...?".
+_THE_ONE = r"(?:is|are|was|were)\s+the\s+"
 # "Which version added ...?", "Since which release ...?", "In what Python version ...?":
 # answered by a version number, not by the text about the thing that has one.
 _WHICH_VERSION = re.compile(
-    r"^\s*(?:(?:in|since|from|as\s+of|until|before|after)\s+)?(?:which|what)\s+(?:\w+\s+){0,2}"
+    r"^\s*(?:(?:in|since|from|as\s+of|until|before|after)\s+)?(?:which|what)\s+"
+    rf"(?:{_THE_ONE})?(?:[\w.+-]+\s+){{0,2}}"
     r"(?:version|release)s?\b|"
     r"^\s*(?:(?:в|с|начиная\s+с)\s+)?(?:какой|какая|какие|каких)\s+(?:\w+\s+)?(?:верси|релиз)",
     re.IGNORECASE,
@@ -468,8 +472,8 @@ _AUXILIARY = r"(?:is|are|was|were|do|does|did|has|have|had)\b"
 # and a conjunction opens a clause ("What happens when release is called?").
 _ASKS_VERSION = re.compile(
     r"^\s*(?:(?:in|since|from|as\s+of|until|before|after)\s+)?(?:which|what)\s+"
-    rf"(?:(?!{_AUXILIARY}|(?:will|would|can|could|should|"
-    r"happens?|when|if|while|once|unless|whether)\b)\w+\s+)"
+    rf"(?:{_THE_ONE})?(?:(?!{_AUXILIARY}|(?:will|would|can|could|should|"
+    r"happens?|when|if|while|once|unless|whether)\b)[\w.+-]+\s+)"
     r"{0,2}(?:version|release)s?\b|"
     r"^\s*(?:(?:в|с|начиная\s+с)\s+)?(?:какой|какая|какие|каких)\s+(?:\w+\s+)?(?:верси|релиз)",
     re.IGNORECASE,
@@ -548,16 +552,17 @@ def titles_version(text: str, start: int, end: int) -> bool:
     )
 
 
-# "Which Python version does X require?", "Which version of h2 does X need?": the version
-# of another thing that X requires, needs, supports or depends on. The thing is the one
-# or two words before "version" (not a word saying which end of a range is asked) or
-# the word after "version of".
+# "Which Python version does X require?", "Which version of h2 does X need?", "What is
+# the minimum Python version for X?": the version of another thing that X requires,
+# needs, supports, depends or runs on, or one end of its range. The thing is the one or
+# two words before "version" (not a word saying which end of a range is asked) or the
+# word after "version of".
 _REQUIRED_VERSION = re.compile(
-    r"^\s*(?:which|what)\s+(?:(?:minimum|maximum|oldest|lowest|newest|latest|highest|"
+    rf"^\s*(?:which|what)\s+(?:{_THE_ONE})?(?:(?P<bound>minimum|maximum|oldest|lowest|newest|latest|highest|"
     r"earliest|required|supported)\s+)?"
-    rf"(?:(?P<thing>(?!{_AUXILIARY})[\w.+]+(?:\s+(?!{_AUXILIARY})[\w.+]+)?)\s+versions?"
+    rf"(?:(?P<thing>(?!{_AUXILIARY})[\w.+-]+(?:\s+(?!{_AUXILIARY})[\w.+-]+)?)\s+versions?"
     r"|versions?\s+of\s+(?P<of>[\w.+-]+))\b"
-    r"(?=.*\b(?:requir|need|support|depend)\w*)",
+    r"(?(bound)|(?=.*\b(?:requir|need|support|depend|run)\w*))",
     re.IGNORECASE,
 )
 

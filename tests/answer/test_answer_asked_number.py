@@ -98,6 +98,18 @@ def test_the_version_must_stand_beside_the_thing_not_just_in_the_same_text() -> 
     q = "Which Python version does the Wren SDK v1 require?"
     assert not holds_asked_number(q, "This is the Wren Python SDK. v2 is the current line.")
     assert holds_asked_number(q, "The Wren SDK v1 needs Python 3.10 or newer.")
+    # Asked as "What is the oldest X version ...?", of a hyphenated name too.
+    oldest = "What is the oldest Python version the Wren SDK runs on?"
+    assert not holds_asked_number(oldest, "This is the Wren Python SDK. v2 is the current line.")
+    assert holds_asked_number(oldest, "The Wren SDK runs on Python 3.10 and later.")
+    # One end of the range asked for is a requirement too: not the project's own version.
+    least = "What is the minimum Python version for wrenlog?"
+    assert not holds_asked_number(least, "Name: wrenlog\nVersion: 2.4.0")
+    assert holds_asked_number(least, "Requires-Python: >=3.9")
+    hyphen = "Which heron-kit version added the retry hook?"
+    assert asks_for_number(hyphen)
+    assert not holds_asked_number(hyphen, "heron-kit provides a retry hook for slow sinks.")
+    assert holds_asked_number(hyphen, "The retry hook was added in heron-kit 1.4.")
 
 
 def test_a_count_answers_how_many_only_beside_what_it_counts() -> None:
