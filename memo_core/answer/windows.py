@@ -709,12 +709,19 @@ def implied_terms(text: str, language: str, named: Collection[str] = ()) -> froz
     return frozenset(terms)
 
 
+# An interactive interpreter's prompt opening a line (">>> ", "... ", "In [3]: ").
+_PROMPT = re.compile(r"[ \t]*(?:>>>|\.\.\.|In \[\d+\]:)\s")
+
+
 def _in_signature(text: str, at: int) -> bool:
     """Whether the ``name=value`` at ``at`` is a parameter's default: alone, or in a
     parenthesised list whose items before it are names ("fire(glaze, temperature=1040)").
     After a literal it is a call's argument, an example's value: ``logger.add("app.log",
-    rotation="500 MB")`` shows a rotation, not the default one."""
+    rotation="500 MB")`` shows a rotation, not the default one, and so does a call typed
+    at a prompt (``>>> kiln.fire(temperature=1100)``)."""
     line_start = text.rfind("\n", 0, at) + 1
+    if _PROMPT.match(text, line_start):
+        return False  # typed at an interpreter's prompt: a call, not a signature
     depth, opened = 0, -1
     for i in range(at - 1, line_start - 1, -1):
         if text[i] == ")":

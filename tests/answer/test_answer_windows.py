@@ -128,6 +128,8 @@ def test_a_question_about_a_default_needs_a_passage_that_states_one() -> None:
     assert not states_asked_default(asked, "To fire hotter, run: kiln --glaze-temperature=1100")
     assert not states_asked_default(asked, 'kiln.fire("vase", temperature=1100)')
     assert states_asked_default(asked, "Kiln(glaze, temperature=1040, hold=20)")
+    assert not states_asked_default(asked, ">>> kiln.fire(temperature=1100, hold=20)")
+    assert not states_asked_default(asked, "...     kiln.fire(temperature=1100)")
     # A name that holds the word asks for no default; nor does any other question.
     assert states_asked_default("What does default_glaze hold?", "The glaze in use.")
     assert states_asked_default("What is the glaze temperature?", "It is set on the panel.")
