@@ -59,6 +59,8 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("author", "wrote", "written by"),
     ("several", "multiple"),
     ("require", "depend"),
+    ("changelog", "change log", "release notes", "change history"),
+    ("homepage", "home page", "website", "web site"),
 )
 #: A phrase of a group as written in a question or a passage: words apart by spaces,
 #: hyphens or underscores ("max_workers" says "max"), the last one maybe plural.

@@ -33,6 +33,11 @@ def test_a_phrase_is_read_in_the_passages_word_for_it() -> None:
     assert respelled("Which exit codes are there?", [PAGE]) == "Which exit statuses are there?"
     record = "Name: baylog\nAuthor: Ines Valdivia\nSummary: Logs which bay was reserved."
     assert respelled("Who wrote baylog?", [record]) == "Who author baylog?"
+    urls = "Project-URL: Changelog, https://bays.example/changes\nHome-page: https://bays.example"
+    assert respelled("Where are the release notes of baylog?", [urls]) == (
+        "Where are the changelog of baylog?"
+    )
+    assert respelled("What is the website of baylog?", [urls]) == "What is the home page of baylog?"
     settings = "The configuration directory is read at start."
     assert respelled("Where is the config folder?", [settings]) == (
         "Where is the configuration directory?"
