@@ -57,10 +57,12 @@ from memo_core.answer.verify import CitationVerifier
 from memo_core.answer.windows import (
     asks_for_number,
     asks_for_place,
+    asks_negated,
     diversify,
     holds_asked_number,
     names_place,
     states_asked_default,
+    states_negation,
 )
 from memo_core.errors import AnswerFormatError, ConfigError, InvalidInputError
 from memo_core.kb.flags import INSTRUCTIONS, instruction_spans
@@ -514,8 +516,9 @@ RELATED_CHARS = 300
 
 def _lacking_kind(asked: str, claims: Sequence[Claim]) -> str | None:
     """What none of ``claims`` holds of the kind ``asked`` asks for: "state no number"
-    (how many, which version, what year), "name no place" (where); None when one does
-    or the question asks for no such kind. A statement from memory is taken as given."""
+    (how many, which version, what year), "name no place" (where), "state no negation"
+    (which X is not Y); None when one does or the question asks for no such kind. A
+    statement from memory is taken as given."""
 
     def any_claim(holds: Callable[[str], bool]) -> bool:
         return any(
@@ -527,6 +530,8 @@ def _lacking_kind(asked: str, claims: Sequence[Claim]) -> str | None:
         return "state no number"
     if asks_for_place(asked) and not any_claim(names_place):
         return "name no place"
+    if asks_negated(asked) and not any_claim(states_negation):
+        return "state no negation"
     return None
 
 

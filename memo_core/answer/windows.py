@@ -640,6 +640,43 @@ def _names_counted(question: str, text: str) -> bool:
 _NO_COUNT = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}(?!\.?\w)|[^\W\d_]+\d[\w.-]*")
 
 
+# A negated predicate: an auxiliary with "not" ("is not", "does the ferry not", "can't",
+# "cannot"), "never", "non-". Not the "not" of a repair ("no not that", "chemists not engineers",
+# "that is not right"), which says what the asker did not mean.
+_NEGATED = re.compile(
+    r"\b(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|must|may|"
+    r"might)\b(?:\s+[\w'-]+){0,3}?\s+not\b(?!\s+(?:that|right|correct|it)\b)|n['’]t\b|"
+    r"\bcannot\b|\bnever\b|\bnon-",
+    re.IGNORECASE,
+)
+# A condition ("if I do not pass one", "when it is not set") asks what holds then, and a
+# why-question asks for a reason, which need not repeat the negation.
+_CONDITION = re.compile(r"\b(?:if|when|unless|whether)\b.*", re.IGNORECASE)
+# What states a negation, or the exception or lack that answers a negated question
+# ("only X", "all but", "except", "lacks", "fails", "unable", "excluded", "un-" words).
+_NEGATING = re.compile(
+    r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot|except|only|but|"
+    r"lacks?|lacking|fails?|failed|unable|instead|rather|exclud\w*|non|absent|missing)\b|"
+    r"n['’]t\b|\bun[a-z]{3,}|\bне\b|\bнет\b|\bбез\b",
+    re.IGNORECASE,
+)
+
+
+def asks_negated(question: str) -> bool:
+    """Whether ``question`` asks about what is not so ("Which city is not on the coast?",
+    "What can't be pickled?"): its main clause negates its predicate."""
+    if _WHY.search(question):
+        return False
+    return _NEGATED.search(_CONDITION.sub("", question)) is not None
+
+
+def states_negation(text: str) -> bool:
+    """Whether ``text`` could answer a question of :func:`asks_negated`: it negates, or
+    names an exception or a lack. A text on the question's topic that says none of it
+    states what is so, and answers "Which X is not Y?" with an X that is."""
+    return _NEGATING.search(text) is not None
+
+
 # Where a thing is, as a text says it beyond a place phrase of :data:`_LOCATIVE` and a
 # name: more place phrases ("to stderr", "on the disk"), a URL, a path or a file name.
 _PLACE_FORM = re.compile(
