@@ -55,17 +55,25 @@ def committed_problems(docs_builder: Any, built: tuple[Path, dict[str, Any]]) ->
 @pytest.fixture
 def shaped_as_asked() -> Callable[[list[dict[str, Any]], Collection[str], int, int], None]:
     """A check of a set's committed questions: ``low`` to ``high`` of them with unique ids,
-    about 60% answerable and 20% of each refusal kind, every nonexistent one naming its
-    ``absent`` term, every document asked about, no answer span written in its question."""
+    about 60% answerable and 20% of each refusal kind (or ``near_misses`` of them, for a
+    set grown with near-misses of its own), every nonexistent one naming its ``absent``
+    term, every document asked about, no answer span written in its question."""
 
-    def check(rows: list[dict[str, Any]], documents: Collection[str], low: int, high: int) -> None:
+    def check(
+        rows: list[dict[str, Any]],
+        documents: Collection[str],
+        low: int,
+        high: int,
+        near_misses: float = 0.2,
+    ) -> None:
         assert low <= len(rows) <= high
         assert len({r["id"] for r in rows}) == len(rows)
         kinds = Counter(r["kind"] for r in rows)
         share = {k: n / len(rows) for k, n in kinds.items()}
         assert set(kinds) == {"answerable", "near_miss", "nonexistent"}
-        assert 0.55 <= share["answerable"] <= 0.65
-        assert 0.15 <= share["near_miss"] <= 0.25
+        answerable = 0.8 - near_misses
+        assert answerable - 0.05 <= share["answerable"] <= answerable + 0.05
+        assert near_misses - 0.05 <= share["near_miss"] <= near_misses + 0.05
         assert 0.15 <= share["nonexistent"] <= 0.25
         assert all(r.get("absent") for r in rows if r["kind"] == "nonexistent")
         assert {r["doc"] for r in rows} == set(documents)
