@@ -61,6 +61,7 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("require", "depend"),
     ("changelog", "change log", "release notes", "change history"),
     ("homepage", "home page", "website", "web site"),
+    ("issues", "issue tracker", "bug tracker", "bug reports", "bugs"),
 )
 #: A phrase of a group as written in a question or a passage: words apart by spaces,
 #: hyphens or underscores ("max_workers" says "max"), the last one maybe plural.

@@ -38,6 +38,10 @@ def test_a_phrase_is_read_in_the_passages_word_for_it() -> None:
         "Where are the changelog of baylog?"
     )
     assert respelled("What is the website of baylog?", [urls]) == "What is the home page of baylog?"
+    tracker = "Project-URL: Issues, https://bays.example/issues"
+    assert respelled("Where can I file bugs against baylog?", [tracker]) == (
+        "Where can I file issues against baylog?"
+    )
     settings = "The configuration directory is read at start."
     assert respelled("Where is the config folder?", [settings]) == (
         "Where is the configuration directory?"
