@@ -95,6 +95,10 @@ def _connection(path: Path, **kwargs: Any) -> Iterator[Any]:
         yield conn
     except module.Error as exc:
         raise translate_sqlite_error(exc) from exc
+    except UnicodeDecodeError as exc:
+        # A damaged file can hand the driver bytes that are no text where SQLite keeps
+        # names and messages: that is a damaged file, not a failure of the program.
+        raise CorruptDatabaseError(f"{path}: cannot be read as a database: {exc}") from exc
     finally:
         conn.close()
 

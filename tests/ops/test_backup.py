@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from ops_workers import PARAGRAPHS, document_text
 
+import memo_core.backup as backup_mod
 from memo_core.backup import backup_database, list_backups, restore_database, verify_memo_file
 from memo_core.cli import main
 from memo_core.embedders.hash import HashEmbedder
@@ -217,6 +218,38 @@ def test_restore_refuses_a_bad_backup_and_leaves_the_original(tmp_path: Path, ki
     assert str(bad) in str(info.value)
     assert _digest(db) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == listing  # no temp, no replaced copy
+
+
+def test_restore_refuses_a_backup_whose_damage_reads_as_undecodable_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scribbled pages can reach the driver as bytes that are no UTF-8 (a name, an error
+    message): rare with random damage, so the driver's answer is stood in for here."""
+    db = tmp_path / "kb.db"
+    _small_kb(db, ["first"])
+    backup = backup_database(db, tmp_path / "out")
+    before = _digest(db)
+    real = backup_mod._connect
+
+    class Undecodable:
+        def __init__(self, conn: Any) -> None:
+            self._conn = conn
+
+        def backup(self, target: Any, pages: int = -1) -> None:
+            raise UnicodeDecodeError("utf-8", b"\xac", 0, 1, "invalid start byte")
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._conn, name)
+
+    def connect(path: Path, **kwargs: Any) -> Any:
+        conn = real(path, **kwargs)
+        return Undecodable(conn) if Path(path) == backup else conn
+
+    monkeypatch.setattr(backup_mod, "_connect", connect)
+    with pytest.raises(CorruptDatabaseError) as info:
+        restore_database(db, backup)
+    assert str(backup) in str(info.value)
+    assert _digest(db) == before
 
 
 def test_restore_refuses_while_the_file_is_open(tmp_path: Path) -> None:
