@@ -46,7 +46,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from memo_core.answer.lemmas import term_of
+from memo_core.answer.lemmas import content_terms
 from memo_core.answer.literals import KIND_NOUNS
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import (
@@ -70,7 +70,7 @@ from memo_core.answer.windows import (
     titles_version,
     without_type_cue,
 )
-from memo_core.search.text import STOPWORDS, detect_language, tokenize
+from memo_core.search.text import detect_language
 
 __all__ = [
     "ExtractiveConfig",
@@ -210,10 +210,6 @@ _BACK_REFERENCES = frozenset(
 _OPENING_WORDS = 3
 
 
-def _terms(text: str, language: str) -> list[str]:
-    return [term_of(t, language) for t in tokenize(text) if t not in STOPWORDS]
-
-
 @dataclass(frozen=True)
 class _Sentence:
     chunk_id: str
@@ -280,7 +276,7 @@ def _sentences(
         synopsis = False  # inside a manual page's SYNOPSIS section
         last = 0
         spans = split_sentences(text)
-        said = [_terms(text[a:b], language) for a, b in spans]
+        said = [content_terms(text[a:b], language) for a, b in spans]
         # A record's field is read with its whole record, as the gate's windows read it:
         # what the record is about is named once, in another field ("Name: loguru" for
         # "Author: Delgan"), which is the block the field sits in.
@@ -297,14 +293,14 @@ def _sentences(
             if i in records:
                 record = record_terms[records[i]]
                 names = " ".join(field_names(text, start, end))
-                fields = frozenset(_terms(names, language))
+                fields = frozenset(content_terms(names, language))
             if spelling is not None:
                 option = spelling
             elif "\n\n" in text[last:start] or text[last:start].strip(" \n"):
                 option = ""
             elif option:
                 # The help of an entry goes on: its option is what the sentence is about.
-                here = frozenset(_terms(option, language))
+                here = frozenset(content_terms(option, language))
             last = end
             # A heading is context, never the answer; so is a usage synopsis, which names
             # every option of a command and says what none of them does, and so is what a
@@ -423,7 +419,7 @@ def _defines_option(option: str, asked: Collection[str]) -> bool:
 
 def _opens_on(text: str, qterms: Collection[str], language: str) -> bool:
     """Whether the first content word of ``text`` is one of the question's terms."""
-    first = _terms(text, language)[:1]
+    first = content_terms(text, language)[:1]
     return bool(first) and first[0] in qterms
 
 
@@ -470,7 +466,7 @@ def pick_candidates(
     language = detect_language(question)
     # "long" in "how long" names the answer's type; the gate does not weigh it either.
     asked = _RUN_AS_MODULE.sub("", question)
-    qterms = set(_terms(without_type_cue(asked), language))
+    qterms = set(content_terms(without_type_cue(asked), language))
     if not qterms:
         return []
     sentences = _sentences(

@@ -19,17 +19,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import PurePath
 
-from memo_core.answer.lemmas import term_of
+from memo_core.answer.lemmas import content_terms, term_of
 from memo_core.answer.sentences import is_field_shaped, line_content
 from memo_core.answer.types import Citation
 from memo_core.answer.windows import without_type_cue
-from memo_core.search.text import STOPWORDS, detect_language, tokenize
+from memo_core.search.text import detect_language
 
 __all__ = ["fields_off_question"]
 
 #: Verbs that ask what a thing is or does ("What does heronlog provide?"): its summary
 #: answers them without saying "provides".
-_DESCRIBING = frozenset({"provide", "provides", "provided", "offer", "offers", "offered"})
+_DESCRIBING = ("provide", "offer")
 
 
 def _fields(sentence: str) -> list[tuple[str, str]] | None:
@@ -42,10 +42,6 @@ def _fields(sentence: str) -> list[tuple[str, str]] | None:
     return [(name, value) for name, _, value in (line.partition(":") for line in lines)]
 
 
-def _terms(text: str, language: str, skip: frozenset[str] = frozenset()) -> set[str]:
-    return {term_of(t, language) for t in tokenize(text) if t not in STOPWORDS and t not in skip}
-
-
 def fields_off_question(question: str, citations: Sequence[Citation]) -> bool:
     """Whether ``citations`` quote only record fields and none of them answers
     ``question`` (see the module docstring): none is a field the question names
@@ -55,15 +51,16 @@ def fields_off_question(question: str, citations: Sequence[Citation]) -> bool:
     if not citations:
         return False
     language = detect_language(question)
-    asked = _terms(without_type_cue(question), language, _DESCRIBING)
+    asked = set(content_terms(without_type_cue(question), language))
+    asked -= {term_of(verb, language) for verb in _DESCRIBING}
     for citation in citations:
         fields = _fields(citation.sentence or citation.quote)
         if fields is None:
             return False  # prose: the other checks read it
-        subject = _terms(f"{citation.title} {PurePath(citation.source).stem}", language)
+        subject = set(content_terms(f"{citation.title} {PurePath(citation.source).stem}", language))
         wanted = asked - subject
-        names = _terms(" ".join(name for name, _ in fields), language)
-        values = _terms(" ".join(value for _, value in fields), language)
+        names = set(content_terms(" ".join(name for name, _ in fields), language))
+        values = set(content_terms(" ".join(value for _, value in fields), language))
         if not wanted or asked & names or wanted & values:
             return False
     return True

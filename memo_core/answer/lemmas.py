@@ -30,9 +30,9 @@ import importlib.util
 import re
 from collections.abc import Callable, Collection
 
-from memo_core.search.text import STOPWORDS, stem_token
+from memo_core.search.text import STOPWORDS, stem_token, tokenize
 
-__all__ = ["identifier_terms", "lemmas_available", "term_of"]
+__all__ = ["content_terms", "identifier_terms", "lemmas_available", "term_of"]
 
 #: A word with a capital after its first letter and a lower-case letter: an identifier
 #: joined in CamelCase ("ProcessPoolExecutor", "SMTPAuthenticationError", "IPv4Network").
@@ -70,6 +70,11 @@ def term_of(token: str, language: str) -> str:
         if lemma != token and lemma.isalpha() and lemma.islower() and lemma[0] == token[0]:
             token = lemma
     return stem_token(token, language)
+
+
+def content_terms(text: str, language: str) -> list[str]:
+    """The terms (:func:`term_of`) of ``text``'s words that are not stop words, in order."""
+    return [term_of(t, language) for t in tokenize(text) if t not in STOPWORDS]
 
 
 def identifier_terms(text: str, language: str, named: Collection[str] = ()) -> frozenset[str]:

@@ -604,9 +604,9 @@ def holds_asked_number(question: str, text: str) -> bool:
     if _ASKS_DATE.search(question):
         asked = question.casefold()
         return any(m.group().casefold() not in asked for m in _STATED_DATE.finditer(text))
-    counted = _NO_COUNT.sub(" ", text)
     if not _names_counted(question, text):
         return False
+    counted = _NO_COUNT.sub(" ", text)
     return answer_slot(question, counted) > 0 or _QUANTIFIER.search(counted) is not None
 
 
