@@ -731,18 +731,35 @@ def _states_default(text: str) -> bool:
     return any(_in_signature(text, m.start()) for m in _ASSIGNED.finditer(text))
 
 
+# A version or number given as a bound: ">=3.10", "3.8+", "2.0 or newer" state the least
+# one accepted, "<2", "<=1.19" the most: the words a question asks them by.
+_LOWER_BOUND = re.compile(
+    r"(?:>=|~=)\s*v?\d|(?<![\w.])v?\d+(?:\.\d+)*\+(?![\w+])|"
+    r"\d\s+or\s+(?:newer|later|higher|greater|above)\b",
+    re.IGNORECASE,
+)
+_UPPER_BOUND = re.compile(
+    r"(?<![<>=!~-])<=?\s*v?\d|\d\s+or\s+(?:older|earlier|lower|below)\b", re.IGNORECASE
+)
+
+
 def implied_terms(text: str, language: str, named: Collection[str] = ()) -> frozenset[str]:
     """The terms ``text`` holds beyond its own words': those of its CamelCase
     identifiers (:func:`~memo_core.answer.lemmas.identifier_terms`, ``named`` as
     there), "version" when it writes a version number ("Added in 2.4" answers "Which
-    version added it?"), and "default" when it states a default without the word, as
+    version added it?"), "default" when it states a default without the word, as
     a signature does ("fire(glaze, temperature=1040)" answers "What is the default
-    temperature?"). What a question asks by the kind of thing, the text says by one."""
+    temperature?"), and "minimum" or "maximum" when it gives a bound (">=3.10", "3.8+",
+    "<2"). What a question asks by the kind of thing, the text says by one."""
     terms = set(identifier_terms(text, language, named))
     if _VERSION_NUMBER.search(text):
         terms.add(term_of("version", language))
     if _states_default(text):
         terms.add(term_of("default", language))
+    if _LOWER_BOUND.search(text):
+        terms.add(term_of("minimum", language))
+    if _UPPER_BOUND.search(text):
+        terms.add(term_of("maximum", language))
     return frozenset(terms)
 
 

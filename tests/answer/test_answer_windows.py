@@ -14,6 +14,7 @@ from memo_core.answer.windows import (
     answer_slot,
     answer_type_match,
     best_window,
+    implied_terms,
     is_heading,
     rank_windows,
     states_asked_default,
@@ -335,3 +336,19 @@ def test_what_a_colon_introduces_is_no_title_and_is_quoted_with_it() -> None:
         [(_, a, b)] = extractive_answer(question, [("r", README)], max_sentences=1)
         assert README[a:b].rstrip(":").endswith(command), README[a:b]
         assert README[a:b].split("\n", 1)[0].endswith(":")  # the line that introduces it
+
+
+def test_a_bound_is_read_as_the_least_or_the_most_accepted() -> None:
+    # ">=3.9", "1.4 or newer" and "3.8+" state the least accepted, "<2" the most: what
+    # a question asks by "minimum" or "maximum", words such texts seldom use.
+    for text in ("Requires-Runtime: >=3.9", "Works with Tidal 1.4 or newer.", "needs 3.8+"):
+        assert term_of("minimum", "english") in implied_terms(text, "english"), text
+    for text in ("Requires-Lib: quaycore<2", "Needs chartlib <= 4.1."):
+        assert term_of("maximum", "english") in implied_terms(text, "english"), text
+    for text in ("a -> 2", "C++ 17", "A tide of 3.9 metres.", "x >= y"):
+        implied = implied_terms(text, "english")
+        assert term_of("minimum", "english") not in implied, text
+        assert term_of("maximum", "english") not in implied, text
+    text = "Tidal 2.0 added live streaming. Harbourview works with Tidal 1.4 or newer."
+    picked = extractive_answer("What is the minimum Tidal version?", [("c", text)], max_sentences=1)
+    assert text[picked[0][1] : picked[0][2]] == "Harbourview works with Tidal 1.4 or newer."
