@@ -699,18 +699,41 @@ def names_place(text: str) -> bool:
 
 
 # A question about a default ("What is the default mode?", "What does it default to?",
-# "... by default?"); not a name that holds the word (``default_factory``, ``defaultdict``).
-_ASKS_DEFAULT = re.compile(r"(?<![\w-])defaults?(?![\w-])|по\s+умолчанию", re.IGNORECASE)
+# "... by default?"), or about what holds when a setting is left out ("if I don't pass
+# one", "when --main is not given", "with no arguments", "unless told otherwise"); not
+# a name that holds the word (``default_factory``, ``defaultdict``).
+_ASKS_DEFAULT = re.compile(
+    r"(?<![\w-])defaults?(?![\w-])|по\s+умолчанию|"
+    r"\b(?:if|when|unless)\s+(?:I|you|we|one)\s+(?:do\s+not|don't|didn't|did\s+not)\s+"
+    r"(?:pass|give|set|specify|provide|supply|choose)\b|"
+    r"\b(?:is|are)\s+not\s+(?:given|passed|set|specified|provided|supplied)\b|"
+    r"\b(?:if|when)\s+(?:none\s+is|nothing\s+is)\s+(?:given|passed|set|specified)\b|"
+    r"\b(?:with|given)\s+no\s+arguments?\b|\bunless\s+told\s+otherwise\b|"
+    r"\bif\s+(?:I|you)\s+leave\s+(?:it|them)\s+out\b|\bif\s+omitted\b|"
+    r"\bесли\s+не\s+(?:указ|зада|переда)",
+    re.IGNORECASE,
+)
 # What states one: the word ("defaults to", "(default: 8000)", "by default"), or what
-# holds when the setting is left out, as manual pages say it ("Without --keep, prune
-# keeps 7", "if not given", "if omitted"); or a value given in a signature (below).
+# holds when the setting is left out, as manual pages and docstrings say it ("Without
+# --keep, prune keeps 7", "if not given", "if omitted", "If no mask is provided", "if
+# it is given ...; otherwise a new lock is made", "failing to provide a mask"); or a
+# value given in a signature (below).
 _STATES_DEFAULT = re.compile(
     r"\bdefault|по\s+умолчанию|"
     r"\bwithout\s+-{1,2}\w|\b(?:if|when)\s+(?:omitted|unset|absent)\b|"
     r"\b(?:if|when|is|are)\s+not\s+(?:given|set|specified|provided)\b|"
+    r"\b(?:if|when)\s+(?:no\s+(?:\w+\s+){0,2}|none\s+|nothing\s+)(?:is|are)\s+"
+    r"(?:given|set|specified|provided|passed|supplied)\b|"
+    r"\b(?:given|set|specified|provided|passed|supplied|None)\b[^.;]*[.;,]?\s*otherwise\b|"
+    r"\bfailing\s+to\s+(?:provide|give|pass|specify|supply)\b|"
     r"\bесли\s+не\s+(?:указан|задан)",
     re.IGNORECASE,
 )
+# A sentence opening on "Otherwise", after the one that states a condition ("If lock is
+# given, ..."), states what holds without it: what the asker of "... when none is given?"
+# wants. Not a default in a text's words: "Otherwise try complete_<command>" holds no
+# "default" for the gate to find.
+_FALLBACK = re.compile(r"\W*otherwise\b", re.IGNORECASE)
 # A name given a value ("width=70"); not an option on a command line ("--timeout=600").
 _ASSIGNED = re.compile(r"(?<![\w-])[^\W\d]\w*\s?=\s?[^\s=,)]")
 # A literal argument: a quoted string or a number ("file.log", 42).
@@ -721,7 +744,9 @@ def states_asked_default(question: str, text: str) -> bool:
     """False when ``question`` asks about a default and ``text`` states none: the text
     about a setting's other values, or about another default, answers "What is the
     default encoding?" no better than silence. True for any other question."""
-    return not _ASKS_DEFAULT.search(question) or _states_default(text)
+    if not _ASKS_DEFAULT.search(question):
+        return True
+    return _states_default(text) or _FALLBACK.match(text) is not None
 
 
 def _states_default(text: str) -> bool:

@@ -60,3 +60,43 @@ def test_a_manual_page_states_a_default_by_what_holds_without_the_option() -> No
         assert states_asked_default(asked, stated), stated
     for silent in ("Rotate keeps the newest logs.", "It rotates logs without asking."):
         assert not states_asked_default(asked, silent), silent
+
+
+def test_a_question_about_what_holds_when_a_setting_is_left_out_asks_for_a_default() -> None:
+    from memo_core.answer.windows import states_asked_default
+
+    silent = "The loom in this example weaves with a tension of 7."
+    for asked in (
+        "Which tension does the loom use if I don't pass one?",
+        "Which tension does the loom use when --tension is not given?",
+        "Which tension does the loom use when none is given?",
+        "What does the loom weave when called with no arguments?",
+        "Which tension does the loom use unless told otherwise?",
+    ):
+        assert not states_asked_default(asked, silent), asked
+        assert states_asked_default(asked, "The tension defaults to 4."), asked
+    # Not a question about what holds without a setting.
+    assert states_asked_default("How do I weave without any knots?", silent)
+    for stated in (
+        "If no tension is provided, the loom uses 4.",
+        "If a tension is given it is used; otherwise the loom picks 4.",
+        "Failing to provide a tension makes the loom use 4.",
+        "Otherwise, the loom picks a tension of 4.",
+    ):
+        assert states_asked_default("Which tension does the loom use when none is given?", stated)
+
+
+def test_a_call_with_no_arguments_is_answered_only_where_a_default_is_stated(
+    tmp_path: Path,
+) -> None:
+    base = MemoBase(tmp_path / "kb.db", embedder=None)
+    base.add_document(
+        "Sampling the loom meter:\n>>> meter.sample(interval=2)\n12.5\n"
+        "The meter reports the loom's thread count per minute.",
+        document_id="meter",
+    )
+    engine = GuardedAnswerer(base, gate=SufficiencyGate(threshold=0.0))
+    refused = engine.ask("Which interval does meter.sample use if I call it with no arguments?")
+    assert isinstance(refused, Refusal)
+    assert "state no default" in refused.reason
+    base.close()
