@@ -462,6 +462,8 @@ def _trim(text: str, a: int, b: int) -> tuple[int, int]:
         m = rule.match(text, a, b)
         if m:
             a = m.end()
+    if b > a and text[b - 1] == "\\" and text[b : b + 1] in ("", "\n"):
+        b -= 1  # a Markdown hard line break ends the line, no part of what it says
     while a < b and text[a].isspace():
         a += 1
     return a, b

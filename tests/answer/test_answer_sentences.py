@@ -205,3 +205,13 @@ def test_a_text_is_split_once_and_each_caller_gets_its_own_list() -> None:
     again = split_sentences(text)
     assert _spans.cache_info().hits == hits + 1
     assert again == [(0, 33), (34, 69)]
+
+
+def test_a_markdown_hard_break_ending_a_sentence_is_not_quoted() -> None:
+    # A backslash at a line's end breaks the line in Markdown: no part of the sentence.
+    text = "Name: quaywatch\\\nVersion: 0.9.2\\\n\nThe gauges are read hourly\\\n# Schedule\n"
+    said = [text[a:b] for a, b in split_sentences(text)]
+    assert said == ["Name: quaywatch\\\nVersion: 0.9.2", "The gauges are read hourly", "Schedule"]
+    # A backslash inside a line is the text's own.
+    path = "Logs go to C:\\quay\\logs by default."
+    assert [path[a:b] for a, b in split_sentences(path)] == [path]
