@@ -28,7 +28,7 @@ from memo_core.answer.evidence import (
 )
 from memo_core.answer.extractive import extractive_answer
 from memo_core.answer.faithfulness import unfaithful
-from memo_core.answer.fields import fields_off_question
+from memo_core.answer.fields import field_off_question, fields_off_question
 from memo_core.answer.gate import SufficiencyGate, neighbourhood
 from memo_core.answer.grounding import is_grounded
 from memo_core.answer.passages import DocumentReader, Passage, whole_sentences
@@ -206,7 +206,10 @@ class GuardedAnswerer:
             # The pick reads the question as its asker meant it: the words taken back in
             # "What does the mill grind, no, who rebuilt it?" would draw the quote
             # (``repairs.py``). The gate keeps them: they name the passage's topic.
-            claims = self._extractive_claims(corrected(spelled), passages, explanation, evidence)
+            passed_over: list[str] = []
+            claims = self._extractive_claims(
+                corrected(spelled), passages, explanation, evidence, passed_over
+            )
             unsupported: tuple[str, ...] = ()
         else:
             parsed = self._ask_llm(question, passages, explanation, evidence)
@@ -214,6 +217,13 @@ class GuardedAnswerer:
             # Model-written too: keep only the parts that restate the question.
             unsupported = tuple(
                 u for u in (parsed.unsupported if parsed else ()) if is_grounded(u, [question])
+            )
+        if not claims and self.llm is None and passed_over:
+            return Refusal(
+                f"{NOT_IN_BASE} (the record fields found do not name what the question asks)",
+                decision.score,
+                searched,
+                _related(found),
             )
         if not claims:
             where = " or in the memory facts given" if evidence else ""
@@ -359,11 +369,30 @@ class GuardedAnswerer:
         passages: Sequence[Passage],
         explanation: Explanation | None,
         evidence: Sequence[MemoryEvidence] = (),
+        passed_over: list[str] | None = None,
     ) -> list[Claim]:
+        """The picked sentences as claims, each checked against its passage; the record
+        fields passed over as answering nothing asked are added to ``passed_over``."""
         # Memory facts compete as passages after the documents, under keys no chunk id has.
         remembered = {f"\x00memory:{i}": e for i, e in enumerate(evidence)}
         # A chunk that addresses an AI assistant with instructions is never the answer.
         passages = [p for p in passages if INSTRUCTIONS not in p.hit.flags]
+        by_id = {p.hit.chunk_id: p for p in passages}
+
+        def answers(chunk_id: str, start: int, end: int) -> bool:
+            # A record's field that says nothing the question asks beyond its subject's
+            # name ("Name: heronlog" for "Who develops heronlog?") gives way to the next
+            # candidate; the quotes picked are checked once more below all the same.
+            if chunk_id not in by_id:
+                return True  # a memory fact
+            hit = by_id[chunk_id].hit
+            sentence = hit.text[start:end]
+            if field_off_question(question, sentence, title=hit.title, source=hit.source):
+                if passed_over is not None:
+                    passed_over.append(sentence)
+                return False
+            return True
+
         picked = extractive_answer(
             question,
             [(p.hit.chunk_id, p.hit.text) for p in passages]
@@ -371,8 +400,8 @@ class GuardedAnswerer:
             max_sentences=self.max_sentences,
             similarity=self.similarity,
             stored={p.hit.chunk_id: (p.head, p.head + p.length) for p in passages},
+            keep=answers,
         )
-        by_id = {p.hit.chunk_id: p for p in passages}
         claims = []
         for chunk_id, start, end in picked:
             if chunk_id in remembered:

@@ -43,9 +43,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from memo_core.answer.field_words import field_terms
 from memo_core.answer.lemmas import content_terms
 from memo_core.answer.literals import KIND_NOUNS
 from memo_core.answer.semantic import SentenceSimilarity
@@ -293,7 +294,7 @@ def _sentences(
             if i in records:
                 record = record_terms[records[i]]
                 names = " ".join(field_names(text, start, end))
-                fields = frozenset(content_terms(names, language))
+                fields = frozenset(content_terms(names, language)) | field_terms(sentence, language)
             if spelling is not None:
                 option = spelling
             elif "\n\n" in text[last:start] or text[last:start].strip(" \n"):
@@ -557,6 +558,7 @@ def extractive_answer(
     config: ExtractiveConfig | None = None,
     similarity: SentenceSimilarity | None = None,
     stored: Collection[str] | Mapping[str, tuple[int, int]] = (),
+    keep: Callable[[str, int, int], bool] | None = None,
 ) -> list[tuple[str, int, int]]:
     """Pick up to ``max_sentences`` sentences answering ``question``.
 
@@ -568,7 +570,8 @@ def extractive_answer(
     empty list when no sentence shares enough of the question's content words.
     ``stored``: the ids among them that are chunks of the base (not memory facts),
     whose sentence vectors ``similarity`` may keep in the base (as in
-    :func:`pick_candidates`).
+    :func:`pick_candidates`). ``keep(chunk_id, start, end)``, when given, is False for
+    a candidate the caller would refuse to quote: the next best is picked instead.
     """
     if max_sentences <= 0:
         return []
@@ -586,7 +589,7 @@ def extractive_answer(
         # Overlapping chunks and renderings of one docstring repeat sentences, with other
         # gutters, markup or line breaks: pick each sentence's words once.
         key = " ".join(_WORDS.findall(c.text.casefold()))
-        if key in seen:
+        if key in seen or (keep is not None and not keep(c.chunk_id, c.start, c.end)):
             continue
         seen.add(key)
         picked.append((c.chunk_id, c.start, c.end))

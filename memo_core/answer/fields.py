@@ -7,11 +7,13 @@ looks on topic: "Who maintains heronlog?" asked of a record with no maintainer f
 was answered by "Name: heronlog", and "Where is its documentation?" by its
 dependencies. A quote made only of fields answers a question when one of its fields
 is one the question names ("Author" for "Who is the author?", "Copyright" for "Who
-holds the copyright?", "Requires-Python" for "Which Python does it require?"), or a
-value holds a term the question asks by beyond the subject's own name ("Bug Reports,
-https://..." for "Where do I report bugs?"); the subject is what the quoted document's
-title and file name say (a Debian copyright file is named "copyright": its
-"Copyright:" fields still answer).
+holds the copyright?", "Requires-Python" for "Which Python does it require?") or asks
+for in other words (``field_words``: "Who wrote it?" for "Author"), or a value holds
+a term the question asks by beyond the subject's own name ("Bug Reports, https://..."
+for "Where do I report bugs?"); the subject is what the quoted document's title and
+file name say (a Debian copyright file is named "copyright": its "Copyright:" fields
+still answer). The extractive picker passes over such fields
+(:func:`field_off_question`), so the field asked for is quoted in their place.
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import PurePath
 
+from memo_core.answer.field_words import field_terms
 from memo_core.answer.lemmas import content_terms, term_of
 from memo_core.answer.sentences import is_field_shaped, line_content
 from memo_core.answer.types import Citation
 from memo_core.answer.windows import without_type_cue
 from memo_core.search.text import detect_language
 
-__all__ = ["fields_off_question"]
+__all__ = ["field_off_question", "fields_off_question"]
 
 #: Verbs that ask what a thing is or does ("What does heronlog provide?"): its summary
 #: answers them without saying "provides".
@@ -48,19 +51,39 @@ def fields_off_question(question: str, citations: Sequence[Citation]) -> bool:
     ("Copyright" for "Who holds the copyright?") and no value holds a term of it beyond
     those of the subject of its document. False when a quote is prose, or the question
     names nothing but the subject ("What is heronlog?", "What does heronlog provide?")."""
-    if not citations:
-        return False
+    return bool(citations) and all(
+        field_off_question(question, c.sentence or c.quote, title=c.title, source=c.source)
+        for c in citations
+    )
+
+
+def field_off_question(question: str, sentence: str, *, title: str, source: str) -> bool:
+    """Whether ``sentence``, of the document titled ``title`` from ``source``, is made
+    only of record fields none of which answers ``question`` (as
+    :func:`fields_off_question` reads each quote): what the picker passes over."""
+    fields = _fields(sentence)
+    if fields is None:
+        return False  # prose: the other checks read it
     language = detect_language(question)
     asked = set(content_terms(without_type_cue(question), language))
     asked -= {term_of(verb, language) for verb in _DESCRIBING}
-    for citation in citations:
-        fields = _fields(citation.sentence or citation.quote)
-        if fields is None:
-            return False  # prose: the other checks read it
-        subject = set(content_terms(f"{citation.title} {PurePath(citation.source).stem}", language))
-        wanted = asked - subject
-        names = set(content_terms(" ".join(name for name, _ in fields), language))
-        values = set(content_terms(" ".join(value for _, value in fields), language))
-        if not wanted or asked & names or wanted & values:
-            return False
-    return True
+    titled = set(content_terms(title, language))
+    wanted = asked - titled - set(content_terms(PurePath(source).stem, language))
+    values = set(content_terms(" ".join(value for _, value in fields), language))
+    # A file's name may be what the question asks for ("Copyright:" in "copyright"), a
+    # title's is the subject: a field named by its words is none the question names.
+    return bool(wanted) and not wanted & values and not _names_field(asked - titled, fields)
+
+
+def _names_field(asked: set[str], fields: Sequence[tuple[str, str]]) -> bool:
+    """Whether ``asked`` names one of ``fields``: half its name's words or more
+    ("Maintainer-Email" for "Who is the maintainer?", not "Description-Content-Type"
+    for a question about types), or a word it is asked for by (``field_words``)."""
+    for name, value in fields:
+        language = detect_language(name)
+        words = set(content_terms(name, language))
+        if 2 * len(words & asked) >= len(words) > 0:
+            return True
+        if asked & field_terms(f"{name}: {value}", language):
+            return True
+    return False

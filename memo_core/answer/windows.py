@@ -19,6 +19,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from memo_core.answer.field_words import field_terms
 from memo_core.answer.lemmas import identifier_terms, term_of
 from memo_core.answer.lexicon import MODALS, NEGATIONS
 from memo_core.answer.semantic import SentenceSimilarity
@@ -775,7 +776,9 @@ def implied_terms(text: str, language: str, named: Collection[str] = ()) -> froz
     version added it?"), "default" when it states a default without the word, as
     a signature does ("fire(glaze, temperature=1040)" answers "What is the default
     temperature?"), and "minimum" or "maximum" when it gives a bound (">=3.10", "3.8+",
-    "<2"). What a question asks by the kind of thing, the text says by one."""
+    "<2"), and a record field's terms beyond its name (``field_words.field_terms``:
+    "develop" for "Author: Jane Roe"). What a question asks by the kind of thing, the
+    text says by one."""
     terms = set(identifier_terms(text, language, named))
     if _VERSION_NUMBER.search(text):
         terms.add(term_of("version", language))
@@ -785,7 +788,7 @@ def implied_terms(text: str, language: str, named: Collection[str] = ()) -> froz
         terms.add(term_of("minimum", language))
     if _UPPER_BOUND.search(text):
         terms.add(term_of("maximum", language))
-    return frozenset(terms)
+    return frozenset(terms) | field_terms(text, language)
 
 
 # An interactive interpreter's prompt opening a line (">>> ", "... ", "In [3]: ").

@@ -1,18 +1,25 @@
 """A quote made only of record fields answers a question only when a field is one the
-question names or a value holds more of it than the subject's name
-(``answer/fields.py``). The records are made up for these tests."""
+question names, or asks for in other words ("Who created it?" for "Author:", and only
+words for that field: ``answer/field_words.py``), or a value holds more of it than the
+subject's name (``answer/fields.py``). The records are made up for these tests."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from memo_core.answer import Answer, GuardedAnswerer, Refusal
+from memo_core.answer import engine as engine_module
+from memo_core.answer.extractive import extractive_answer
+from memo_core.answer.field_words import field_terms
 from memo_core.answer.fields import fields_off_question
 from memo_core.answer.gate import SufficiencyGate
+from memo_core.answer.lemmas import term_of
 from memo_core.answer.types import Citation
+from memo_core.answer.windows import implied_terms
 from memo_core.kb import MemoBase
 
 
@@ -63,7 +70,8 @@ def heronlog(tmp_path: Path) -> Iterator[MemoBase]:
     base = MemoBase(tmp_path / "kb.db", embedder=None)
     base.add_document(
         "Name: heronlog\nVersion: 2.4.0\nSummary: Structured logs for small daemons\n"
-        "Author: Odile Brandt\nRequires-Python: >=3.9\n",
+        "Author: Odile Brandt\nRequires-Python: >=3.9\nHome-page: https://heron.example\n"
+        "Project-URL: Tracker, https://heron.example/tickets\n",
         document_id="heronlog",
         title="heronlog 2.4.0",
     )
@@ -79,3 +87,94 @@ def test_the_engine_refuses_a_record_that_lacks_the_field_asked_for(heronlog: Me
     answer = engine.ask("Who is the author of heronlog?")
     assert isinstance(answer, Answer)
     assert "Odile Brandt" in answer.text
+
+
+def _terms(*words: str) -> set[str]:
+    return {term_of(w, "english") for w in words}
+
+
+def test_a_field_holds_the_words_it_is_asked_for_by() -> None:
+    assert _terms("write", "create") <= field_terms("Author: Odile Brandt", "english")
+    assert _terms("contact") <= field_terms("Maintainer-email: odile@heron.example", "english")
+    # A link's label and a classifier's first part name what the value is.
+    tracker = field_terms("Project-URL: Tracker, https://heron.example/tickets", "english")
+    assert _terms("report", "problem", "bug") <= tracker
+    platforms = field_terms("Classifier: Operating System :: POSIX :: Linux", "english")
+    assert _terms("support", "run") <= platforms
+    assert _terms("depend", "need") <= field_terms("Requires-Dist: tidepool>=3.1", "english")
+    # A link to a code forge is where the code is kept, whatever its field.
+    forge = field_terms("Home-page: https://codeberg.org/heron/heronlog", "english")
+    assert _terms("code", "repository") <= forge
+    # The gate's windows and the picker read them as the field's own terms.
+    assert _terms("write") <= implied_terms("Author: Odile Brandt", "english")
+
+
+def test_only_the_field_s_own_words_and_never_prose() -> None:
+    home = field_terms("Home-page: https://heron.example", "english")
+    assert not _terms("documentation", "code", "report") & home
+    # "develop" is also the "development" of "What is the development status?"
+    assert not _terms("maintain", "develop") & field_terms("Author: Odile Brandt", "english")
+    assert field_terms("The author of heronlog wrote it in a weekend.", "english") == set()
+    assert field_terms("Notes: runs nightly", "english") == set()
+    # A field sharing a word with a known one says something else.
+    assert field_terms("Description-Content-Type: text/markdown", "english") == set()
+    assert field_terms("Metadata-Version: 2.4", "english") == set()
+
+
+def test_a_field_answers_a_question_asking_for_it_in_other_words() -> None:
+    author = [_quoting("Author: Odile Brandt")]
+    assert not fields_off_question("Who created heronlog?", author)
+    assert not fields_off_question("Who originally wrote heronlog?", author)
+    assert fields_off_question("Who maintains heronlog?", author)
+    tracker = [_quoting("Project-URL: Tracker, https://heron.example/tickets")]
+    assert not fields_off_question("Where do I report a problem with heronlog?", tracker)
+    # A field is named by most of its name, not by one word of a longer one.
+    content = [_quoting("Description-Content-Type: text/markdown")]
+    assert fields_off_question("Which content does heronlog log?", content)
+    assert not fields_off_question("What is the description content type?", content)
+    home = [_quoting("Home-page: https://heron.example")]
+    assert fields_off_question("Where is the documentation of heronlog?", home)
+
+
+def test_the_engine_quotes_the_field_a_question_asks_for_in_other_words(
+    heronlog: MemoBase,
+) -> None:
+    engine = GuardedAnswerer(heronlog, gate=SufficiencyGate(threshold=0.0))
+    answer = engine.ask("Who created heronlog?")
+    assert isinstance(answer, Answer)
+    assert "Odile Brandt" in answer.citations[0].quote
+    tracker = engine.ask("Where do I report a problem with heronlog?")
+    assert isinstance(tracker, Answer)
+    assert "tickets" in tracker.citations[0].quote
+
+
+def test_the_picker_passes_over_what_the_caller_would_not_quote() -> None:
+    text = "Name: heronlog\nAuthor: Odile Brandt\n"
+    question = "Who is the author of heronlog?"
+    said = {text[a:b] for _, a, b in extractive_answer(question, [("c1", text)])}
+    assert said == {"Name: heronlog", "Author: Odile Brandt"}
+    for line in said:
+        at = text.index(line)
+        kept = extractive_answer(question, [("c1", text)], keep=lambda _id, a, _b, at=at: a != at)
+        assert [text[a:b] for _, a, b in kept] == list(said - {line})
+
+
+def test_the_engine_has_the_picker_pass_over_fields_that_name_only_the_subject(
+    heronlog: MemoBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    offered: list[tuple[str, bool]] = []
+    real = engine_module.extractive_answer
+
+    def spy(question: str, passages: Any, **options: Any) -> Any:
+        keep = options["keep"]
+        for chunk_id, text in passages:
+            for line in ("Name: heronlog", "Author: Odile Brandt"):
+                start = text.find(line)
+                if start >= 0:
+                    offered.append((line, keep(chunk_id, start, start + len(line))))
+        return real(question, passages, **options)
+
+    monkeypatch.setattr(engine_module, "extractive_answer", spy)
+    GuardedAnswerer(heronlog, gate=SufficiencyGate(threshold=0.0)).ask("Who created heronlog?")
+    assert ("Name: heronlog", False) in offered
+    assert ("Author: Odile Brandt", True) in offered
