@@ -64,7 +64,7 @@ _KIND_NOUNS_TEXT = """
     directives setting settings variable variables decorator decorators prefix
     prefixes suffix suffixes loop loops literal literals escape escapes
     conversion conversions specifier specifiers exception exceptions module modules
-    endpoint endpoints header headers tag tags element elements
+    endpoint endpoints header headers tag tags element elements extra extras
     """
 KIND_NOUNS: frozenset[str] = frozenset(_KIND_NOUNS_TEXT.split())
 

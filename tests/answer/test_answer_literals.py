@@ -63,6 +63,12 @@ def test_names_of_kinds_of_things() -> None:
     assert _found("Where is the text of error messages kept?") == []
     # Without a determiner before it, a run is not a name ("Which ... option").
     assert _found("Which cache option is fastest?") == []
+    # A package's optional extra is named as an option is.
+    assert _found("What does the zstdpack extra of heronlog install?") == [("name", "zstdpack")]
+    assert missing_literals(
+        "What does the zstdpack extra of heronlog install?",
+        ['Requires-Dist: tidepool>=3; extra == "tide"'],
+    ) == ["zstdpack"]
 
 
 @pytest.mark.skipif(not dictionary_available(), reason="wordfreq is not installed")
