@@ -63,7 +63,7 @@ ASKED_BY: dict[str, tuple[str, ...]] = {
     # what it needs and offers
     "requires": ("need", "depend", "dependency", "accept"),
     "depends": ("need", "require", "dependency", "accept"),
-    "extra": ("optional", "install"),
+    "extra": ("optional",),
     # how its classifiers sort it
     "operating": ("support", "run", "platform"),
     "language": ("written", "write"),

@@ -116,6 +116,9 @@ def test_only_the_field_s_own_words_and_never_prose() -> None:
     assert not _terms("maintain", "develop") & field_terms("Author: Odile Brandt", "english")
     assert field_terms("The author of heronlog wrote it in a weekend.", "english") == set()
     assert field_terms("Notes: runs nightly", "english") == set()
+    # An extra's name is what is installed by it, which the question names: the field
+    # itself implies nothing installed ("What does the gpu extra install?" of another).
+    assert not _terms("install") & field_terms("Provides-Extra: tide", "english")
     # A field sharing a word with a known one says something else.
     assert field_terms("Description-Content-Type: text/markdown", "english") == set()
     assert field_terms("Metadata-Version: 2.4", "english") == set()
