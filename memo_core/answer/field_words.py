@@ -37,6 +37,10 @@ ASKED_BY: dict[str, tuple[str, ...]] = {
     "maintainer": ("maintain", "behind"),
     "uploaders": ("upload", "maintain"),
     "copyright": ("own", "owner", "holder", "hold"),
+    # the terms it may be used under, in either spelling, and what they cover
+    "license": ("licence", "licensed", "terms"),
+    "licence": ("license", "licensed", "terms"),
+    "files": ("cover", "apply", "path"),
     "contact": ("reach", "email", "mail", "address"),
     "email": ("contact", "reach", "mail", "address"),
     # what it is
@@ -88,6 +92,9 @@ FIELDS = frozenset(
         "contact",
         "email",
         "copyright",
+        "license",
+        "licence",
+        "files",
         "summary",
         "description",
         "keywords",

@@ -62,6 +62,8 @@ def test_a_field_named_like_its_file_still_answers_the_question_naming_it() -> N
     # A Debian copyright file is named "copyright"; its "Copyright:" fields answer.
     held = [_quoting("Files: src/*\nCopyright: 2019 Odile Brandt", title="", source="copyright")]
     assert not fields_off_question("Who holds the copyright?", held)
+    terms = [_quoting("Files: src/*\nLicense: Heron-Permissive-1", title="", source="copyright")]
+    assert not fields_off_question("Under which licence may the sources be used?", terms)
     assert fields_off_question("Who maintains the parser?", held)
 
 
@@ -102,6 +104,9 @@ def test_a_field_holds_the_words_it_is_asked_for_by() -> None:
     platforms = field_terms("Classifier: Operating System :: POSIX :: Linux", "english")
     assert _terms("support", "run") <= platforms
     assert _terms("depend", "need") <= field_terms("Requires-Dist: tidepool>=3.1", "english")
+    # A licence field is asked for in either spelling, and a Files field by what it covers.
+    assert _terms("licence", "terms") <= field_terms("License: Heron-Permissive-1", "english")
+    assert _terms("cover") <= field_terms("Files: vendor/tide/*", "english")
     # A link to a code forge is where the code is kept, whatever its field.
     forge = field_terms("Home-page: https://codeberg.org/heron/heronlog", "english")
     assert _terms("code", "repository") <= forge
