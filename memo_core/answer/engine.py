@@ -202,11 +202,11 @@ class GuardedAnswerer:
         # What is quoted and shown is a whole sentence of the document, also where the
         # chunk cut it at an edge.
         passages = self._passages(hits, owner)
+        passed_over: list[str] = []  # record fields the pick passed over (extractive)
         if self.llm is None:
             # The pick reads the question as its asker meant it: the words taken back in
             # "What does the mill grind, no, who rebuilt it?" would draw the quote
             # (``repairs.py``). The gate keeps them: they name the passage's topic.
-            passed_over: list[str] = []
             claims = self._extractive_claims(
                 corrected(spelled), passages, explanation, evidence, passed_over
             )
@@ -218,7 +218,7 @@ class GuardedAnswerer:
             unsupported = tuple(
                 u for u in (parsed.unsupported if parsed else ()) if is_grounded(u, [question])
             )
-        if not claims and self.llm is None and passed_over:
+        if not claims and passed_over:
             return Refusal(
                 f"{NOT_IN_BASE} (the record fields found do not name what the question asks)",
                 decision.score,
@@ -381,7 +381,7 @@ class GuardedAnswerer:
 
         def answers(chunk_id: str, start: int, end: int) -> bool:
             # A record's field that says nothing the question asks beyond its subject's
-            # name ("Name: heronlog" for "Who develops heronlog?") gives way to the next
+            # name ("Name: heronlog" for "Who wrote heronlog?") gives way to the next
             # candidate; the quotes picked are checked once more below all the same.
             if chunk_id not in by_id:
                 return True  # a memory fact
