@@ -25,7 +25,7 @@ import re
 from memo_core.answer.lemmas import term_of
 from memo_core.answer.sentences import is_field_shaped, line_content
 
-__all__ = ["ASKED_BY", "FIELDS", "field_terms"]
+__all__ = ["ASKED_BY", "FIELDS", "asked_terms", "field_terms"]
 
 #: A word of a field's name or label -> the words a question asks for that field by.
 ASKED_BY: dict[str, tuple[str, ...]] = {
@@ -139,23 +139,28 @@ def _asked_terms(word: str, language: str) -> frozenset[str]:
 
 
 def field_terms(text: str, language: str) -> frozenset[str]:
-    """The terms a question asks for the record fields of ``text`` by (see the module
-    docstring): for each line of ``text`` that reads as a "Name: value" field, those of
-    its name's words and of its value's label, and those of a link to a code forge."""
+    """The terms a question asks for the record fields of ``text`` by: those of
+    :func:`asked_terms` for each line of ``text`` that reads as a "Name: value" field."""
     terms: set[str] = set()
     for line in text.split("\n"):
         field = line_content(line)
-        if not is_field_shaped(field):
-            continue
-        name, _, value = field.partition(":")
-        words = _WORDS.findall(name.casefold())
-        if " ".join(words) not in FIELDS:
-            words = []
-        label = _LABEL.match(value)  # a link's or a classifier's: what the value is
-        if label:
-            words += _WORDS.findall(label.group(1).casefold())
-        for word in words:
-            terms |= _asked_terms(word, language)
-        if _FORGE.search(value):
-            terms.update(term_of(w, language) for w in _FORGE_WORDS)
+        if is_field_shaped(field):
+            name, _, value = field.partition(":")
+            terms |= asked_terms(name, value, language)
     return frozenset(terms)
+
+
+def asked_terms(name: str, value: str, language: str) -> frozenset[str]:
+    """The terms a question asks for the field ``name: value`` by (see the module
+    docstring): those of its name's words, of its value's label, and of a link to a
+    code forge."""
+    words = _WORDS.findall(name.casefold())
+    if " ".join(words) not in FIELDS:
+        words = []
+    label = _LABEL.match(value)  # a link's or a classifier's: what the value is
+    if label:
+        words += _WORDS.findall(label.group(1).casefold())
+    terms = frozenset().union(*(_asked_terms(word, language) for word in words))
+    if _FORGE.search(value):
+        terms |= {term_of(w, language) for w in _FORGE_WORDS}
+    return terms

@@ -18,10 +18,11 @@ still answer). The extractive picker passes over such fields
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from pathlib import PurePath
 
-from memo_core.answer.field_words import field_terms
+from memo_core.answer.field_words import asked_terms
 from memo_core.answer.lemmas import content_terms, term_of
 from memo_core.answer.sentences import is_field_shaped, line_content
 from memo_core.answer.types import Citation
@@ -64,26 +65,31 @@ def field_off_question(question: str, sentence: str, *, title: str, source: str)
     fields = _fields(sentence)
     if fields is None:
         return False  # prose: the other checks read it
-    language = detect_language(question)
-    asked = set(content_terms(without_type_cue(question), language))
-    asked -= {term_of(verb, language) for verb in _DESCRIBING}
+    language, asked = _asked(question)
     titled = set(content_terms(title, language))
     wanted = asked - titled - set(content_terms(PurePath(source).stem, language))
     values = set(content_terms(" ".join(value for _, value in fields), language))
     # A file's name may be what the question asks for ("Copyright:" in "copyright"), a
     # title's is the subject: a field named by its words is none the question names.
-    return bool(wanted) and not wanted & values and not _names_field(asked - titled, fields)
+    named = _names_field(asked - titled, fields, language)
+    return bool(wanted) and not wanted & values and not named
 
 
-def _names_field(asked: set[str], fields: Sequence[tuple[str, str]]) -> bool:
+@functools.lru_cache(maxsize=256)
+def _asked(question: str) -> tuple[str, frozenset[str]]:
+    """The language of ``question`` and the terms it asks by (read once per question:
+    the picker asks about each of its candidates)."""
+    language = detect_language(question)
+    asked = set(content_terms(without_type_cue(question), language))
+    return language, frozenset(asked - {term_of(verb, language) for verb in _DESCRIBING})
+
+
+def _names_field(asked: frozenset[str], fields: Sequence[tuple[str, str]], language: str) -> bool:
     """Whether ``asked`` names one of ``fields``: half its name's words or more
     ("Maintainer-Email" for "Who is the maintainer?", not "Description-Content-Type"
     for a question about types), or a word it is asked for by (``field_words``)."""
     for name, value in fields:
-        language = detect_language(name)
         words = set(content_terms(name, language))
-        if 2 * len(words & asked) >= len(words) > 0:
-            return True
-        if asked & field_terms(f"{name}: {value}", language):
+        if 2 * len(words & asked) >= len(words) > 0 or asked & asked_terms(name, value, language):
             return True
     return False

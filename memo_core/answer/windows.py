@@ -777,7 +777,7 @@ def implied_terms(text: str, language: str, named: Collection[str] = ()) -> froz
     a signature does ("fire(glaze, temperature=1040)" answers "What is the default
     temperature?"), and "minimum" or "maximum" when it gives a bound (">=3.10", "3.8+",
     "<2"), and a record field's terms beyond its name (``field_words.field_terms``:
-    "develop" for "Author: Jane Roe"). What a question asks by the kind of thing, the
+    "write" for "Author: Jane Roe"). What a question asks by the kind of thing, the
     text says by one."""
     terms = set(identifier_terms(text, language, named))
     if _VERSION_NUMBER.search(text):
