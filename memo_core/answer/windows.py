@@ -488,8 +488,19 @@ def asks_for_number(question: str) -> bool:
     answer it. (When, where, who and which option are not read so: "when" also asks for
     a condition, "where" for a file, and their answers need not hold a date or a name.)"""
     return bool(
-        _HOW_MANY.search(question) or _ASKS_VERSION.search(question) or _ASKS_DATE.search(question)
+        _HOW_MANY.search(question)
+        or _ASKS_VERSION.search(question)
+        or _ASKS_DATE.search(question)
+        or _ASKS_NUMBERED.search(question)
     )
+
+
+# A number asked for by what it numbers ("What port number ...?", "Which PEP number ...?",
+# "Какой номер порта ...?"): one number, not the kinds of numbers ("Which numbers ...?").
+_ASKS_NUMBERED = re.compile(
+    r"\b(?:what|which)\s+(?:[\w-]+\s+)?number\b(?!s)|\b(?:какой|каким)\s+(?:\w+\s+)?номер",
+    re.IGNORECASE,
+)
 
 
 # A date asked for by name ("What year ...?", "Until which date ...?"), not "When ...?".
@@ -593,23 +604,29 @@ def _versions_required_thing(question: str, text: str) -> bool:
 def holds_asked_number(question: str, text: str) -> bool:
     """Whether ``text`` gives what a question of :func:`asks_for_number` asks for: a
     number, version or date the question does not already say, or a word that counts
-    ("once", "only", "all"). The version another thing must have ("Which Python
-    version does X require?") is stated beside that thing's name: the project's own
-    version ("Version: 2.4") is no answer to it, nor another's beside it."""
+    ("once", "only", "all"); asked for a number by what it numbers, a numeral. The
+    version another thing must have ("Which Python version does X require?") is stated
+    beside that thing's name: the project's own version ("Version: 2.4") is no answer to
+    it, nor another's beside it."""
     if _ASKS_VERSION.search(question):
         return (
             _VERSION_NUMBER.search(text) is not None
             and answer_slot(question, text) > 0
             and _versions_required_thing(question, text)
         )
+    asked = question.casefold()
     if _ASKS_DATE.search(question):
-        asked = question.casefold()
         return any(m.group().casefold() not in asked for m in _STATED_DATE.finditer(text))
+    if _ASKS_NUMBERED.search(question) and not _HOW_MANY.search(question):
+        return any(m.group() not in asked for m in _NUMERAL.finditer(_NO_COUNT.sub(" ", text)))
     if not _names_counted(question, text):
         return False
     counted = _NO_COUNT.sub(" ", text)
     return answer_slot(question, counted) > 0 or _QUANTIFIER.search(counted) is not None
 
+
+# A numeral standing alone ("8080", "3.5"): not the digits of a name ("PEP8" is no number).
+_NUMERAL = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 
 # What "how many" counts: the words after it, up to a function word ("How many MTEB
 # points does ...", "How many languages are ...").

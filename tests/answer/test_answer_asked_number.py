@@ -71,6 +71,21 @@ def test_a_date_asked_for_by_name_is_a_year_a_month_or_a_written_date() -> None:
     assert not holds_asked_number("What year after 2019 added leases?", "Since 2019, leases.")
 
 
+def test_a_number_asked_for_by_what_it_numbers_is_a_numeral() -> None:
+    q = "Which port number does the Heron dashboard listen on?"
+    assert asks_for_number(q)
+    assert asks_for_number("Какой номер порта у панели Heron?")
+    assert holds_asked_number(q, "The dashboard listens on port 8350.")
+    assert not holds_asked_number(q, "The dashboard listens on a port of its own.")
+    # The digits of a name number nothing.
+    assert not holds_asked_number(q, "The dashboard is served by heron3.")
+    rfc = "What RFC number describes the Heron journal format?"
+    assert not holds_asked_number(rfc, "The journal format follows an early draft.")
+    assert holds_asked_number(rfc, "The journal format is that of RFC 9112.")
+    # Numbers of several kinds are asked for by kind, not as one numeral.
+    assert not asks_for_number("Which numbers can Heron print as words?")
+
+
 def test_the_version_another_thing_must_have_is_stated_beside_its_name() -> None:
     q = "Which Python version does wrenlog require?"
     assert holds_asked_number(q, "Requires-Python: >=3.9")
