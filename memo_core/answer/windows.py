@@ -353,7 +353,7 @@ _THE_ONE = r"(?:is|are|was|were)\s+the\s+"
 # "Which version added ...?", "Since which release ...?", "In what Python version ...?":
 # answered by a version number, not by the text about the thing that has one.
 _WHICH_VERSION = re.compile(
-    r"^\s*(?:(?:in|since|from|as\s+of|until|before|after)\s+)?(?:which|what)\s+"
+    r"^\s*(?:(?:in|since|from|as\s+of|until|before|after|up\s+to)\s+)?(?:which|what)\s+"
     rf"(?:{_THE_ONE})?(?:[\w.+-]+\s+){{0,2}}"
     r"(?:version|release)s?\b|"
     r"^\s*(?:(?:в|с|начиная\s+с)\s+)?(?:какой|какая|какие|каких)\s+(?:\w+\s+)?(?:верси|релиз)",
@@ -472,7 +472,7 @@ _AUXILIARY = r"(?:is|are|was|were|do|does|did|has|have|had)\b"
 # question word and "version" / "release" asks what a release did, not which one it is,
 # and a conjunction opens a clause ("What happens when release is called?").
 _ASKS_VERSION = re.compile(
-    r"^\s*(?:(?:in|since|from|as\s+of|until|before|after)\s+)?(?:which|what)\s+"
+    r"^\s*(?:(?:in|since|from|as\s+of|until|before|after|up\s+to)\s+)?(?:which|what)\s+"
     rf"(?:{_THE_ONE})?(?:(?!{_AUXILIARY}|(?:will|would|can|could|should|"
     r"happens?|when|if|while|once|unless|whether)\b)[\w.+-]+\s+)"
     r"{0,2}(?:version|release)s?\b|"
@@ -579,6 +579,16 @@ _REQUIRED_VERSION = re.compile(
 )
 
 
+# The most a requirement lets another thing be ("Up to which version of h11 does X allow?",
+# "What is the newest click version X's cli extra accepts?"): answered by an upper bound
+# ("<2", "<=1.4"), not by the least version accepted (">=1.0"). Not the latest release of
+# a thing itself ("Which is the latest X version supporting Python 2.7?").
+_ASKS_UPPER_BOUND = re.compile(
+    r"^\s*up\s+to\s+(?:which|what)\s+version\b|"
+    r"\b(?:newest|latest|highest|maximum|most\s+recent)\s+[\w.+-]+\s+versions?\s+(?:that\s+)?"
+    r"(?!supporting\b)[\w.'’-]+(?:\s+[\w.'’-]+){0,3}?\s+(?:accepts?|allows?|permits?|supports?)\b",
+    re.IGNORECASE,
+)
 # What may stand between a thing's name and the version it must have: a colon, a
 # bracket, a comparison, the word "version", markup ("Python 3.9+", "Requires-Python: >=3.9",
 # "msgpack (>=1.0.7,<2)", "Python versions 3.8 to 3.12", "`build`_ (>=0.6)").
@@ -607,12 +617,15 @@ def holds_asked_number(question: str, text: str) -> bool:
     ("once", "only", "all"); asked for a number by what it numbers, a numeral. The
     version another thing must have ("Which Python version does X require?") is stated
     beside that thing's name: the project's own version ("Version: 2.4") is no answer to
-    it, nor another's beside it."""
+    it, nor another's beside it; and the most it may be, by an upper bound."""
     if _ASKS_VERSION.search(question):
         return (
             _VERSION_NUMBER.search(text) is not None
             and answer_slot(question, text) > 0
             and _versions_required_thing(question, text)
+            and (
+                _ASKS_UPPER_BOUND.search(question) is None or _UPPER_BOUND.search(text) is not None
+            )
         )
     asked = question.casefold()
     if _ASKS_DATE.search(question):

@@ -127,6 +127,20 @@ def test_the_version_must_stand_beside_the_thing_not_just_in_the_same_text() -> 
     assert holds_asked_number(hyphen, "The retry hook was added in heron-kit 1.4.")
 
 
+def test_the_most_a_requirement_allows_is_an_upper_bound() -> None:
+    up_to = "Up to which version of tidelib does heronlog's cli extra allow?"
+    newest = "What is the newest tidelib version heronlog accepts?"
+    for q in (up_to, newest):
+        assert asks_for_number(q)
+        # The least version accepted says nothing of the most.
+        assert not holds_asked_number(q, 'Requires-Dist: tidelib>=1.2; extra == "cli"')
+        assert holds_asked_number(q, 'Requires-Dist: tidelib<3,>=1.2; extra == "cli"')
+        assert holds_asked_number(q, "Requires-Dist: tidelib (<=2.8)")
+    # The latest release of a thing itself is a version, not a bound.
+    own = "Which is the latest heronlog version supporting Python 2.7?"
+    assert holds_asked_number(own, "heronlog 4.1 is the last release supporting Python 2.7.")
+
+
 def test_a_count_answers_how_many_only_beside_what_it_counts() -> None:
     q = "How many languages does the Heron tokenizer cover?"
     assert holds_asked_number(q, "The Heron tokenizer covers 41 languages.")
