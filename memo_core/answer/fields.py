@@ -10,9 +10,10 @@ is one the question names ("Author" for "Who is the author?", "Copyright" for "W
 holds the copyright?", "Requires-Python" for "Which Python does it require?") or asks
 for in other words (``field_words``: "Who wrote it?" for "Author"), or a value holds
 a term the question asks by beyond the subject's own name ("Bug Reports, https://..."
-for "Where do I report bugs?"); the subject is what the quoted document's title and
-file name say (a Debian copyright file is named "copyright": its "Copyright:" fields
-still answer). The extractive picker passes over such fields
+for "Where do I report bugs?"; a classifier by its label or its values as written, not
+by a stem it shares: "Development Status" does not answer "Who develops it?"); the
+subject is what the quoted document's title and file name say (a Debian copyright file
+is named "copyright": its "Copyright:" fields still answer). The extractive picker passes over such fields
 (:func:`field_off_question`), so the field asked for is quoted in their place.
 """
 
@@ -27,7 +28,7 @@ from memo_core.answer.lemmas import content_terms, term_of
 from memo_core.answer.sentences import is_field_shaped, line_content
 from memo_core.answer.types import Citation
 from memo_core.answer.windows import without_type_cue
-from memo_core.search.text import detect_language
+from memo_core.search.text import STOPWORDS, detect_language, tokenize
 
 __all__ = ["field_off_question", "fields_off_question"]
 
@@ -68,10 +69,17 @@ def field_off_question(question: str, sentence: str, *, title: str, source: str)
     language, asked = _asked(question)
     titled = set(content_terms(title, language))
     wanted = asked - titled - set(content_terms(PurePath(source).stem, language))
-    values = set(content_terms(" ".join(value for _, value in fields), language))
+    classifiers = [(name, value) for name, value in fields if _CLASSIFIER in value]
+    plain = [field for field in fields if field not in classifiers]
+    values = set(content_terms(" ".join(value for _, value in plain), language))
     # A file's name may be what the question asks for ("Copyright:" in "copyright"), a
     # title's is the subject: a field named by its words is none the question names.
-    named = _names_field(asked - titled, fields, language)
+    subject = set(tokenize(title)) | set(tokenize(PurePath(source).stem))
+    written = set(tokenize(question)) - subject - STOPWORDS
+    named = _names_field(asked - titled, plain, language) or any(
+        _names_classifier(written, asked - titled, name, value, language)
+        for name, value in classifiers
+    )
     return bool(wanted) and not wanted & values and not named
 
 
@@ -82,6 +90,28 @@ def _asked(question: str) -> tuple[str, frozenset[str]]:
     language = detect_language(question)
     asked = set(content_terms(without_type_cue(question), language))
     return language, frozenset(asked - {term_of(verb, language) for verb in _DESCRIBING})
+
+
+#: What parts a classifier's value: "Development Status :: 5 - Production/Stable".
+_CLASSIFIER = "::"
+
+
+def _names_classifier(
+    written: set[str], asked: frozenset[str], name: str, value: str, language: str
+) -> bool:
+    """Whether a question naming ``asked`` (its terms beyond the subject's) and
+    ``written`` (its words beyond the subject's, as written) names the classifier
+    ``name: value``: the last word of its label ("Status" of "Development Status",
+    "System" of "Operating System"), a word it is asked for by (``field_words``:
+    "support" for an operating system), or one of its values as written ("Solaris").
+    A classifier sorts a project by topic: "Who develops heronlog?" is not answered
+    by its "Development Status" nor by its audience of "Developers", which share only
+    a stem with the question."""
+    label, _, rest = value.partition(_CLASSIFIER)
+    head = content_terms(label, language)[-1:]
+    if asked & set(head) or asked & asked_terms(name, value, language):
+        return True
+    return bool(written & set(tokenize(rest)))
 
 
 def _names_field(asked: frozenset[str], fields: Sequence[tuple[str, str]], language: str) -> bool:

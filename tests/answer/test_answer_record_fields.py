@@ -144,6 +144,23 @@ def test_a_field_answers_a_question_asking_for_it_in_other_words() -> None:
     assert fields_off_question("Where is the documentation of heronlog?", home)
 
 
+def test_a_classifier_answers_what_its_label_or_its_value_names_not_a_shared_stem() -> None:
+    status = [_quoting("Classifier: Development Status :: 4 - Beta")]
+    audience = [_quoting("Classifier: Intended Audience :: Developers")]
+    solaris = [_quoting("Classifier: Operating System :: POSIX :: SunOS/Solaris")]
+    # "develops" shares a stem with the label's "Development" and with "Developers".
+    assert fields_off_question("Who develops heronlog?", status)
+    assert fields_off_question("Who develops heronlog?", audience)
+    # The label's last word, a word it is asked for by, or a value as written names it.
+    assert not fields_off_question("What is the development status of heronlog?", status)
+    assert not fields_off_question("Which operating systems does heronlog run on?", solaris)
+    assert not fields_off_question("Does heronlog support Solaris?", solaris)
+    assert not fields_off_question("Is heronlog used on Solaris machines?", solaris)
+    # The subject's own name is no value the question asks about.
+    python = [_quoting("Classifier: Programming Language :: Python :: 3", title="heron-python")]
+    assert fields_off_question("Where is the documentation of heron-python?", python)
+
+
 def test_the_engine_quotes_the_field_a_question_asks_for_in_other_words(
     heronlog: MemoBase,
 ) -> None:
