@@ -28,7 +28,7 @@ from memo_core.answer.evidence import (
 )
 from memo_core.answer.extractive import extractive_answer
 from memo_core.answer.faithfulness import unfaithful
-from memo_core.answer.fields import field_off_question, fields_off_question
+from memo_core.answer.fields import asked_subjects, field_off_question, fields_off_question
 from memo_core.answer.gate import SufficiencyGate, neighbourhood
 from memo_core.answer.grounding import is_grounded
 from memo_core.answer.passages import DocumentReader, Passage, whole_sentences
@@ -203,12 +203,13 @@ class GuardedAnswerer:
         # chunk cut it at an edge.
         passages = self._passages(hits, owner)
         passed_over: list[str] = []  # record fields the pick passed over (extractive)
+        subjects = asked_subjects(spelled, (p.hit for p in passages))
         if self.llm is None:
             # The pick reads the question as its asker meant it: the words taken back in
             # "What does the mill grind, no, who rebuilt it?" would draw the quote
             # (``repairs.py``). The gate keeps them: they name the passage's topic.
             claims = self._extractive_claims(
-                corrected(spelled), passages, explanation, evidence, passed_over
+                corrected(spelled), passages, explanation, evidence, passed_over, subjects
             )
             unsupported: tuple[str, ...] = ()
         else:
@@ -259,7 +260,9 @@ class GuardedAnswerer:
             claim
             for claim in claims
             if claim.memory_only
-            or not fields_off_question(spelled, [c for c in claim.citations if not c.is_memory])
+            or not fields_off_question(
+                spelled, [c for c in claim.citations if not c.is_memory], subjects
+            )
         ]
         if not claims:
             return Refusal(
@@ -370,9 +373,11 @@ class GuardedAnswerer:
         explanation: Explanation | None,
         evidence: Sequence[MemoryEvidence] = (),
         passed_over: list[str] | None = None,
+        subjects: frozenset[str] = frozenset(),
     ) -> list[Claim]:
         """The picked sentences as claims, each checked against its passage; the record
-        fields passed over as answering nothing asked are added to ``passed_over``."""
+        fields passed over as answering nothing asked (of ``subjects``, the documents the
+        question names, when it names one) are added to ``passed_over``."""
         # Memory facts compete as passages after the documents, under keys no chunk id has.
         remembered = {f"\x00memory:{i}": e for i, e in enumerate(evidence)}
         # A chunk that addresses an AI assistant with instructions is never the answer.
@@ -387,7 +392,9 @@ class GuardedAnswerer:
                 return True  # a memory fact
             hit = by_id[chunk_id].hit
             sentence = hit.text[start:end]
-            if field_off_question(question, sentence, title=hit.title, source=hit.source):
+            if field_off_question(
+                question, sentence, title=hit.title, source=hit.source, subjects=subjects
+            ):
                 if passed_over is not None:
                     passed_over.append(sentence)
                 return False

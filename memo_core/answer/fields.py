@@ -13,24 +13,30 @@ a term the question asks by beyond the subject's own name ("Bug Reports, https:/
 for "Where do I report bugs?"; a classifier by its label or its values as written, not
 by a stem it shares: "Development Status" does not answer "Who develops it?"); the
 subject is what the quoted document's title and file name say (a Debian copyright file
-is named "copyright": its "Copyright:" fields still answer). The extractive picker passes over such fields
+is named "copyright": its "Copyright:" fields still answer). Asked about the subject
+of one document of the base by its name ("Which Python does tidelib require?"), the
+fields of another record answer nothing, though they may name it as a dependency
+(:func:`asked_subjects`). The extractive picker passes over such fields
 (:func:`field_off_question`), so the field asked for is quoted in their place.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from pathlib import PurePath
 
 from memo_core.answer.field_words import asked_terms
 from memo_core.answer.lemmas import content_terms, term_of
+from memo_core.answer.lexicon import COMMON_ZIPF, word_frequency
 from memo_core.answer.sentences import is_field_shaped, line_content
 from memo_core.answer.types import Citation
 from memo_core.answer.windows import without_type_cue
 from memo_core.search.text import STOPWORDS, detect_language, tokenize
+from memo_core.types import Hit
 
-__all__ = ["field_off_question", "fields_off_question"]
+__all__ = ["asked_subjects", "document_names", "field_off_question", "fields_off_question"]
 
 #: Verbs that ask what a thing is or does ("What does heronlog provide?"): its summary
 #: answers them without saying "provides".
@@ -47,25 +53,40 @@ def _fields(sentence: str) -> list[tuple[str, str]] | None:
     return [(name, value) for name, _, value in (line.partition(":") for line in lines)]
 
 
-def fields_off_question(question: str, citations: Sequence[Citation]) -> bool:
+def fields_off_question(
+    question: str, citations: Sequence[Citation], subjects: frozenset[str] = frozenset()
+) -> bool:
     """Whether ``citations`` quote only record fields and none of them answers
     ``question`` (see the module docstring): none is a field the question names
     ("Copyright" for "Who holds the copyright?") and no value holds a term of it beyond
-    those of the subject of its document. False when a quote is prose, or the question
-    names nothing but the subject ("What is heronlog?", "What does heronlog provide?")."""
+    those of the subject of its document; or the question names the subject of another
+    document (``subjects``, :func:`asked_subjects`). False when a quote is prose, or the
+    question names nothing but the subject ("What is heronlog?", "What does heronlog
+    provide?")."""
     return bool(citations) and all(
-        field_off_question(question, c.sentence or c.quote, title=c.title, source=c.source)
+        field_off_question(
+            question, c.sentence or c.quote, title=c.title, source=c.source, subjects=subjects
+        )
         for c in citations
     )
 
 
-def field_off_question(question: str, sentence: str, *, title: str, source: str) -> bool:
+def field_off_question(
+    question: str,
+    sentence: str,
+    *,
+    title: str,
+    source: str,
+    subjects: frozenset[str] = frozenset(),
+) -> bool:
     """Whether ``sentence``, of the document titled ``title`` from ``source``, is made
     only of record fields none of which answers ``question`` (as
     :func:`fields_off_question` reads each quote): what the picker passes over."""
     fields = _fields(sentence)
     if fields is None:
         return False  # prose: the other checks read it
+    if subjects and not subjects & document_names(title, source):
+        return True  # the fields of another subject's record
     language, asked = _asked(question)
     titled = set(content_terms(title, language))
     wanted = asked - titled - set(content_terms(PurePath(source).stem, language))
@@ -81,6 +102,58 @@ def field_off_question(question: str, sentence: str, *, title: str, source: str)
         for name, value in classifiers
     )
     return bool(wanted) and not wanted & values and not named
+
+
+def document_names(title: str, source: str) -> frozenset[str]:
+    """What a document is named by, lower-cased: its file's name without the extension,
+    and its title when that is a name, maybe with a version ("heronlog 2.4", as a
+    record's "Name" and "Version" title it)."""
+    names = {PurePath(source).stem.casefold()}
+    named = _NAME_TITLE.match(title)
+    if named:
+        names.add(named.group(1).casefold())
+    return frozenset(n for n in names if n)
+
+
+def asked_subjects(question: str, hits: Iterable[Hit]) -> frozenset[str]:
+    """The names (:func:`document_names`) of the documents of ``hits`` that ``question``
+    writes as a word of its own ("pytest-timeout", not the "pytest" in it): what it asks
+    about. A record's fields say what they say of their own record's subject, so asked
+    about one document's subject, another record's "Requires-Dist: pytest-timeout" or
+    "Summary: ..." answers nothing."""
+    names = set().union(*(document_names(h.title, h.source) for h in hits))
+    return frozenset(name for name in names if _is_name(name) and _asks_about(question, name))
+
+
+def _asks_about(question: str, name: str) -> bool:
+    """Whether ``question`` writes ``name`` as what it asks about: as a word of its own,
+    and not as what other things need ("Which packages depend on tidelib?" is answered
+    by the records that require it)."""
+    found = re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", question, re.IGNORECASE)
+    return found is not None and not _NEEDING.search(question[: found.start()])
+
+
+def _is_name(name: str) -> bool:
+    """Whether a document's name names a thing of its own ("pytest-timeout", "langcodes",
+    "h11"), not a word a question uses in its own sense ("license", "index"): spelled
+    with a hyphen, a dot, an underscore or a digit, or no common word."""
+    if len(name) < _MIN_NAME:
+        return False
+    if _NAME_MARKS.search(name):
+        return True
+    frequency = word_frequency(name)
+    return frequency is not None and frequency < COMMON_ZIPF
+
+
+#: A title that is a name, maybe with a version: "heronlog", "heronlog 2.4.0".
+_NAME_TITLE = re.compile(r"\s*([\w.+-]+)(?:\s+v?\d[\w.+-]*)?\s*$")
+#: Names shorter than this are words or abbreviations as often ("io", "re").
+_MIN_NAME = 3
+_NAME_MARKS = re.compile(r"[-_.\d]")
+#: What stands before a thing that others need: "depend on", "require", "use".
+_NEEDING = re.compile(
+    r"\b(?:depends?\s+on|requires?|needs?|uses?|installs?|pulls?\s+in)\s+$", re.IGNORECASE
+)
 
 
 @functools.lru_cache(maxsize=256)

@@ -15,12 +15,13 @@ from memo_core.answer import Answer, GuardedAnswerer, Refusal
 from memo_core.answer import engine as engine_module
 from memo_core.answer.extractive import extractive_answer
 from memo_core.answer.field_words import field_terms
-from memo_core.answer.fields import fields_off_question
+from memo_core.answer.fields import asked_subjects, document_names, fields_off_question
 from memo_core.answer.gate import SufficiencyGate
 from memo_core.answer.lemmas import term_of
 from memo_core.answer.types import Citation
 from memo_core.answer.windows import implied_terms
 from memo_core.kb import MemoBase
+from memo_core.types import Hit
 
 
 def _quoting(
@@ -89,6 +90,44 @@ def test_the_engine_refuses_a_record_that_lacks_the_field_asked_for(heronlog: Me
     answer = engine.ask("Who is the author of heronlog?")
     assert isinstance(answer, Answer)
     assert "Odile Brandt" in answer.text
+
+
+def test_a_question_about_one_document_s_subject_is_not_answered_by_another_record() -> None:
+    hits = [_hit("heronlog 2.4.0", "heronlog.txt"), _hit("Tidelib", "tidelib.md")]
+    assert document_names("heronlog 2.4.0", "docs/heronlog.txt") == {"heronlog"}
+    assert document_names("Tidelib: tides for tests", "tidelib.md") == {"tidelib"}
+    assert asked_subjects("Which Python does tidelib require?", hits) == {"tidelib"}
+    # A name inside another one, or a common word that names a file, is no subject.
+    assert asked_subjects("Which Python does tidelib-extras require?", hits) == set()
+    assert asked_subjects("Which license?", [_hit("License", "license.txt")]) == set()
+    # What needs it is asked of the records that name it.
+    assert asked_subjects("Which packages depend on tidelib?", hits) == set()
+    assert asked_subjects("What requires tidelib?", hits) == set()
+    python = [_quoting("Requires-Python: >=3.9\nRequires-Dist: tidelib>=1.2")]
+    question = "Which Python version does tidelib require?"
+    assert not fields_off_question(question, python)
+    assert fields_off_question(question, python, frozenset({"tidelib"}))
+    assert not fields_off_question(question, python, frozenset({"tidelib", "heronlog"}))
+
+
+def test_the_engine_refuses_another_record_s_field_for_the_subject_asked_about(
+    heronlog: MemoBase,
+) -> None:
+    heronlog.add_document(
+        "Name: tidelib\nVersion: 0.3\nSummary: Tide tables for test fixtures\n",
+        document_id="tidelib",
+        title="tidelib 0.3",
+    )
+    engine = GuardedAnswerer(heronlog, gate=SufficiencyGate(threshold=0.0))
+    refused = engine.ask("Which Python version does tidelib require?")
+    assert isinstance(refused, Refusal), refused
+    answer = engine.ask("Which Python version does heronlog require?")
+    assert isinstance(answer, Answer)
+    assert ">=3.9" in answer.text
+
+
+def _hit(title: str, source: str) -> Hit:
+    return Hit(chunk_id=title, document_id=title, text="", score=1.0, title=title, source=source)
 
 
 def _terms(*words: str) -> set[str]:
