@@ -36,7 +36,7 @@ from memo_core.answer.repairs import corrected
 from memo_core.search.text import STOPWORDS, detect_language, stem_token
 from memo_core.types import Hit
 
-__all__ = ["hard_terms", "hit_evidence", "missing_terms"]
+__all__ = ["hard_terms", "hit_evidence", "is_coined", "missing_terms"]
 
 # A version or number ("3.12", "v2", "1,200", "1'000'000", "10th") or a word.
 _TERM = re.compile(rf"{NUMBER}|[^\W\d_]+(?:['’][^\W_]+)*")
@@ -80,12 +80,12 @@ def _hard_terms(question: str) -> list[str]:
             continue
         at_start = bool(_SENTENCE_START.search(question[: m.start()]))
         named = word[:1].isupper() and not at_start and folded not in STOPWORDS and len(word) > 1
-        if named or _is_coined(folded):
+        if named or is_coined(folded):
             out.append(folded)
     return list(dict.fromkeys(out))
 
 
-def _is_coined(folded: str) -> bool:
+def is_coined(folded: str) -> bool:
     """Whether ``folded`` is a word no frequency list of its language knows: a coined
     name ("getopt", "tracemalloc", "wbits"), which a passage about something else
     does not say, as an identifier. Without the lists (the ``local`` extra) no word is."""
@@ -169,7 +169,7 @@ def _missing_hard_terms(question: str, evidence: list[str]) -> list[str]:
             found = (
                 _without_accents(term) in plain  # "Jeronimo" of a text saying "Jerónimo"
                 or (term in asked_acronyms and any(term in run for run in initials or ()))
-                or (_is_coined(bare) and _misspells(bare, words))
+                or (is_coined(bare) and _misspells(bare, words))
             )
         if not found:
             missing.append(term)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from memo_core.answer.field_words import field_terms
 from memo_core.answer.lemmas import identifier_terms, term_of
 from memo_core.answer.lexicon import MODALS, NEGATIONS
+from memo_core.answer.salience import is_coined
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import (
     CLOSING,
@@ -645,20 +646,34 @@ _NUMERAL = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 # points does ...", "How many languages are ...").
 _TIMES = frozenset({"time", "times"})
 _HOW_MANY_WHAT = re.compile(r"\bhow\s+many\s+((?:[^\W\d_][\w-]*\s*){1,4})", re.IGNORECASE)
+# What "how big is ..." measures: the words after its verb and article ("How big is the
+# penalty ...", "How long can a map key be ...").
+_HOW_BIG_WHAT = re.compile(
+    r"\bhow\s+(?:big|large|small|long|much|far|old|often|high|deep|wide|heavy)\s+"
+    r"(?:is|are|was|were|can)\s+(?:(?:the|a|an|its|their)\s+)?"
+    r"((?:[^\W\d_][\w-]*\s*){1,4})",
+    re.IGNORECASE,
+)
 
 
 def _names_counted(question: str, text: str) -> bool:
-    """Whether ``text`` names what a "how many" question counts (a word of it, in any of
-    its forms): "a factor of up to 50" counts no MTEB points, a code sample's
-    ``dim=384`` no languages. True for any other question."""
+    """Whether ``text`` names what a "how many" question counts, or what a "how big is
+    ..." question measures (a word of it, in any of its forms; not a coined name, which
+    names the subject): "a factor of up to 50" counts no MTEB points, a code sample's
+    ``dim=384`` no languages, a frequency's "5.32" is no penalty's size. True for any
+    other question."""
     found = _HOW_MANY_WHAT.search(question)
+    measures = found is None  # a size, a length, a frequency
+    if measures:
+        found = _HOW_BIG_WHAT.search(question)
     if found is None:
         return True
     words = []
     for word in tokenize(found.group(1)):
         if word in STOPWORDS:
             break
-        words.append(word)
+        if not (measures and is_coined(word)):
+            words.append(word)
     if not words or words[0] in _TIMES:
         return True  # "how many times" is answered by "once" as well as by "3 times"
     language = detect_language(question)

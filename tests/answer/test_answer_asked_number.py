@@ -154,6 +154,16 @@ def test_a_count_answers_how_many_only_beside_what_it_counts() -> None:
     assert holds_asked_number("How many times is the key hashed?", "It is hashed only once.")
 
 
+def test_a_size_answers_how_big_only_beside_what_it_measures() -> None:
+    q = "How big is the penalty heronlog adds for each skipped tide?"
+    assert holds_asked_number(q, "The penalty is 0.5 for each skipped tide.")
+    # A number about something else, or the measured thing with no number, is no answer;
+    # the subject's coined name ("heronlog") is not what is measured.
+    assert not holds_asked_number(q, "heronlog reports 5.32 for the harbour.")
+    assert not holds_asked_number(q, "There is also a penalty for each skipped tide.")
+    assert holds_asked_number("How long can a heronlog key be?", "Keys of up to 64 bytes.")
+
+
 @pytest.fixture
 def heron(tmp_path: Path) -> Iterator[MemoBase]:
     base = MemoBase(tmp_path / "kb.db", embedder=None)
