@@ -636,9 +636,24 @@ def holds_asked_number(question: str, text: str) -> bool:
     if not _names_counted(question, text):
         return False
     counted = _NO_COUNT.sub(" ", text)
-    return answer_slot(question, counted) > 0 or _QUANTIFIER.search(counted) is not None
+    if answer_slot(question, counted) > 0:
+        return True
+    # Asked for a bound ("at most", "the maximum"), "all" or "only" says none; "no limit" does.
+    counts = _BOUNDLESS if _ASKS_BOUND.search(question) else _QUANTIFIER
+    return counts.search(counted) is not None
 
 
+# A count asked for as a bound, and what states that there is none.
+_ASKS_BOUND = re.compile(
+    r"\bat\s+(?:most|least)\b|\b(?:maximum|minimum|max|min|largest|smallest|limit)\b|"
+    r"\bне\s+более\b|\bмаксимум|\bминимум",
+    re.IGNORECASE,
+)
+_BOUNDLESS = re.compile(
+    r"\b(?:unlimited|unbounded|limitless|infinite|no\s+(?:upper\s+|lower\s+)?limit|"
+    r"any\s+number)\b|\bбез\s+ограничени|\bнеогранич",
+    re.IGNORECASE,
+)
 # A numeral standing alone ("8080", "3.5"): not the digits of a name ("PEP8" is no number).
 _NUMERAL = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 

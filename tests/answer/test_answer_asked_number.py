@@ -164,6 +164,16 @@ def test_a_size_answers_how_big_only_beside_what_it_measures() -> None:
     assert holds_asked_number("How long can a heronlog key be?", "Keys of up to 64 bytes.")
 
 
+def test_a_bound_asked_for_is_a_number_or_no_limit_not_a_counting_word() -> None:
+    q = "How many tides can one heronlog journal hold at most?"
+    assert holds_asked_number(q, "A journal holds up to 4096 tides.")
+    assert holds_asked_number(q, "A journal holds an unlimited number of tides.")
+    # "all" and "one or more" count, but bound nothing.
+    assert not holds_asked_number(q, "One or more tides may be held; all of them are kept.")
+    # Without a bound asked for, a counting word is an answer.
+    assert holds_asked_number("How many tides does heronlog keep?", "It keeps all tides.")
+
+
 @pytest.fixture
 def heron(tmp_path: Path) -> Iterator[MemoBase]:
     base = MemoBase(tmp_path / "kb.db", embedder=None)
