@@ -795,8 +795,9 @@ _STATES_DEFAULT = re.compile(
 # wants. Not a default in a text's words: "Otherwise try complete_<command>" holds no
 # "default" for the gate to find.
 _FALLBACK = re.compile(r"\W*otherwise\b", re.IGNORECASE)
-# A name given a value ("width=70"); not an option on a command line ("--timeout=600").
-_ASSIGNED = re.compile(r"(?<![\w-])[^\W\d]\w*\s?=\s?[^\s=,)]")
+# A name given a value ("width=70"); not an option on a command line ("--timeout=600"),
+# nor a placeholder of one letter ("Len(min_length=x)" shows a call, not a default).
+_ASSIGNED = re.compile(r"(?<![\w-])[^\W\d]\w*\s?=\s?(?![^\W\d_](?:[,)`\s]|$))[^\s=,)]")
 # A literal argument: a quoted string or a number ("file.log", 42).
 _LITERAL = re.compile(r"""^\s*(?:[rbfu]{0,2}["'].*|[-+]?\d[\w.]*)\s*$""", re.IGNORECASE)
 

@@ -62,6 +62,17 @@ def test_a_manual_page_states_a_default_by_what_holds_without_the_option() -> No
         assert not states_asked_default(asked, silent), silent
 
 
+def test_a_call_with_a_placeholder_states_no_default() -> None:
+    from memo_core.answer.windows import states_asked_default
+
+    asked = "What glaze temperature does fire() use by default?"
+    # A signature's value is a default; a one-letter placeholder in a call shows usage.
+    assert states_asked_default(asked, "fire(glaze, temperature=1040)")
+    assert states_asked_default(asked, "Kiln(mode='bisque', temperature=None)")
+    assert not states_asked_default(asked, "Hot(t) is the same as fire(temperature=t).")
+    assert not states_asked_default(asked, "It equals `fire(temperature=x)`")
+
+
 def test_a_question_about_what_holds_when_a_setting_is_left_out_asks_for_a_default() -> None:
     from memo_core.answer.windows import states_asked_default
 
