@@ -95,12 +95,14 @@ def field_off_question(
     values = set(content_terms(" ".join(value for _, value in plain), language))
     # A file's name may be what the question asks for ("Copyright:" in "copyright"), a
     # title's is the subject: a field named by its words is none the question names.
-    subject = set(tokenize(title)) | set(tokenize(PurePath(source).stem))
-    written = set(tokenize(question)) - subject - STOPWORDS
-    named = _names_field(asked - titled, plain, language) or any(
-        _names_classifier(written, asked - titled, name, value, language)
-        for name, value in classifiers
-    )
+    named = _names_field(asked - titled, plain, language)
+    if classifiers and not named:
+        subject = set(tokenize(title)) | set(tokenize(PurePath(source).stem))
+        written = set(tokenize(question)) - subject - STOPWORDS
+        named = any(
+            _names_classifier(written, asked - titled, name, value, language)
+            for name, value in classifiers
+        )
     return bool(wanted) and not wanted & values and not named
 
 
@@ -149,6 +151,7 @@ def _is_name(name: str) -> bool:
 _NAME_TITLE = re.compile(r"\s*([\w.+-]+)(?:\s+v?\d[\w.+-]*)?\s*$")
 #: Names shorter than this are words or abbreviations as often ("io", "re").
 _MIN_NAME = 3
+#: What only a name is spelled with: "pytest-timeout", "huggingface_hub", "h11".
 _NAME_MARKS = re.compile(r"[-_.\d]")
 #: What stands before a thing that others need: "depend on", "require", "use".
 _NEEDING = re.compile(
