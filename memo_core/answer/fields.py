@@ -16,8 +16,10 @@ subject is what the quoted document's title and file name say (a Debian copyrigh
 is named "copyright": its "Copyright:" fields still answer). Asked about the subject
 of one document of the base by its name ("Which Python does tidelib require?"), the
 fields of another record answer nothing, though they may name it as a dependency
-(:func:`asked_subjects`). The extractive picker passes over such fields
-(:func:`field_off_question`), so the field asked for is quoted in their place.
+(:func:`asked_subjects`); and a field asked for by its own name ("Which keywords
+describe it?") is not stood in for by another ("Summary:"). The extractive picker passes
+over such fields (:func:`field_off_question`), so the field asked for is quoted in their
+place.
 """
 
 from __future__ import annotations
@@ -103,7 +105,44 @@ def field_off_question(
             _names_classifier(written, asked - titled, name, value, language)
             for name, value in classifiers
         )
-    return bool(wanted) and not wanted & values and not named
+    if not wanted or wanted & values:
+        return False
+    if not named:
+        return True
+    # A field the question asks for by its own distinctive name is the one asked for:
+    # "Which keywords describe httpx?" is not answered by the summary that "describe"
+    # would find, when the record has no keywords.
+    distinct = _distinct_terms(language) & (asked - titled)
+    return bool(distinct) and not any(
+        distinct & _names_of_field(name, value, language) for name, value in fields
+    )
+
+
+#: Where a value's label ends: "Documentation, https://...", "License :: OSI Approved".
+_LABEL_END = re.compile(r",\s|::")
+#: Field names a question uses for that field alone ("keywords", "maintainer"), unlike
+#: "version", "source" or "description", which also say other things.
+_DISTINCT_FIELDS = (
+    "keywords", "maintainer", "author", "copyright", "license", "licence", "changelog",
+    "documentation", "uploaders",
+)  # fmt: skip
+
+
+@functools.cache
+def _distinct_terms(language: str) -> frozenset[str]:
+    return frozenset(term_of(word, language) for word in _DISTINCT_FIELDS)
+
+
+def _names_of_field(name: str, value: str, language: str) -> set[str]:
+    """The terms ``name: value`` is named by: its name's, its value's label's (a link's
+    or a classifier's), and the words it is asked for by."""
+    parts = _LABEL_END.split(value, maxsplit=1)
+    label = parts[0] if len(parts) > 1 else ""
+    return (
+        set(content_terms(name, language))
+        | set(content_terms(label, language))
+        | asked_terms(name, value, language)
+    )
 
 
 def document_names(title: str, source: str) -> frozenset[str]:

@@ -183,6 +183,20 @@ def test_a_field_answers_a_question_asking_for_it_in_other_words() -> None:
     assert fields_off_question("Where is the documentation of heronlog?", home)
 
 
+def test_a_field_asked_for_by_its_own_name_is_not_stood_in_for_by_another() -> None:
+    summary = [_quoting("Summary: Structured logs for small daemons")]
+    # "describe" asks for a summary, but "keywords" names the field asked for.
+    assert fields_off_question("Which keywords describe heronlog?", summary)
+    assert not fields_off_question("How is heronlog described?", summary)
+    keywords = [_quoting("Keywords: logs, daemons, journald")]
+    assert not fields_off_question("Which keywords describe heronlog?", keywords)
+    # Named by a link's label, or by a longer field name holding it.
+    docs = [_quoting("Project-URL: Documentation, https://heron.example/docs")]
+    assert not fields_off_question("Where is the documentation of heronlog?", docs)
+    email = [_quoting("Author-email: Odile Brandt <odile@heron.example>")]
+    assert not fields_off_question("How do I write to the author of heronlog?", email)
+
+
 def test_a_classifier_answers_what_its_label_or_its_value_names_not_a_shared_stem() -> None:
     status = [_quoting("Classifier: Development Status :: 4 - Beta")]
     audience = [_quoting("Classifier: Intended Audience :: Developers")]
