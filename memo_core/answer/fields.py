@@ -119,7 +119,7 @@ def field_off_question(
 
 
 #: Where a value's label ends: "Documentation, https://...", "License :: OSI Approved".
-_LABEL_END = re.compile(r",\s|::")
+_LABEL_END = re.compile(r",\s*(?=[a-z][\w+.-]*://)|::", re.IGNORECASE)
 #: Field names a question uses for that field alone ("keywords", "maintainer"), unlike
 #: "version", "source" or "description", which also say other things.
 _DISTINCT_FIELDS = (
