@@ -25,7 +25,7 @@ import re
 from memo_core.answer.lemmas import term_of
 from memo_core.answer.sentences import is_field_shaped, line_content
 
-__all__ = ["ASKED_BY", "FIELDS", "asked_terms", "field_terms"]
+__all__ = ["ASKED_BY", "FIELDS", "asked_terms", "field_terms", "value_label"]
 
 #: A word of a field's name or label -> the words a question asks for that field by.
 ASKED_BY: dict[str, tuple[str, ...]] = {
@@ -127,9 +127,10 @@ _FORGE = re.compile(
     re.IGNORECASE,
 )
 _FORGE_WORDS = ("code", "source", "repository")
-#: A value's label: "Issues, https://..." (a link's), "Operating System :: ..." (a
-#: classifier's), before the comma or the first "::".
-_LABEL = re.compile(r"\s*([A-Za-z][\w .-]*?)\s*(?:,\s*\S|::)")
+#: A value's label: "Issues, https://..." (a link's, before the comma and its address),
+#: "Operating System :: ..." (a classifier's, before the first "::"); not any text before
+#: a comma ("Structured logs, small daemons").
+_LABEL = re.compile(r"\s*([A-Za-z][\w .-]*?)\s*(?:,\s*(?=[a-z][\w+.-]*://)|::)", re.IGNORECASE)
 _WORDS = re.compile(r"[a-z]+")
 
 
@@ -157,10 +158,15 @@ def asked_terms(name: str, value: str, language: str) -> frozenset[str]:
     words = _WORDS.findall(name.casefold())
     if " ".join(words) not in FIELDS:
         words = []
-    label = _LABEL.match(value)  # a link's or a classifier's: what the value is
-    if label:
-        words += _WORDS.findall(label.group(1).casefold())
+    words += _WORDS.findall(value_label(value).casefold())
     terms = frozenset().union(*(_asked_terms(word, language) for word in words))
     if _FORGE.search(value):
         terms |= {term_of(w, language) for w in _FORGE_WORDS}
     return terms
+
+
+def value_label(value: str) -> str:
+    """What a field's value says it is, as a link or a classifier labels it ("Issues" of
+    "Issues, https://...", "Operating System" of "Operating System :: POSIX"), else ""."""
+    label = _LABEL.match(value)
+    return label.group(1) if label else ""

@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import PurePath
 
-from memo_core.answer.field_words import asked_terms
+from memo_core.answer.field_words import asked_terms, value_label
 from memo_core.answer.lemmas import content_terms, term_of
 from memo_core.answer.lexicon import COMMON_ZIPF, word_frequency
 from memo_core.answer.sentences import is_field_shaped, line_content
@@ -118,8 +118,6 @@ def field_off_question(
     )
 
 
-#: Where a value's label ends: "Documentation, https://...", "License :: OSI Approved".
-_LABEL_END = re.compile(r",\s*(?=[a-z][\w+.-]*://)|::", re.IGNORECASE)
 #: Field names a question uses for that field alone ("keywords", "maintainer"), unlike
 #: "version", "source" or "description", which also say other things.
 _DISTINCT_FIELDS = (
@@ -136,11 +134,9 @@ def _distinct_terms(language: str) -> frozenset[str]:
 def _names_of_field(name: str, value: str, language: str) -> set[str]:
     """The terms ``name: value`` is named by: its name's, its value's label's (a link's
     or a classifier's), and the words it is asked for by."""
-    parts = _LABEL_END.split(value, maxsplit=1)
-    label = parts[0] if len(parts) > 1 else ""
     return (
         set(content_terms(name, language))
-        | set(content_terms(label, language))
+        | set(content_terms(value_label(value), language))
         | asked_terms(name, value, language)
     )
 
