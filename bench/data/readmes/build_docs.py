@@ -100,6 +100,10 @@ DISTRIBUTIONS: dict[str, str] = {
     "docopt": "0.6.2",
     "pytest-timeout": "2.4.0",
     "cloudpickle": "3.1.3",
+    "tzlocal": "5.4.5",
+    "dirtyjson": "1.0.8",
+    "tld": "0.13.2",
+    "jusText": "3.0.2",
 }
 
 #: What names a licence or a copyright (a section title, a paragraph, a badge).
