@@ -47,6 +47,7 @@ __all__ = [
     "answer_form",
     "answer_slot",
     "answer_type_match",
+    "asks_for_exception",
     "asks_for_number",
     "asks_for_place",
     "asks_own_version",
@@ -55,6 +56,7 @@ __all__ = [
     "holds_asked_number",
     "implied_terms",
     "is_heading",
+    "names_exception",
     "names_indented_text",
     "names_place",
     "rank_windows",
@@ -757,6 +759,40 @@ def names_place(text: str) -> bool:
     place phrase, a URL, a path or a file name, or a name; a record's "Name: heron" on
     its own says what a thing is, not where."""
     return any(form.search(text) for form in (_LOCATIVE, _NAME, _PLACE_FORM))
+
+
+# A question that asks which exception or error is raised ("Which exception does it
+# raise?", "What error do I get ...?", "Какое исключение ...?"); not one about an
+# error's message, code or handler, which are no exception's name.
+_ASKS_EXCEPTION = re.compile(
+    r"\b(?:which|what)\s+(?:kind\s+of\s+|type\s+of\s+)?(?:exception|error)s?\b"
+    r"(?!\s+(?:message|code|leader|handler|handling|status|text|string|level|output|stream|"
+    r"log|page|number|value)s?\b)|"
+    r"\b(?:какое|какую|какие)\s+(?:исключени\w*|ошибк\w*)",
+    re.IGNORECASE,
+)
+# How an exception is named: a class name ("KeyError", "SMTPRecipientsRefused",
+# "DTDForbidden"), a module's ("copy.Error", "re.error"), a snake-case one
+# ("error_proto"), a status constant ("SQLITE_BUSY"), or the word itself as a name
+# ("Exception raised for ...", "builtins.Exception").
+_EXCEPTION_NAME = re.compile(
+    r"\b[A-Z]\w*[a-z]\w*[A-Z]\w*\b|\b[A-Z]{2,}[a-z]\w*\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|"
+    r"\.(?:Error|error|Exception)\b|\b\w*_(?:error|exception)\b|\b(?:error|exception)_\w+|"
+    r"\b\w*(?:Error|Exception|Warning)\b"
+)
+
+
+def asks_for_exception(question: str) -> bool:
+    """Whether ``question`` asks which exception or error is raised ("Which exception
+    does it raise ...?"), not what an error's message or code says."""
+    return _ASKS_EXCEPTION.search(question) is not None
+
+
+def names_exception(text: str) -> bool:
+    """Whether ``text`` could answer a question of :func:`asks_for_exception`: it names an
+    exception as code names one. "It may fail if no zone is configured" says that
+    something fails, not with what."""
+    return _EXCEPTION_NAME.search(text) is not None
 
 
 # A question about a default ("What is the default mode?", "What does it default to?",
