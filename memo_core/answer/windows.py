@@ -49,6 +49,7 @@ __all__ = [
     "answer_type_match",
     "asks_for_exception",
     "asks_for_number",
+    "asks_for_person",
     "asks_for_place",
     "asks_own_version",
     "best_window",
@@ -59,6 +60,7 @@ __all__ = [
     "names_exception",
     "names_indented_text",
     "names_place",
+    "names_someone",
     "rank_windows",
     "states_asked_default",
     "titles_version",
@@ -759,6 +761,34 @@ def names_place(text: str) -> bool:
     place phrase, a URL, a path or a file name, or a name; a record's "Name: heron" on
     its own says what a thing is, not where."""
     return any(form.search(text) for form in (_LOCATIVE, _NAME, _PLACE_FORM))
+
+
+# Who a text names: a capitalised word with a lower-case letter after its first, not
+# the first word of a sentence ("Maintained by Lennart Regebro", "Savoir-faire Linux"),
+# or a word for people or a body ("the developer team", "Anthropic, PBC", "contributors").
+# An acronym alone ("a different API") names a thing as often as someone.
+_SOMEONE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-ZА-ЯЁ][a-zа-яё][\w'-]*|\b[A-Z][a-z]+[A-Z]\w*")
+_PEOPLE = re.compile(
+    r"\b(?:team|developers?|maintainers?|contributors?|community|authors?|inc|ltd|llc|gmbh|"
+    r"pbc|company|foundation|university|corporation|corp|organi[sz]ations?|group|society|"
+    r"команд\w*|разработчик\w*|автор\w*|компани\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_person(question: str) -> bool:
+    """Whether ``question`` asks who ("Who maintains ...?", "Whose shim ...?", "Кто ...?")."""
+    return _WHO.search(question) is not None
+
+
+def names_someone(question: str, text: str) -> bool:
+    """Whether ``text`` could answer a question of :func:`asks_for_person`: it names a
+    person or a body the question does not already name, or says "team", "developers",
+    "inc.". "With version 3.0, tzlocal returned other objects" names no one."""
+    asked = question.casefold()
+    if any(m.group().casefold() not in asked for m in _SOMEONE.finditer(text)):
+        return True
+    return _PEOPLE.search(text) is not None
 
 
 # A question that asks which exception or error is raised ("Which exception does it
