@@ -579,7 +579,10 @@ _REQUIRED_VERSION = re.compile(
     r"earliest|required|supported)\s+)?"
     rf"(?:(?P<thing>(?!{_AUXILIARY})[\w.+-]+(?:\s+(?!{_AUXILIARY})[\w.+-]+)?)\s+versions?"
     r"|versions?\s+of\s+(?P<of>[\w.+-]+))\b"
-    r"(?(bound)|(?=.*\b(?:requir|need|support|depend|run)\w*))",
+    # The requirement is the main clause's: in "Which X version should I keep if my code
+    # needs Y?" the need is the condition's, and the version asked is X's own.
+    r"(?(bound)|(?=(?:(?!\b(?:if|when|whenever|unless|because)\b).)*"
+    r"\b(?:requir|need|support|depend|run)\w*))",
     re.IGNORECASE,
 )
 

@@ -99,6 +99,11 @@ def test_the_version_another_thing_must_have_is_stated_beside_its_name() -> None
     assert not holds_asked_number(of, "Name: heronkit-extras Version: 0.3")
     # A version asked for without a requirement may be stated without the thing's name.
     assert holds_asked_number("Which Python version added leases?", "Added in version 3.12.")
+    # A need in a condition ("if my code needs ...") is no requirement: the version asked
+    # is the project's own, to keep or to install.
+    keep = "Which wrenlog version should I stay on if my code needs heronkit records?"
+    assert holds_asked_number(keep, "If you need heronkit records, stay on release 4.0.")
+    assert not holds_asked_number(keep, "If you need heronkit records, use wrenlog.records().")
 
 
 def test_the_version_must_stand_beside_the_thing_not_just_in_the_same_text() -> None:
