@@ -789,7 +789,10 @@ def names_someone(question: str, text: str) -> bool:
     person or a body the question does not already name, or says "team", "developers",
     "inc.". "With version 3.0, tzlocal returned other objects" names no one."""
     asked = question.casefold()
-    if any(m.group().casefold() not in asked for m in _SOMEONE.finditer(text)):
+    # A function word is no name where a line break, not a full stop, ended the sentence
+    # before it ("get_localzone()  The output ...").
+    names = (m.group().casefold() for m in _SOMEONE.finditer(text))
+    if any(name not in asked and name not in STOPWORDS for name in names):
         return True
     return _PEOPLE.search(text) is not None
 

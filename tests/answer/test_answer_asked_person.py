@@ -26,6 +26,8 @@ def test_someone_is_a_name_or_a_body_the_question_does_not_give() -> None:
     # An acronym names a thing as often as someone; the question's own name is no answer.
     assert not names_someone(question, "With release 3.0 heronlog changed its API.")
     assert not names_someone("Who maintains Heronlog?", "Heronlog keeps its journal small.")
+    # A function word after a line break, not a full stop, opens a sentence all the same.
+    assert not names_someone(question, "heronlog.open()  The output lists the journals found.")
 
 
 def test_a_quote_naming_no_one_is_no_answer_to_who(tmp_path: Path) -> None:
