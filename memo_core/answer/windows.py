@@ -79,6 +79,23 @@ CANDIDATES = 8
 _HEADING_PREFIX = re.compile(r"[\s|]*(?:\d{1,3}(?:\.\d{1,3})*\.?)?\s*")
 
 
+# A title's underline, in Markdown's setext or reStructuredText ("3.0.0 (2021-10-21)"
+# over "------------------"): one of these marks repeated along the line, about as long
+# as the title. Not a code fence's backticks, nor a short rule under a paragraph.
+_UNDERLINE = re.compile(r"\s*([=\-~^*+])\1{2,}\s*")
+
+
+def _underlined(text: str, line_start: int, line_end: int) -> bool:
+    """Whether the line ``text[line_start:line_end]`` is underlined as a title: the very
+    next line is a run of one mark (:data:`_UNDERLINE`) at least half as long."""
+    if line_end >= len(text):
+        return False
+    next_end = text.find("\n", line_end + 1)
+    following = text[line_end + 1 : len(text) if next_end == -1 else next_end]
+    title = text[line_start:line_end].strip()
+    return _UNDERLINE.fullmatch(following) is not None and 2 * len(following.strip()) >= len(title)
+
+
 def _neighbour_line(text: str, start: int, end: int, step: int) -> str:
     """The content of the nearest non-blank line after (``step`` 1) or before (-1) the
     line spanning ``start``..``end``; "" when there is none."""
@@ -163,6 +180,8 @@ def is_heading(text: str, start: int, end: int) -> bool:
     alone = _HEADING_PREFIX.fullmatch(prefix) is not None and not text[end:line_end].strip()
     if not alone:
         return False
+    if sentence and _underlined(text, line_start, line_end):
+        return True  # underlined as a title, whatever it ends with ("3.0 (2021-10-21)")
     if len(sentence.split()) > _HEADING_WORDS or sentence[-1:] in CLOSING:
         return False
     if option_entry(text[line_start:line_end]):
@@ -553,9 +572,9 @@ _VERSION_WORD = re.compile(r"\b(?:version|release)\b", re.IGNORECASE)
 
 def titles_version(text: str, start: int, end: int) -> bool:
     """Whether the heading ``text[start:end]`` says which version the text is about: a
-    version number in a Markdown heading, a manual page's running header or footer
-    ("grain 2.1   March 2026   GRAIN(1)"), or a title with the word ("THE HERON
-    TERMS, VERSION 4"). Not a short line of code that holds one ("model='x-v1.5'")."""
+    version number in a Markdown heading or an underlined title, a manual page's running
+    header or footer ("grain 2.1   March 2026   GRAIN(1)"), or a title with the word ("THE
+    HERON TERMS, VERSION 4"). Not a short line of code that holds one ("model='x-v1.5'")."""
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
     line = text[line_start : len(text) if line_end == -1 else line_end].strip()
@@ -564,6 +583,7 @@ def titles_version(text: str, start: int, end: int) -> bool:
         return False
     return (
         line.startswith("#")
+        or _underlined(text, line_start, len(text) if line_end == -1 else line_end)
         or _RUNNING_HEADER.fullmatch(line) is not None
         or _VERSION_WORD.search(sentence) is not None
     )

@@ -41,6 +41,27 @@ def test_headings_are_told_apart_from_sentences() -> None:
     assert _spans(DOC) == ["Renewal fees", "Renewal fees and deadlines"]
 
 
+def test_an_underlined_title_is_a_heading_whatever_it_ends_with() -> None:
+    # Setext or reStructuredText: the underline makes it a title, also when it ends in a
+    # closing parenthesis as a changelog's release titles do.
+    text = (
+        "Changes\n=======\n\n"
+        "2.1.0 (2026-03-02)\n------------------\n"
+        "- Fix the lid sensor reading on cold starts.\n\n"
+        "2.0.0 (2025-11-20)\n------------------\n"
+        "- Drop the serial driver.\n"
+    )
+    assert _spans(text) == ["Changes", "2.1.0 (2026-03-02)", "2.0.0 (2025-11-20)"]
+    picked = extractive_answer("What did release 2.1.0 fix?", [("c", text)])
+    texts = [text[a:b] for _, a, b in picked]
+    assert texts and texts[0] == "Fix the lid sensor reading on cold starts."
+    # Asked which release it is, its underlined title is a window.
+    release = Hit("r", "changes", text, 1.0)
+    idf = {"serial": 1.0, "driver": 1.0, "drop": 1.0}
+    windows = rank_windows("Which release dropped the serial driver?", [release], idf)
+    assert "2.0.0 (2025-11-20)" in {w.sentence for w in windows}
+
+
 def test_a_numbered_section_title_is_a_heading() -> None:
     text = "3. Delivery\n3.1 Goods ship within ten working days of the order date."
     assert _spans(text) == ["Delivery"]
