@@ -890,6 +890,8 @@ _FALLBACK = re.compile(r"\W*otherwise\b", re.IGNORECASE)
 # A name given a value ("width=70"); not an option on a command line ("--timeout=600"),
 # nor a placeholder of one letter ("Len(min_length=x)" shows a call, not a default).
 _ASSIGNED = re.compile(r"(?<![\w-])[^\W\d]\w*\s?=\s?(?![^\W\d_](?:[,)`\s]|$))[^\s=,)]")
+# A value that is what a call returns ("= get_tld(url)", "= httpx.Client()").
+_CALLED = re.compile(r"\s*[^\W\d][\w.]*\(")
 # A literal argument: a quoted string or a number ("file.log", 42).
 _LITERAL = re.compile(r"""^\s*(?:[rbfu]{0,2}["'].*|[-+]?\d[\w.]*)\s*$""", re.IGNORECASE)
 
@@ -967,7 +969,9 @@ def _in_signature(text: str, at: int) -> bool:
                 break
             depth -= 1
     if opened < 0:
-        return True
+        # Alone, "timeout=30" states a value; "res = get_tld(url)" keeps what a call
+        # returns, a line of an example.
+        return _CALLED.match(text, text.index("=", at) + 1) is None
     return not any(_LITERAL.match(item) for item in text[opened + 1 : at].split(","))
 
 

@@ -73,6 +73,17 @@ def test_a_call_with_a_placeholder_states_no_default() -> None:
     assert not states_asked_default(asked, "It equals `fire(temperature=x)`")
 
 
+def test_an_assignment_of_what_a_call_returns_states_no_default() -> None:
+    from memo_core.answer.windows import states_asked_default
+
+    asked = "What is the default value of strict in kiln.fire?"
+    # A name given a value alone states it; a line of an example keeping a call's result
+    # (with another argument's value in the call) states no default.
+    assert states_asked_default(asked, "strict=False")
+    assert not states_asked_default(asked, 'run = kiln.fire("bisque", glaze=True)')
+    assert not states_asked_default(asked, "run = fire_all()")
+
+
 def test_a_question_about_what_holds_when_a_setting_is_left_out_asks_for_a_default() -> None:
     from memo_core.answer.windows import states_asked_default
 
