@@ -55,6 +55,7 @@ from memo_core.answer.types import (
 )
 from memo_core.answer.verify import CitationVerifier
 from memo_core.answer.windows import (
+    asked_superlatives,
     asks_for_exception,
     asks_for_number,
     asks_for_person,
@@ -67,6 +68,7 @@ from memo_core.answer.windows import (
     names_someone,
     states_asked_default,
     states_negation,
+    states_superlative,
 )
 from memo_core.errors import AnswerFormatError, ConfigError, InvalidInputError
 from memo_core.kb.flags import INSTRUCTIONS, instruction_spans
@@ -558,8 +560,9 @@ def _lacking_kind(asked: str, claims: Sequence[Claim]) -> str | None:
     """What none of ``claims`` holds of the kind ``asked`` asks for: "state no number"
     (how many, which version, what year), "name no place" (where), "name no one" (who),
     "name no exception" (which exception is raised), "state no negation" (which X is not
-    Y); None when one does or the question asks for no such kind. A statement from
-    memory is taken as given."""
+    Y), "say nothing of the quality asked for" (which is the fastest); None when one
+    does or the question asks for no such kind. A statement from memory is taken as
+    given."""
 
     def any_claim(holds: Callable[[str], bool]) -> bool:
         return any(
@@ -577,6 +580,9 @@ def _lacking_kind(asked: str, claims: Sequence[Claim]) -> str | None:
         return "name no exception"
     if asks_negated(asked) and not any_claim(states_negation):
         return "state no negation"
+    superlatives = asked_superlatives(asked)
+    if superlatives and not any_claim(lambda text: states_superlative(superlatives, text)):
+        return "say nothing of the quality asked for"
     return None
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from memo_core.answer.field_words import field_terms
 from memo_core.answer.lemmas import identifier_terms, term_of
-from memo_core.answer.lexicon import MODALS, NEGATIONS
+from memo_core.answer.lexicon import MODALS, NEGATIONS, word_frequency
 from memo_core.answer.salience import is_coined
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.answer.sentences import (
@@ -47,6 +47,7 @@ __all__ = [
     "answer_form",
     "answer_slot",
     "answer_type_match",
+    "asked_superlatives",
     "asks_for_exception",
     "asks_for_number",
     "asks_for_person",
@@ -63,6 +64,7 @@ __all__ = [
     "names_someone",
     "rank_windows",
     "states_asked_default",
+    "states_superlative",
     "titles_version",
     "without_type_cue",
 ]
@@ -815,6 +817,42 @@ def names_someone(question: str, text: str) -> bool:
     if any(name not in asked and name not in STOPWORDS for name in names):
         return True
     return _PEOPLE.search(text) is not None
+
+
+# A superlative a question asks by ("Which backend is the fastest?"): a word ending in
+# "-est" whose comparative ("faster") is a common word, so not "interest" or "forest".
+# Not a date's or a version's ("latest", "oldest"): a release or a year answers those.
+_TIME_SUPERLATIVES = frozenset({"latest", "earliest", "newest", "oldest"})
+#: How common a superlative's comparative must be (Zipf) for it to read as one.
+_COMPARATIVE_ZIPF = 3.0
+
+
+def asked_superlatives(question: str) -> list[str]:
+    """The stems of the superlatives ``question`` asks by ("fastest" -> "fast", "biggest"
+    -> "big", "easiest" -> "eas"), but for a date's or version's and for a question
+    asking for a number (a bound is stated as one: "up to 10**18" for "the largest")."""
+    if asks_for_number(question):
+        return []
+    stems = []
+    for word in re.findall(r"\b[a-z]{3,}est\b", question.casefold()):
+        if word in _TIME_SUPERLATIVES:
+            continue
+        if (word_frequency(word[:-3] + "er", "en") or 0.0) < _COMPARATIVE_ZIPF:
+            continue
+        stem = word[:-3].removesuffix("i")
+        doubled = len(stem) > 3 and stem[-1] == stem[-2]
+        if doubled and (word_frequency(stem[:-1], "en") or 0.0) >= _COMPARATIVE_ZIPF:
+            stem = stem[:-1]  # "biggest": "big"; "smallest" stays "small"
+        stems.append(stem)
+    return stems
+
+
+def states_superlative(stems: Sequence[str], text: str) -> bool:
+    """Whether ``text`` speaks of a quality ``stems`` asks about (:func:`asked_superlatives`),
+    in any degree ("fast", "faster", "fastest"): "Some maintained alternatives: dragnet"
+    says which are maintained, not which is fastest. One is enough: "the warmest, no,
+    the coldest" asks about one of its two."""
+    return any(re.search(rf"\b{re.escape(stem)}", text, re.IGNORECASE) for stem in stems)
 
 
 # A question that asks which exception or error is raised ("Which exception does it
