@@ -801,22 +801,29 @@ _PEOPLE = re.compile(
 )
 
 
+# "Apart from its author, who ...?": the question word after an opening phrase.
+_WHO_AFTER_COMMA = re.compile(r",\s*(?:who|whom|whose|кто|кого|чей)\b", re.IGNORECASE)
+
+
 def asks_for_person(question: str) -> bool:
-    """Whether ``question`` asks who ("Who maintains ...?", "Whose shim ...?", "Кто ...?")."""
-    return _WHO.search(question) is not None
+    """Whether ``question`` asks who ("Who maintains ...?", "Whose shim ...?", "Кто ...?",
+    "Apart from its author, who ...?")."""
+    return _WHO.search(question) is not None or _WHO_AFTER_COMMA.search(question) is not None
 
 
 def names_someone(question: str, text: str) -> bool:
     """Whether ``text`` could answer a question of :func:`asks_for_person`: it names a
     person or a body the question does not already name, or says "team", "developers",
-    "inc.". "With version 3.0, tzlocal returned other objects" names no one."""
+    "inc." where the question does not. "With version 3.0, tzlocal returned other
+    objects" names no one."""
     asked = question.casefold()
     # A function word is no name where a line break, not a full stop, ended the sentence
     # before it ("get_localzone()  The output ...").
     names = (m.group().casefold() for m in _SOMEONE.finditer(text))
     if any(name not in asked and name not in STOPWORDS for name in names):
         return True
-    return _PEOPLE.search(text) is not None
+    # "Author: Jane Roe" names no one new to "Apart from its author Jane Roe, who ...?".
+    return any(m.group().casefold() not in asked for m in _PEOPLE.finditer(text))
 
 
 # A superlative a question asks by ("Which backend is the fastest?"): a word ending in

@@ -15,6 +15,7 @@ def test_who_questions_ask_for_a_person() -> None:
     assert asks_for_person("Who maintains heronlog?")
     assert asks_for_person("Whose patch made heronlog thread-safe?")
     assert asks_for_person("Кто сопровождает heronlog?")
+    assert asks_for_person("Apart from its author, who maintains heronlog?")
     assert not asks_for_person("What does heronlog maintain?")
 
 
@@ -26,6 +27,10 @@ def test_someone_is_a_name_or_a_body_the_question_does_not_give() -> None:
     # An acronym names a thing as often as someone; the question's own name is no answer.
     assert not names_someone(question, "With release 3.0 heronlog changed its API.")
     assert not names_someone("Who maintains Heronlog?", "Heronlog keeps its journal small.")
+    # A word for people the question itself says, beside a name it gives, is no answer.
+    apart = "Apart from its author Ada Quill, who maintains heronlog?"
+    assert not names_someone(apart, "Author: Ada Quill")
+    assert names_someone(apart, "Author: Ada Quill Maintainer: Tallis Reed")
     # A function word after a line break, not a full stop, opens a sentence all the same.
     assert not names_someone(question, "heronlog.open()  The output lists the journals found.")
 
