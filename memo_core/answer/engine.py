@@ -58,14 +58,12 @@ from memo_core.answer.windows import (
     asked_superlatives,
     asks_for_exception,
     asks_for_number,
-    asks_for_person,
     asks_for_place,
     asks_negated,
     diversify,
     holds_asked_number,
     names_exception,
     names_place,
-    names_someone,
     states_asked_default,
     states_negation,
     states_superlative,
@@ -558,11 +556,10 @@ RELATED_CHARS = 300
 
 def _lacking_kind(asked: str, claims: Sequence[Claim]) -> str | None:
     """What none of ``claims`` holds of the kind ``asked`` asks for: "state no number"
-    (how many, which version, what year), "name no place" (where), "name no one" (who),
-    "name no exception" (which exception is raised), "state no negation" (which X is not
-    Y), "say nothing of the quality asked for" (which is the fastest); None when one
-    does or the question asks for no such kind. A statement from memory is taken as
-    given."""
+    (how many, which version, what year), "name no place" (where), "name no exception"
+    (which exception is raised), "state no negation" (which X is not Y), "say nothing of
+    the quality asked for" (which is the fastest); None when one does or the question
+    asks for no such kind. A statement from memory is taken as given."""
 
     def any_claim(holds: Callable[[str], bool]) -> bool:
         return any(
@@ -574,8 +571,6 @@ def _lacking_kind(asked: str, claims: Sequence[Claim]) -> str | None:
         return "state no number"
     if asks_for_place(asked) and not any_claim(names_place):
         return "name no place"
-    if asks_for_person(asked) and not any_claim(lambda text: names_someone(asked, text)):
-        return "name no one"
     if asks_for_exception(asked) and not any_claim(names_exception):
         return "name no exception"
     if asks_negated(asked) and not any_claim(states_negation):

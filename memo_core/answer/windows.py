@@ -50,7 +50,6 @@ __all__ = [
     "asked_superlatives",
     "asks_for_exception",
     "asks_for_number",
-    "asks_for_person",
     "asks_for_place",
     "asks_own_version",
     "best_window",
@@ -61,7 +60,6 @@ __all__ = [
     "names_exception",
     "names_indented_text",
     "names_place",
-    "names_someone",
     "rank_windows",
     "states_asked_default",
     "states_superlative",
@@ -786,44 +784,6 @@ def names_place(text: str) -> bool:
     place phrase, a URL, a path or a file name, or a name; a record's "Name: heron" on
     its own says what a thing is, not where."""
     return any(form.search(text) for form in (_LOCATIVE, _NAME, _PLACE_FORM))
-
-
-# Who a text names: a capitalised word with a lower-case letter after its first, not
-# the first word of a sentence ("Maintained by Lennart Regebro", "Savoir-faire Linux"),
-# or a word for people or a body ("the developer team", "Anthropic, PBC", "contributors").
-# An acronym alone ("a different API") names a thing as often as someone.
-_SOMEONE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-ZА-ЯЁ][a-zа-яё][\w'-]*|\b[A-Z][a-z]+[A-Z]\w*")
-_PEOPLE = re.compile(
-    r"\b(?:team|developers?|maintainers?|contributors?|community|authors?|inc|ltd|llc|gmbh|"
-    r"pbc|company|foundation|university|corporation|corp|organi[sz]ations?|group|society|"
-    r"команд\w*|разработчик\w*|автор\w*|компани\w*)\b",
-    re.IGNORECASE,
-)
-
-
-# "Apart from its author, who ...?": the question word after an opening phrase.
-_WHO_AFTER_COMMA = re.compile(r",\s*(?:who|whom|whose|кто|кого|чей)\b", re.IGNORECASE)
-
-
-def asks_for_person(question: str) -> bool:
-    """Whether ``question`` asks who ("Who maintains ...?", "Whose shim ...?", "Кто ...?",
-    "Apart from its author, who ...?")."""
-    return _WHO.search(question) is not None or _WHO_AFTER_COMMA.search(question) is not None
-
-
-def names_someone(question: str, text: str) -> bool:
-    """Whether ``text`` could answer a question of :func:`asks_for_person`: it names a
-    person or a body the question does not already name, or says "team", "developers",
-    "inc." where the question does not. "With version 3.0, tzlocal returned other
-    objects" names no one."""
-    asked = question.casefold()
-    # A function word is no name where a line break, not a full stop, ended the sentence
-    # before it ("get_localzone()  The output ...").
-    names = (m.group().casefold() for m in _SOMEONE.finditer(text))
-    if any(name not in asked and name not in STOPWORDS for name in names):
-        return True
-    # "Author: Jane Roe" names no one new to "Apart from its author Jane Roe, who ...?".
-    return any(m.group().casefold() not in asked for m in _PEOPLE.finditer(text))
 
 
 # A superlative a question asks by ("Which backend is the fastest?"): a word ending in
