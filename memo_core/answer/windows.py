@@ -619,8 +619,11 @@ _ASKS_UPPER_BOUND = re.compile(
 )
 # What may stand between a thing's name and the version it must have: a colon, a
 # bracket, a comparison, the word "version", markup ("Python 3.9+", "Requires-Python: >=3.9",
-# "msgpack (>=1.0.7,<2)", "Python versions 3.8 to 3.12", "`build`_ (>=0.6)").
-_TO_VERSION = r"(?:\s*(?:[:(\[`*_]|versions?\b|[<>=!~]=?))*\s*['\"]?v?\d+(?:\.\d+)*"
+# "msgpack (>=1.0.7,<2)", "Python versions 3.8 to 3.12", "`build`_ (>=0.6)"), after the
+# extras a requirement names ("lxml[html_clean]>=4.4").
+_TO_VERSION = (
+    r"(?:\[[\w,.\s-]*\])?(?:\s*(?:[:(\[`*_]|versions?\b|[<>=!~]=?))*\s*['\"]?v?\d+(?:\.\d+)*"
+)
 
 
 def _versions_required_thing(question: str, text: str) -> bool:

@@ -111,6 +111,7 @@ def test_the_version_must_stand_beside_the_thing_not_just_in_the_same_text() -> 
     assert holds_asked_number(of, "Requires-Dist: heronkit (>=1.2,<2.0)")
     assert holds_asked_number(of, "It needs heronkit versions 1.2 to 1.9.")
     assert holds_asked_number(of, "- `heronkit`_ (>=1.2)")
+    assert holds_asked_number(of, "Requires-Dist: heronkit[fast,cli]>=1.2")
     # Named without a version, beside a field that gives another package's.
     fields = 'Requires-Dist: heronkit ; extra == "dev"\nRequires-Dist: lintkit<0.9.1'
     assert not holds_asked_number(of, fields)
