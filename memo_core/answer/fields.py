@@ -95,6 +95,8 @@ def field_off_question(
     classifiers = [(name, value) for name, value in fields if _CLASSIFIER in value]
     plain = [field for field in fields if field not in classifiers]
     values = set(content_terms(" ".join(value for _, value in plain), language))
+    if not wanted or wanted & values:
+        return False
     # A file's name may be what the question asks for ("Copyright:" in "copyright"), a
     # title's is the subject: a field named by its words is none the question names.
     named = _names_field(asked - titled, plain, language)
@@ -105,8 +107,6 @@ def field_off_question(
             _names_classifier(written, asked - titled, name, value, language)
             for name, value in classifiers
         )
-    if not wanted or wanted & values:
-        return False
     if not named:
         return True
     # A field the question asks for by its own distinctive name is the one asked for:
