@@ -125,6 +125,10 @@ _FENCE = re.compile(r"(?:```|~~~)")
 _RUNNING_HEADER = re.compile(r"(\S+(?: \S+)*) {3,}.*\S {3,}\1")
 
 
+#: An entry of a Markdown table of contents: a line that is only a link to a section of
+#: the page ("- [Load .env files in IPython](#load-env-files-in-ipython)"). It names a
+#: section, as its heading does, and says nothing itself.
+_CONTENTS_ENTRY = re.compile(r"[\s|]*(?:[-*+]|\d{1,3}[.)])?\s*\[[^\]\n]+\]\(#[^)\s]*\)\s*")
 #: What stands on a clause's line before its run-in title: the number that opens a clause
 #: of a contract or a licence ("3.", "4.1", "Section 2.", "§ 7").
 _CLAUSE_PREFIX = re.compile(
@@ -172,6 +176,8 @@ def is_heading(text: str, start: int, end: int) -> bool:
     if text.startswith("#", line_start):
         return True
     if _RUNNING_HEADER.fullmatch(text[line_start:line_end].strip()):
+        return True
+    if _CONTENTS_ENTRY.fullmatch(text, line_start, line_end):
         return True
     sentence = text[start:end].strip()
     prefix = text[line_start:start]

@@ -84,6 +84,30 @@ def test_a_bulleted_line_is_an_item_of_a_list_not_a_title() -> None:
     assert texts and texts[0] == "Refuse symbolic links inside the cache"
 
 
+def test_an_entry_of_a_table_of_contents_is_a_heading() -> None:
+    # A line that is only a link to a section of the page names that section; a link
+    # inside a sentence is part of what the sentence says.
+    text = (
+        "## Contents\n"
+        "- [Watering schedules](#watering-schedules)\n"
+        "* [Frost alarms](#frost-alarms)\n"
+        "1. [Pot sizes](#pot-sizes)\n"
+        "\n"
+        "## Watering schedules\n"
+        "See [frost alarms](#frost-alarms) before watering in winter.\n"
+    )
+    assert _spans(text) == [
+        "Contents",
+        "[Watering schedules](#watering-schedules)",
+        "[Frost alarms](#frost-alarms)",
+        "[Pot sizes](#pot-sizes)",
+        "Watering schedules",
+    ]
+    picked = extractive_answer("Which alarms matter for watering in winter?", [("c", text)])
+    texts = [text[a:b] for _, a, b in picked]
+    assert texts and texts[0].startswith("See [frost alarms]")
+
+
 def test_what_a_help_text_says_under_its_usage_is_the_programs_description() -> None:
     text = (
         "usage: python -m wrentool [-h] [-m] [-q]\n"
