@@ -390,10 +390,12 @@ _WHICH_VERSION = re.compile(
     re.IGNORECASE,
 )
 # A version as a text writes it: dotted digits or a "v" number ("3.8", "HTTP/1.0", "v2",
-# "14.0.0"), or a number after the word ("Version 3", as a licence's title says it); not a
-# count, a PEP's number or the digit a program's name ends with ("python3").
+# "14.0.0"), a number after the word ("Version 3", as a licence's title says it), or one a
+# requirement bounds, right after the name it constrains ("h2<5,>=3", "click (>=5)"); not
+# a count, a PEP's number or the digit a program's name ends with ("python3").
 _VERSION_NUMBER = re.compile(
-    r"(?<![^\W\d])(?:\d+(?:\.\d+)+|[vV]\d+)(?!\w)|(?i:\bversion\s+)\d+(?!\w)"
+    r"(?<![^\W\d])(?:\d+(?:\.\d+)+|[vV]\d+)(?!\w)|(?i:\bversion\s+)\d+(?!\w)|"
+    r"(?:(?<=[\w\]])|(?<=\())(?:[<>]=?|~=|===?|!=)v?\d+(?![\w.])"
 )
 _WHICH_OPTION = re.compile(
     r"^\s*(?:which|what)\s+(?:\w+\s+)?(?:option|flag|argument|parameter|mode|value|setting|"

@@ -112,6 +112,11 @@ def test_the_version_must_stand_beside_the_thing_not_just_in_the_same_text() -> 
     assert holds_asked_number(of, "It needs heronkit versions 1.2 to 1.9.")
     assert holds_asked_number(of, "- `heronkit`_ (>=1.2)")
     assert holds_asked_number(of, "Requires-Dist: heronkit[fast,cli]>=1.2")
+    # A bound's number is a version without a dot too, right after the name it bounds.
+    assert holds_asked_number(of, 'Requires-Dist: heronkit<5,>=3; extra == "fast"')
+    assert holds_asked_number(of, "Requires-Dist: heronkit (>=3)")
+    # Not a comparison in code, nor a version-less requirement beside a count.
+    assert not holds_asked_number(of, "Retry while heronkit < 5 attempts have failed.")
     # Named without a version, beside a field that gives another package's.
     fields = 'Requires-Dist: heronkit ; extra == "dev"\nRequires-Dist: lintkit<0.9.1'
     assert not holds_asked_number(of, fields)
