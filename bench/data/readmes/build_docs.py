@@ -104,6 +104,10 @@ DISTRIBUTIONS: dict[str, str] = {
     "dirtyjson": "1.0.8",
     "tld": "0.13.2",
     "jusText": "3.0.2",
+    "httpcore": "1.0.9",
+    "sse-starlette": "3.7.1",
+    "distro": "1.9.0",
+    "platformdirs": "4.14.9",
 }
 
 #: What names a licence or a copyright (a section title, a paragraph, a badge).
