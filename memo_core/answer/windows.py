@@ -599,7 +599,7 @@ def titles_version(text: str, start: int, end: int) -> bool:
 
 # "Which Python version does X require?", "Which version of h2 does X need?", "What is
 # the minimum Python version for X?": the version of another thing that X requires,
-# needs, supports, depends or runs on, or one end of its range. The thing is the one or
+# needs, supports, accepts, allows, depends or runs on, or one end of its range. The thing is the one or
 # two words before "version" (not a word saying which end of a range is asked) or the
 # word after "version of".
 _REQUIRED_VERSION = re.compile(
@@ -610,7 +610,7 @@ _REQUIRED_VERSION = re.compile(
     # The requirement is the main clause's: in "Which X version should I keep if my code
     # needs Y?" the need is the condition's, and the version asked is X's own.
     r"(?(bound)|(?=(?:(?!\b(?:if|when|whenever|unless|because)\b).)*"
-    r"\b(?:requir|need|support|depend|run)\w*))",
+    r"\b(?:requir|need|support|accept|allow|depend|run)\w*))",
     re.IGNORECASE,
 )
 

@@ -95,6 +95,10 @@ def test_the_version_another_thing_must_have_is_stated_beside_its_name() -> None
     assert not holds_asked_number(q, "Requires-Dist: heronkit>=1.2")
     of = "Which version of heronkit does wrenlog need?"
     assert holds_asked_number(of, "Requires-Dist: heronkit>=1.2")
+    # Accepted or allowed is required too: another version beside it is no answer.
+    accepts = "Which versions of heronkit does wrenlog's fast extra accept?"
+    assert not holds_asked_number(accepts, "heronkit - needed by the fast extra. HTTP/1.1 only.")
+    assert holds_asked_number(accepts, 'Requires-Dist: heronkit>=1.2; extra == "fast"')
     # A name that only begins with the thing's name does not name it.
     assert not holds_asked_number(of, "Name: heronkit-extras Version: 0.3")
     # A version asked for without a requirement may be stated without the thing's name.
