@@ -517,8 +517,9 @@ def asks_for_number(question: str) -> bool:
     """Whether ``question`` asks for a count, an amount, a version or a date by name
     ("how many ...", "which version ...", "until which date ...", "what year ..."):
     the answer to it is a number, and a sentence on the topic that states none does not
-    answer it. (When, where, who and which option are not read so: "when" also asks for
-    a condition, "where" for a file, and their answers need not hold a date or a name.)"""
+    answer it; so is "When did X 2.0 come out?", a release's date. (When, where, who and
+    which option are not read so otherwise: "when" also asks for a condition, "where" for
+    a file, and their answers need not hold a date or a name.)"""
     return bool(
         _HOW_MANY.search(question)
         or _ASKS_VERSION.search(question)
@@ -535,10 +536,17 @@ _ASKS_NUMBERED = re.compile(
 )
 
 
-# A date asked for by name ("What year ...?", "Until which date ...?"), not "When ...?".
+# When a release came out ("When did heronlog 2.0 come out?", "When was it published?").
+_RELEASE_DATE = (
+    r"^\s*when\s+(?:did|was|were|will|has|have)\b.*\b(?:releas|publish|launch|ship|"
+    r"c[ao]me\s+out\b|go\s+out\b|went\s+out\b)"
+)
+# A date asked for by name ("What year ...?", "Until which date ...?"), not "When ...?"
+# (also a condition: "When is close() called?"); but a release's date is a date.
 _ASKS_DATE = re.compile(
     rf"^\s*{_DATE_PREPOSITION}(?:what|which)\s+"
-    r"(?:year|date)s?\b(?!\s+(?:formats?|strings?|fields?|columns?|types?|objects?|class|stamps?))",
+    r"(?:year|date)s?\b(?!\s+(?:formats?|strings?|fields?|columns?|types?|objects?|class|stamps?))|"
+    + _RELEASE_DATE,
     re.IGNORECASE,
 )
 # A date as a text states it: a year ("1066", "1880s"), a month's name ("May" only beside a
@@ -564,13 +572,18 @@ _QUANTIFIER = re.compile(
 
 
 #: "Which version of X is this?", "What version is X?": the version a thing is, which
-#: its title may state; not "Which Python version does X need?" (another thing's).
-_ASKS_OWN_VERSION = re.compile(r"^\s*(?:which|what)\s+(?:version|release)\b", re.IGNORECASE)
+#: its title may state; not "Which Python version does X need?" (another thing's). And
+#: "When did X 2.0 come out?": a release's title states its date beside its version.
+_ASKS_OWN_VERSION = re.compile(
+    r"^\s*(?:which|what)\s+(?:version|release)\b|" + _RELEASE_DATE, re.IGNORECASE
+)
 
 
 def asks_own_version(question: str) -> bool:
     """Whether ``question`` asks which version a thing is ("Which version of X is
-    this?", "What version is the licence?"), as a title or a running footer states it."""
+    this?", "What version is the licence?"), as a title or a running footer states it,
+    or when a release came out, which a changelog's title for it states beside it
+    ("2.0.1 (2024-05-09)")."""
     return _ASKS_OWN_VERSION.search(question) is not None
 
 
@@ -668,7 +681,11 @@ def holds_asked_number(question: str, text: str) -> bool:
         )
     asked = question.casefold()
     if _ASKS_DATE.search(question):
-        return any(m.group().casefold() not in asked for m in _STATED_DATE.finditer(text))
+        # The date of a release named by its version stands beside that version: the
+        # title of another release, with its own date, is no answer.
+        return any(m.group().casefold() not in asked for m in _STATED_DATE.finditer(text)) and all(
+            v.group() in text for v in _VERSION_NUMBER.finditer(question)
+        )
     if _ASKS_NUMBERED.search(question) and not _HOW_MANY.search(question):
         return any(m.group() not in asked for m in _NUMERAL.finditer(_NO_COUNT.sub(" ", text)))
     if not _names_counted(question, text):

@@ -69,6 +69,14 @@ def test_a_date_asked_for_by_name_is_a_year_a_month_or_a_written_date() -> None:
     assert holds_asked_number(q, "The first release shipped on May 4.")
     # The year the question gives is no answer to it.
     assert not holds_asked_number("What year after 2019 added leases?", "Since 2019, leases.")
+    # When a release came out is a date too; when a thing happens may be a condition.
+    came_out = "When did Heron 2.4 come out?"
+    assert asks_for_number(came_out) and asks_for_number("When was Heron 2.4 released?")
+    assert not asks_for_number("When is a Heron lease released?")
+    assert holds_asked_number(came_out, "Heron 2.4 (March 3rd, 2025)")
+    assert holds_asked_number(came_out, "2.4.0 - 2025-03-03")
+    assert not holds_asked_number(came_out, "Heron 2.4: a scheduler for small clusters.")
+    assert not holds_asked_number(came_out, "Heron 2.3 (January 9th, 2025)")
 
 
 def test_a_number_asked_for_by_what_it_numbers_is_a_numeral() -> None:

@@ -60,6 +60,9 @@ def test_an_underlined_title_is_a_heading_whatever_it_ends_with() -> None:
     idf = {"serial": 1.0, "driver": 1.0, "drop": 1.0}
     windows = rank_windows("Which release dropped the serial driver?", [release], idf)
     assert "2.0.0 (2025-11-20)" in {w.sentence for w in windows}
+    # Asked when a release came out, its title holds the date.
+    picked = extractive_answer("When did release 2.0.0 come out?", [("c", text)])
+    assert "2.0.0 (2025-11-20)" in [text[a:b] for _, a, b in picked]
 
 
 def test_a_numbered_section_title_is_a_heading() -> None:
