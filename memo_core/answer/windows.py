@@ -683,8 +683,9 @@ def holds_asked_number(question: str, text: str) -> bool:
     if _ASKS_DATE.search(question):
         # The date of a release named by its version stands beside that version: the
         # title of another release, with its own date, is no answer.
+        folded = text.casefold()
         return any(m.group().casefold() not in asked for m in _STATED_DATE.finditer(text)) and all(
-            v.group() in text for v in _VERSION_NUMBER.finditer(question)
+            v.group() in folded for v in _VERSION_NUMBER.finditer(asked)
         )
     if _ASKS_NUMBERED.search(question) and not _HOW_MANY.search(question):
         return any(m.group() not in asked for m in _NUMERAL.finditer(_NO_COUNT.sub(" ", text)))

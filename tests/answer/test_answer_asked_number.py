@@ -77,6 +77,7 @@ def test_a_date_asked_for_by_name_is_a_year_a_month_or_a_written_date() -> None:
     assert holds_asked_number(came_out, "2.4.0 - 2025-03-03")
     assert not holds_asked_number(came_out, "Heron 2.4: a scheduler for small clusters.")
     assert not holds_asked_number(came_out, "Heron 2.3 (January 9th, 2025)")
+    assert holds_asked_number("In what year did version 2 come out?", "Version 2 came in 2001.")
 
 
 def test_a_number_asked_for_by_what_it_numbers_is_a_numeral() -> None:
