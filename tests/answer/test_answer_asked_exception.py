@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
-from memo_core.answer.engine import GuardedAnswerer
-from memo_core.answer.gate import SufficiencyGate
 from memo_core.answer.types import Answer, Refusal
 from memo_core.answer.windows import asks_for_exception, names_exception
-from memo_core.kb import MemoBase
 
 
 def test_questions_asking_which_exception_or_error() -> None:
@@ -34,21 +31,17 @@ def test_an_exception_is_named_as_code_names_one() -> None:
     assert not names_exception("It raises an exception if the header is bad.")
 
 
-def test_a_quote_naming_no_exception_is_no_answer(tmp_path: Path) -> None:
-    base = MemoBase(tmp_path / "kb.db", embedder=None)
-    base.add_document(
-        "heron.open() may fail if no journal is configured, where heron.peek() succeeds.",
-        document_id="heron-open",
+def test_a_quote_naming_no_exception_is_no_answer(ungated: Any) -> None:
+    engine = ungated(
+        {
+            "heron-open": "heron.open() may fail if no journal is configured, "
+            "where heron.peek() succeeds.",
+            "heron-sync": "heron.sync() raises SpoolFullError when the spool holds no free page.",
+        }
     )
-    base.add_document(
-        "heron.sync() raises SpoolFullError when the spool holds no free page.",
-        document_id="heron-sync",
-    )
-    engine = GuardedAnswerer(base, gate=SufficiencyGate(threshold=0.0))
     refused = engine.ask("Which exception does heron.open() raise when no journal is configured?")
     assert isinstance(refused, Refusal)
     assert "name no exception" in refused.reason
     answer = engine.ask("Which exception does heron.sync() raise when the spool is full?")
     assert isinstance(answer, Answer)
     assert "SpoolFullError" in answer.text
-    base.close()

@@ -3,13 +3,10 @@ an exception or a lack; the texts are made up for these tests."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
-from memo_core.answer.engine import GuardedAnswerer
-from memo_core.answer.gate import SufficiencyGate
 from memo_core.answer.types import Answer, Refusal
 from memo_core.answer.windows import asks_negated, states_negation
-from memo_core.kb import MemoBase
 
 
 def test_a_negated_predicate_asks_what_is_not_so() -> None:
@@ -33,20 +30,16 @@ def test_a_negation_an_exception_or_a_lack_can_answer() -> None:
     assert not states_negation("The ferry calls at Saltby and Marrow twice a day.")
 
 
-def test_a_quote_stating_what_is_so_is_no_answer_to_what_is_not(tmp_path: Path) -> None:
-    base = MemoBase(tmp_path / "kb.db", embedder=None)
-    base.add_document(
-        "The Tallis ferry calls at Saltby, Marrow and Keld every morning.",
-        document_id="ferry",
-    )
-    engine = GuardedAnswerer(base, gate=SufficiencyGate(threshold=0.0))
+def test_a_quote_stating_what_is_so_is_no_answer_to_what_is_not(ungated: Any) -> None:
+    engine = ungated({"ferry": "The Tallis ferry calls at Saltby, Marrow and Keld every morning."})
     refused = engine.ask("Which town does the Tallis ferry not call at?")
     assert isinstance(refused, Refusal)
     assert "state no negation" in refused.reason
     # Asked what is so, the same passage answers.
     assert isinstance(engine.ask("Which towns does the Tallis ferry call at?"), Answer)
-    base.add_document("In winter the Tallis ferry does not call at Keld.", document_id="winter")
+    engine.kb.add_document(
+        "In winter the Tallis ferry does not call at Keld.", document_id="winter"
+    )
     answer = engine.ask("Which town does the Tallis ferry not call at in winter?")
     assert isinstance(answer, Answer)
     assert "does not call at Keld" in answer.text
-    base.close()

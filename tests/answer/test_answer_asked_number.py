@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -230,19 +231,17 @@ def test_a_quote_on_the_topic_that_states_no_number_is_refused(heron: MemoBase) 
 
 
 def test_a_record_stating_only_its_own_version_is_no_answer_to_a_requirement(
-    tmp_path: Path,
+    ungated: Any,
 ) -> None:
-    base = MemoBase(tmp_path / "kb.db", embedder=None)
-    base.add_document(
-        "Name: wrenlog\nVersion: 2.4.0\nSummary: Structured logs for small daemons.\n"
-        "Requires-Dist: heronkit>=1.2\n",
-        document_id="wrenlog",
+    engine = ungated(
+        {
+            "wrenlog": "Name: wrenlog\nVersion: 2.4.0\nSummary: Structured logs for small daemons.\n"
+            "Requires-Dist: heronkit>=1.2\n",
+        }
     )
-    engine = GuardedAnswerer(base, gate=SufficiencyGate(threshold=0.0))
     refused = engine.ask("Which Python version does wrenlog require?")
     assert isinstance(refused, Refusal)
     assert "state no number" in refused.reason
     answer = engine.ask("Which heronkit version does wrenlog require?")
     assert isinstance(answer, Answer)
     assert "heronkit>=1.2" in answer.text
-    base.close()

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
-from memo_core.answer.engine import GuardedAnswerer
-from memo_core.answer.gate import SufficiencyGate
 from memo_core.answer.types import Answer, Refusal
 from memo_core.answer.windows import asks_for_place, names_place
-from memo_core.kb import MemoBase
 
 
 def test_where_questions_ask_for_a_place() -> None:
@@ -30,26 +27,18 @@ def test_a_place_is_a_place_phrase_a_url_a_path_a_file_or_a_name() -> None:
     assert not names_place("Version: 2.4.0")
 
 
-def test_a_quote_naming_no_place_is_no_answer_to_where(tmp_path: Path) -> None:
-    base = MemoBase(tmp_path / "kb.db", embedder=None)
-    base.add_document(
-        "Name: wrenlog\nVersion: 2.4.0\nSummary: Structured logs for small daemons.\n",
-        document_id="wrenlog",
+def test_a_quote_naming_no_place_is_no_answer_to_where(ungated: Any) -> None:
+    engine = ungated(
+        {
+            "wrenlog": "Name: wrenlog\nVersion: 2.4.0\nSummary: Structured logs for small daemons.\n",
+            # Another project's documentation address is a place, but not wrenlog's.
+            "heronkit": "Name: heronkit\nProject-URL: documentation, https://heronkit.example/docs\n",
+            "wrend": "The wrend daemon writes its journal to the state directory of the user.",
+        }
     )
-    # Another project's documentation address is a place, but not wrenlog's.
-    base.add_document(
-        "Name: heronkit\nProject-URL: documentation, https://heronkit.example/docs\n",
-        document_id="heronkit",
-    )
-    base.add_document(
-        "The wrend daemon writes its journal to the state directory of the user.",
-        document_id="wrend",
-    )
-    engine = GuardedAnswerer(base, gate=SufficiencyGate(threshold=0.0))
     refused = engine.ask("Where is the documentation of wrenlog?")
     assert isinstance(refused, Refusal)
     assert "name no place" in refused.reason
     answer = engine.ask("Where does the wrend daemon write its journal?")
     assert isinstance(answer, Answer)
     assert "state directory" in answer.text
-    base.close()

@@ -3,13 +3,10 @@ quote that speaks of that quality."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
-from memo_core.answer.engine import GuardedAnswerer
-from memo_core.answer.gate import SufficiencyGate
 from memo_core.answer.types import Answer, Refusal
 from memo_core.answer.windows import asked_superlatives, states_superlative
-from memo_core.kb import MemoBase
 
 
 def test_the_superlatives_a_question_asks_by() -> None:
@@ -32,21 +29,16 @@ def test_a_quality_is_spoken_of_in_any_degree() -> None:
     assert states_superlative(["warm", "cold"], "The north is the coldest part.")
 
 
-def test_a_quote_silent_on_the_quality_asked_is_no_answer(tmp_path: Path) -> None:
-    base = MemoBase(tmp_path / "kb.db", embedder=None)
-    base.add_document(
-        "Heron ships three maintained sinks for its journal: mmap, file and socket.",
-        document_id="heron-sinks",
+def test_a_quote_silent_on_the_quality_asked_is_no_answer(ungated: Any) -> None:
+    engine = ungated(
+        {
+            "heron-sinks": "Heron ships three maintained sinks for its journal: mmap, file and socket.",
+            "tidelib-codecs": "Of the tidelib codecs, the zstd codec is the fastest on large tide tables.",
+        }
     )
-    base.add_document(
-        "Of the tidelib codecs, the zstd codec is the fastest on large tide tables.",
-        document_id="tidelib-codecs",
-    )
-    engine = GuardedAnswerer(base, gate=SufficiencyGate(threshold=0.0))
     refused = engine.ask("Which of the maintained Heron sinks is the fastest?")
     assert isinstance(refused, Refusal)
     assert "quality asked for" in refused.reason
     answer = engine.ask("Which tidelib codec is the fastest?")
     assert isinstance(answer, Answer)
     assert "zstd" in answer.text
-    base.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -109,16 +110,14 @@ def test_a_question_about_what_holds_when_a_setting_is_left_out_asks_for_a_defau
 
 
 def test_a_call_with_no_arguments_is_answered_only_where_a_default_is_stated(
-    tmp_path: Path,
+    ungated: Any,
 ) -> None:
-    base = MemoBase(tmp_path / "kb.db", embedder=None)
-    base.add_document(
-        "Sampling the loom meter:\n>>> meter.sample(interval=2)\n12.5\n"
-        "The meter reports the loom's thread count per minute.",
-        document_id="meter",
+    engine = ungated(
+        {
+            "meter": "Sampling the loom meter:\n>>> meter.sample(interval=2)\n12.5\n"
+            "The meter reports the loom's thread count per minute.",
+        }
     )
-    engine = GuardedAnswerer(base, gate=SufficiencyGate(threshold=0.0))
     refused = engine.ask("Which interval does meter.sample use if I call it with no arguments?")
     assert isinstance(refused, Refusal)
     assert "state no default" in refused.reason
-    base.close()
