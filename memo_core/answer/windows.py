@@ -129,6 +129,7 @@ _RUNNING_HEADER = re.compile(r"(\S+(?: \S+)*) {3,}.*\S {3,}\1")
 #: the page ("- [Load .env files in IPython](#load-env-files-in-ipython)"). It names a
 #: section, as its heading does, and says nothing itself.
 _CONTENTS_ENTRY = re.compile(r"[\s|]*(?:[-*+]|\d{1,3}[.)])?\s*\[[^\]\n]+\]\(#[^)\s]*\)\s*")
+
 #: What stands on a clause's line before its run-in title: the number that opens a clause
 #: of a contract or a licence ("3.", "4.1", "Section 2.", "§ 7").
 _CLAUSE_PREFIX = re.compile(
@@ -598,13 +599,14 @@ def titles_version(text: str, start: int, end: int) -> bool:
     HERON TERMS, VERSION 4"). Not a short line of code that holds one ("model='x-v1.5'")."""
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
-    line = text[line_start : len(text) if line_end == -1 else line_end].strip()
+    line_end = len(text) if line_end == -1 else line_end
+    line = text[line_start:line_end].strip()
     sentence = text[start:end]
     if _VERSION_NUMBER.search(sentence) is None:
         return False
     return (
         line.startswith("#")
-        or _underlined(text, line_start, len(text) if line_end == -1 else line_end)
+        or _underlined(text, line_start, line_end)
         or _RUNNING_HEADER.fullmatch(line) is not None
         or _VERSION_WORD.search(sentence) is not None
     )
@@ -612,9 +614,9 @@ def titles_version(text: str, start: int, end: int) -> bool:
 
 # "Which Python version does X require?", "Which version of h2 does X need?", "What is
 # the minimum Python version for X?": the version of another thing that X requires,
-# needs, supports, accepts, allows, depends or runs on, or one end of its range. The thing is the one or
-# two words before "version" (not a word saying which end of a range is asked) or the
-# word after "version of".
+# needs, supports, accepts, allows, depends or runs on, or one end of its range. The
+# thing is the one or two words before "version" (not a word saying which end of a range
+# is asked) or the word after "version of".
 _REQUIRED_VERSION = re.compile(
     rf"^\s*(?:which|what)\s+(?:{_THE_ONE})?(?:(?P<bound>minimum|maximum|oldest|lowest|newest|latest|highest|"
     r"earliest|required|supported)\s+)?"
