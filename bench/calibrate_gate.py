@@ -41,6 +41,7 @@ from answer_sets import AnswerSet, load_set
 
 from memo_core.answer.engine import GuardedAnswerer
 from memo_core.answer.gate import FEATURES, KEYWORD_ONLY, _DocumentFrequencies, gate_features
+from memo_core.answer.reader import PassageReader
 from memo_core.answer.respell import respelled
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.embedders import HashEmbedder, default_local_embedder
@@ -142,6 +143,8 @@ def feature_rows(
     kb: MemoBase,
     hits: dict[str, list[Hit]],
     similarity: SentenceSimilarity | None,
+    reader: PassageReader | None = None,
+    reader_scores: dict[str, float] | None = None,
 ) -> list[Row]:
     frequencies = _DocumentFrequencies(kb.store)
 
@@ -152,8 +155,12 @@ def feature_rows(
     for q in answer_set.questions:
         # As the engine asks the gate: in the spelling of the passages found.
         asked = respelled(q.question, [h.text for h in hits[q.id]])
-        f = gate_features(asked, hits[q.id], frequencies, similarity, read)
+        f = gate_features(asked, hits[q.id], frequencies, similarity, read, reader)
         features = {name: (None if f[name] is None else float(f[name])) for name in FEATURES}
+        key = f"{answer_set.name}/{q.id}"
+        if reader is not None and reader_scores and key in reader_scores:
+            # The reader's score from the fold it was not trained on (train_reader.py).
+            features["reader"] = reader_scores[key]
         rows.append(Row(answer_set.name, q.kind, q.heldout, features))
     return rows
 
@@ -214,8 +221,14 @@ def make_embedder(name: str) -> Any:
     }[name]()
 
 
-def collect(name: str, sets: Sequence[str], bases: Path | None) -> tuple[str, list[Row]]:
-    """The embedder's model name and every question's feature row, over ``sets``."""
+def collect(
+    name: str,
+    sets: Sequence[str],
+    bases: Path | None,
+    reader_scores: dict[str, float] | None = None,
+) -> tuple[str, list[Row]]:
+    """The embedder's model name and every question's feature row, over ``sets``
+    (``reader_scores``: cross-fitted reader scores by "set/id", used where given)."""
     embedder = make_embedder(name)
     rows: list[Row] = []
     model = KEYWORD_ONLY
@@ -232,7 +245,10 @@ def collect(name: str, sets: Sequence[str], bases: Path | None) -> tuple[str, li
             if kb.store.fingerprint is not None:
                 model = kb.store.fingerprint.model
             hits = retrieve_all(answer_set, kb)
-            rows += feature_rows(answer_set, kb, hits, similarity)
+            # The passage reader is weighed with the local embedder only (the same
+            # extra brings its runtime); the other calibrations do without it.
+            reader = PassageReader.shipped() if name == "default" else None
+            rows += feature_rows(answer_set, kb, hits, similarity, reader, reader_scores)
         print(f"{name} {set_name}: {len(answer_set.questions)} questions", flush=True)
     return model, rows
 
@@ -243,6 +259,8 @@ def calibrate(
     """Fit on the train halves of the ``fit`` sets (every set when ``None``), choose the
     threshold there, report every set on its held-out half (and its train half)."""
     names = [n for n in names if model != KEYWORD_ONLY or "similarity" not in n]
+    # A feature no row has (the reader, for an embedder calibrated without it) gets no weight.
+    names = [n for n in names if any(r.features.get(n) is not None for r in rows)]
     train = [r for r in rows if not r.heldout and r.fitted and (fit is None or r.set in fit)]
     w = fit_logistic(matrix(train, names), np.array([r.label for r in train]), _balanced(train))
     threshold = threshold_for(score(matrix(train, names), w), train)
@@ -287,16 +305,31 @@ def main() -> None:
     parser.add_argument("--bases", type=Path, help="keep the ingested bases here for reuse")
     parser.add_argument("--write", action="store_true", help="update the shipped calibration")
     parser.add_argument("--name", default="gate", help="results file name")
+    parser.add_argument(
+        "--reader-scores",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="cross-fitted reader scores of the train halves (train_reader.py --fold --scores)",
+    )
     args = parser.parse_args()
+    reader_scores: dict[str, float] = {}
+    for path in args.reader_scores:
+        reader_scores.update(json.loads(path.read_text()))
     results: dict[str, dict[str, Any]] = {}
     table_rows = []
     for name in args.embedders.split(","):
-        model, rows = collect(name, args.sets.split(","), args.bases)
+        model, rows = collect(name, args.sets.split(","), args.bases, reader_scores)
         fit = args.fit.split(",")
         result = calibrate(model, rows, FEATURES, fit)
         previous = calibrate(model, rows, TWO_FEATURES, fit)
-        results[model] = {**result, "two_feature": previous}
-        table_rows += _row(name, "answerability", result) + _row(name, "two-feature", previous)
+        unread = calibrate(model, rows, [f for f in FEATURES if f != "reader"], fit)
+        results[model] = {**result, "two_feature": previous, "without_reader": unread}
+        table_rows += (
+            _row(name, "answerability", result)
+            + _row(name, "without the reader", unread)
+            + _row(name, "two-feature", previous)
+        )
         print(name, json.dumps(result["metrics"]), flush=True)
     table = markdown_table(
         ["embedder", "model", "set (held-out half)", "questions", "ROC AUC", "precision",

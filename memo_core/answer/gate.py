@@ -55,7 +55,14 @@ the question and the best hits, as a feature vector (:data:`FEATURES`):
   question asks for that the question does not already name
   (:func:`~memo_core.answer.windows.answer_slot`: +1, -1 when it holds none, 0 for
   an untyped question): a sentence that restates "When did Alice sign the lease?"
-  without a new date does not answer it.
+  without a new date does not answer it;
+* ``reader`` - the best probability, by the passage reader
+  (:class:`~memo_core.answer.reader.PassageReader`: MiniLM fine-tuned as a
+  cross-encoder, shipped inside the package), that one of the centre sentences of the
+  best :data:`READER_WINDOWS` windows answers the question, read *with* it: a
+  question put in other words than its passage's, or one about a neighbouring thing,
+  is what the features above, which compare the two from outside, cannot tell. It is
+  computed only for a calibration that weighs it (the local embedder's).
 
 Only the best windows by term weight (:data:`SENTENCE_CANDIDATES`) have their
 sentence embedded: that is the gate's cost (the base keeps the vectors, so a
@@ -91,6 +98,7 @@ from typing import TYPE_CHECKING, Any
 
 from memo_core.answer.lemmas import term_of
 from memo_core.answer.passages import DocumentReader
+from memo_core.answer.reader import PassageReader
 from memo_core.answer.repairs import corrected
 from memo_core.answer.salience import hit_evidence, missing_terms
 from memo_core.answer.semantic import SentenceSimilarity
@@ -140,12 +148,15 @@ FEATURES: tuple[str, ...] = (
     "similarity_coverage",
     "term_order",
     "answer_slot",
+    "reader",
 )
 
 #: The windows the gate reads come from this many of the best hits.
 WINDOW_HITS = 3
 #: How many of the best windows (by term weight) get their sentence embedded.
 SENTENCE_CANDIDATES = 16
+#: How many of the best windows (by :func:`window_score`) the passage reader reads.
+READER_WINDOWS = 4
 #: ``window_missing`` counts absent question terms up to this many.
 MISSING_CAP = 5
 #: How far around the best window's chunk (in characters, about two chunks each side)
@@ -258,15 +269,22 @@ def gate_features(
     frequencies: _DocumentFrequencies,
     similarity: SentenceSimilarity | None = None,
     read: DocumentReader | None = None,
+    reader: PassageReader | None = None,
 ) -> dict[str, Any]:
     """The gate's evidence for ``question`` given the ranked ``hits`` (see the module doc).
 
     ``similarity`` (the base's embedder) gives the sentence-level features; without
     it they are ``None`` and contribute nothing to a score. ``read`` (the base's
     documents) lets ``hard_missing`` find a term in the text around the best
-    window's chunk (:func:`neighbourhood`).
+    window's chunk (:func:`neighbourhood`). ``reader`` reads the question with the
+    sentences of the best :data:`READER_WINDOWS` windows (``reader``: the best
+    probability that one answers it; ``None`` without a reader).
     """
-    return _features(question, hits, _terms(question, frequencies), similarity, read)
+    out = _features(question, hits, _terms(question, frequencies), similarity, read)
+    sentences = out["reader_sentences"]
+    if reader is not None and sentences:
+        out["reader"] = max(reader.probabilities(question, sentences))
+    return out
 
 
 def neighbourhood(hit: Hit, read: DocumentReader | None) -> str:
@@ -311,6 +329,8 @@ def _features(
         "similarity_coverage": 0.0,
         "term_order": 0.5,
         "answer_slot": 0.0,
+        "reader": None,
+        "reader_sentences": [],
         "terms": list(idf),
         "hits": len(hits),
         "rerank_score": hits[0].rerank_score if hits else None,
@@ -338,10 +358,12 @@ def _features(
     out["window_coverage"] = windows[0].weight / weight if weight > 0 else 0.0
     best = windows[0]
     scored = [w for w in windows if w.similarity is not None]
+    out["reader_sentences"] = [w.sentence for w in windows[:READER_WINDOWS]]
     if scored:
         out["sentence_similarity"] = max(w.similarity or 0.0 for w in scored)
         ranked = sorted(scored, key=lambda w: -window_score(w, weight))
         best = ranked[0]
+        out["reader_sentences"] = [w.sentence for w in ranked[:READER_WINDOWS]]
         others = [w for w in ranked if hits[w.rank].document_id != hits[best.rank].document_id]
         out["window_margin"] = window_score(best, weight) - (
             window_score(others[0], weight) if others else 0.0
@@ -410,9 +432,18 @@ class SufficiencyGate:
         calibration: GateCalibration | None = None,
         *,
         threshold: float | None = None,
+        reader: PassageReader | None = None,
     ) -> None:
         self.calibration = calibration
         self.threshold_override = threshold
+        self._reader = reader
+
+    def reader_for(self, calibration: GateCalibration) -> PassageReader | None:
+        """The passage reader when ``calibration`` weighs it (the shipped one unless
+        another was given), else ``None``: its cost is paid only where it counts."""
+        if "reader" not in calibration.weights:
+            return None
+        return self._reader or PassageReader.shipped()
 
     def calibration_for(self, embedder_model: str | None) -> GateCalibration:
         if self.calibration is not None:
@@ -436,7 +467,14 @@ class SufficiencyGate:
         calibration = self.calibration_for(fp.model if fp else None)
         if calibration.embedder == KEYWORD_ONLY:
             similarity = None
-        signals = gate_features(question, hits, _DocumentFrequencies(store), similarity, read)
+        signals = gate_features(
+            question,
+            hits,
+            _DocumentFrequencies(store),
+            similarity,
+            read,
+            self.reader_for(calibration),
+        )
         if not hits:
             threshold = self.threshold_override or calibration.threshold
             return GateDecision(

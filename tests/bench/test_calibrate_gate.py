@@ -90,3 +90,52 @@ def test_a_set_not_fitted_on_is_only_reported(cg: Any) -> None:
     assert both["metrics"]["reported"]["roc_auc"] < 0.5 < both["metrics"]["fitted"]["roc_auc"]
     assert "train" in both["metrics"]["reported"]
     assert cg.calibrate("m", rows, ["x"])["weights"] != alone["weights"]  # fit=None: every set
+
+
+def test_a_feature_no_row_has_gets_no_weight(cg: Any) -> None:
+    rng = np.random.default_rng(2)
+    rows = [
+        cg.Row("s", kind, heldout, {"x": float(rng.normal(label, 1.0)), "reader": None})
+        for heldout in (False, True)
+        for label, kind in ((1, "answerable"), (0, "near_miss"))
+        for _ in range(40)
+    ]
+    fitted = cg.calibrate("m", rows, ["x", "reader"], ["s"])
+    # An embedder calibrated without the reader must not weigh it: a weight would make
+    # the gate run the reader for a feature the fit never saw.
+    assert set(fitted["weights"]) == {"x"}
+
+
+class _Question:
+    def __init__(self, qid: str, kind: str) -> None:
+        self.id, self.question, self.kind, self.heldout = qid, f"What is {qid}?", kind, False
+
+
+def test_cross_fitted_reader_scores_replace_the_readers_own(
+    cg: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Set:
+        name = "s"
+        questions = (_Question("q1", "answerable"), _Question("q2", "near_miss"))
+
+    class Store:
+        def chunk_total(self) -> int:
+            return 1
+
+        def document_frequencies(self, terms: list[str]) -> dict[str, int]:
+            return dict.fromkeys(terms, 0)
+
+    class Base:
+        store = Store()
+
+        def document_slice(self, *args: Any) -> None:
+            return None
+
+    def features(question: str, *args: Any) -> dict[str, Any]:
+        return {**dict.fromkeys(cg.FEATURES, 0.5), "reader": 0.9}
+
+    monkeypatch.setattr(cg, "gate_features", features)
+    hits: dict[str, list[Any]] = {"q1": [], "q2": []}
+    rows = cg.feature_rows(Set(), Base(), hits, None, object(), {"s/q2": 0.2})
+    # q2 was scored by a reader trained without it; q1 keeps the live reader's score.
+    assert [r.features["reader"] for r in rows] == [0.9, 0.2]
