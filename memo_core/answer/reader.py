@@ -26,8 +26,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from memo_core.errors import MissingDependencyError
 
 __all__ = ["DEFAULT_READER", "PassageReader"]
@@ -52,8 +50,8 @@ class PassageReader:
         self._loaded: tuple[Any, Any] | None = None
         head = json.loads((self.folder / "reader.json").read_text("utf-8"))
         self.max_length = int(head["max_length"])
-        self._head = (
-            np.asarray(head["weights"], dtype=np.float32),
+        self._head: tuple[list[float], float, float] = (
+            [float(w) for w in head["weights"]],
             float(head["scale"]),
             float(head["bias"]),
         )
@@ -90,6 +88,8 @@ class PassageReader:
         """For each of ``sentences``, the probability that it answers ``question``."""
         if not sentences:
             return []
+        import numpy as np  # with the local extra; memo_core imports without it
+
         session, tokenizer = self._load()
         encoded = tokenizer.encode_batch([(question, s) for s in sentences])
         width = max(len(e.ids) for e in encoded)
@@ -105,5 +105,5 @@ class PassageReader:
         weights, scale, bias = self._head
         kept = mask[..., None].astype(np.float32)
         pooled = (hidden * kept).sum(axis=1) / kept.sum(axis=1)
-        logits = pooled @ weights * scale + bias
+        logits = pooled @ np.asarray(weights, dtype=np.float32) * scale + bias
         return [float(p) for p in 1.0 / (1.0 + np.exp(-logits))]
