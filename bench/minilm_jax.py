@@ -116,8 +116,43 @@ def encode(p: dict[str, Any], ids: Any, mask: Any, types: Any) -> Any:
     return x
 
 
-def save_onnx(p: dict[str, Any], path: Path) -> None:
-    """A copy of the embedder's graph holding the weights ``p``, int8 as the original."""
+def with_head(model: Any, weights: np.ndarray, bias: float) -> None:
+    """End ``model`` (the encoder's graph) with the cross-encoder's head, in place: the
+    mean of the last hidden state over the real tokens times ``weights`` plus ``bias``,
+    output ``logits`` (batch, 1), the shape a cross-encoder's graph has (what
+    fastembed's ``TextCrossEncoder``, behind memo's ``CrossEncoderReranker``, reads)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    graph = model.graph
+    (hidden,) = [o.name for o in graph.output]
+    graph.initializer.extend(
+        [
+            numpy_helper.from_array(np.asarray(weights, np.float32).reshape(-1, 1), "head_w"),
+            numpy_helper.from_array(np.asarray([bias], np.float32), "head_b"),
+            numpy_helper.from_array(np.asarray([1], np.int64), "head_axis1"),
+            numpy_helper.from_array(np.asarray([2], np.int64), "head_axis2"),
+        ]
+    )
+    graph.node.extend(
+        [
+            helper.make_node("Cast", ["attention_mask"], ["head_m"], to=TensorProto.FLOAT),
+            helper.make_node("Unsqueeze", ["head_m", "head_axis1"], ["head_m3"]),
+            helper.make_node("MatMul", ["head_m3", hidden], ["head_sum"]),  # (batch, 1, 384)
+            helper.make_node("ReduceSum", ["head_m", "head_axis1"], ["head_n"], keepdims=1),
+            helper.make_node("Unsqueeze", ["head_n", "head_axis2"], ["head_n3"]),
+            helper.make_node("Div", ["head_sum", "head_n3"], ["head_mean"]),
+            helper.make_node("MatMul", ["head_mean", "head_w"], ["head_z3"]),
+            helper.make_node("Squeeze", ["head_z3", "head_axis2"], ["head_z"]),
+            helper.make_node("Add", ["head_z", "head_b"], ["logits"]),
+        ]
+    )
+    del graph.output[:]
+    graph.output.append(helper.make_tensor_value_info("logits", TensorProto.FLOAT, [None, 1]))
+
+
+def save_onnx(p: dict[str, Any], path: Path, head: tuple[np.ndarray, float] | None = None) -> None:
+    """A copy of the embedder's graph holding the weights ``p``, int8 as the original,
+    ended by the cross-encoder ``head`` (weights, bias; :func:`with_head`) when given."""
     import onnx
     from onnx import numpy_helper
 
@@ -152,4 +187,6 @@ def save_onnx(p: dict[str, Any], path: Path) -> None:
             init.CopyFrom(numpy_helper.from_array(value, init.name))
     if new:
         raise ValueError(f"weights with no place in the graph: {sorted(new)}")
+    if head is not None:
+        with_head(model, *head)
     onnx.save(model, str(path))

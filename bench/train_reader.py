@@ -226,6 +226,7 @@ def train(
         save_onnx(
             {**jax.tree_util.tree_map(np.asarray, params["encoder"]), "word": np.asarray(word)},
             DEFAULT_READER / "model.onnx",
+            head=(np.asarray(params["head"]["w"]) * HEAD_SCALE, float(params["head"]["b"])),
         )
         head = {
             "weights": [round(float(x), 6) for x in np.asarray(params["head"]["w"])],

@@ -358,12 +358,13 @@ def _features(
     out["window_coverage"] = windows[0].weight / weight if weight > 0 else 0.0
     best = windows[0]
     scored = [w for w in windows if w.similarity is not None]
-    out["reader_sentences"] = [w.sentence for w in windows[:READER_WINDOWS]]
+    # The reader reads the best windows: by window_score when their sentences were
+    # embedded, else by term weight.
+    ranked = sorted(scored, key=lambda w: -window_score(w, weight)) if scored else windows
+    out["reader_sentences"] = [w.sentence for w in ranked[:READER_WINDOWS]]
     if scored:
         out["sentence_similarity"] = max(w.similarity or 0.0 for w in scored)
-        ranked = sorted(scored, key=lambda w: -window_score(w, weight))
         best = ranked[0]
-        out["reader_sentences"] = [w.sentence for w in ranked[:READER_WINDOWS]]
         others = [w for w in ranked if hits[w.rank].document_id != hits[best.rank].document_id]
         out["window_margin"] = window_score(best, weight) - (
             window_score(others[0], weight) if others else 0.0

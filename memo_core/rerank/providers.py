@@ -62,7 +62,9 @@ class CrossEncoderReranker:
     ``tokenizer.json`` and a ``tokenizer_config.json`` naming ``model_max_length``,
     registered with fastembed under that name and loaded from the folder, so nothing
     is downloaded. No PyPI package ships a permissively licensed cross-encoder
-    (``bench/README.md``), so memo ships none: this is for a model the user has.
+    (``bench/README.md``); memo ships its own, the answer gate's passage reader
+    (``memo_core/data/answer-reader``, :mod:`memo_core.answer.reader`), trained to tell
+    whether a sentence answers a question rather than to rank passages.
     """
 
     def __init__(self, model_name: str, *, model_path: str | Path | None = None) -> None:
