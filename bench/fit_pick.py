@@ -1,22 +1,25 @@
-"""Fit the extractive picker's weights (``PickWeights``) on the train halves of both dev sets.
+"""Fit the extractive picker's weights (``PickWeights``) on the train halves of the dev sets.
 
-    python bench/fit_pick.py [--sets squad,pydoc] [--bases DIR] [--hits DIR] [--name pick]
+    python bench/fit_pick.py [--sets squad,pydoc] [--fit SETS] [--no-reader] [--l2 X]
+        [--bases DIR] [--hits DIR] [--name pick]
 
-Every answerable question of both dev sets (``bench/answer_sets.py``) is retrieved
+Every answerable question of the ``--sets`` (``bench/answer_sets.py``) is retrieved
 as the engine retrieves it (``GuardedAnswerer.retrieve``), each hit is widened to
 whole sentences of its document as the engine reads it (``answer/passages.py``;
 chunks flagged as instructions left out), and the picker's
 candidates and their features are computed (``memo_core.answer.extractive.
-pick_candidates``, with the base's sentence similarity). A candidate is positive
+pick_candidates``, with the base's sentence similarity and the passage reader, or
+without the reader for ``--no-reader``). A candidate is positive
 when it holds the gold answer. The weights are fitted as a listwise (softmax)
-ranker on the *train* halves: the probability mass the softmax of the scores puts
+ranker on the *train* halves (of the ``--fit`` sets, by default all): the probability mass the softmax of the scores puts
 on the question's positive candidates is maximised (questions with no positive
 among the scored candidates carry no signal and are left out), with a small L2
 penalty. Reported per set on both halves, for the shipped weights and the fitted
 ones: how often the first pick holds the gold answer and how often one of the two
 picks does (over questions whose gold answer is in a chunk read). ``--hits DIR``
 keeps the retrieved hits, so a run after a picker change skips retrieval. Paste
-the fitted weights (rounded) into ``PickWeights`` by hand: the defaults are code.
+the fitted weights (rounded) by hand into ``READER_WEIGHTS`` (or, for ``--no-reader``,
+into ``PickWeights``' defaults): they are code.
 Results: bench/results/NAME.json and .md.
 """
 
@@ -40,6 +43,7 @@ from memo_core.answer.extractive import (
     pick_candidates,
 )
 from memo_core.answer.passages import whole_sentences
+from memo_core.answer.reader import PassageReader
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.embedders import default_local_embedder
 from memo_core.kb.flags import INSTRUCTIONS
@@ -87,7 +91,7 @@ def retrieve(sets: list[str], bases: Path | None, cache: Path | None) -> list[Qu
 
 
 def features(
-    questions: list[Question], similarity: SentenceSimilarity
+    questions: list[Question], similarity: SentenceSimilarity, reader: PassageReader | None
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per question: the scored candidates' feature matrix and which hold the gold answer."""
     normalize = build_docs_module().normalize
@@ -95,7 +99,10 @@ def features(
     for q in questions:
         gold = normalize(q.answer)
         pool = pick_candidates(
-            q.question, [(h.chunk_id, h.text) for h in q.hits], similarity=similarity
+            q.question,
+            [(h.chunk_id, h.text) for h in q.hits],
+            similarity=similarity,
+            reader=reader,
         )
         scored = [c for c in pool if c.scored]
         x = np.array([[c.features[n] for n in NAMES] for c in scored]).reshape(-1, len(NAMES))
@@ -126,7 +133,10 @@ def fit(data: list[tuple[np.ndarray, np.ndarray]], start: np.ndarray, l2: float 
 
 
 def evaluate(
-    questions: list[Question], weights: PickWeights, similarity: SentenceSimilarity
+    questions: list[Question],
+    weights: PickWeights,
+    similarity: SentenceSimilarity,
+    reader: PassageReader | None,
 ) -> dict[str, float]:
     """First pick / either pick holds the gold answer, over questions whose gold was read."""
     normalize = build_docs_module().normalize
@@ -139,7 +149,7 @@ def evaluate(
         read += 1
         texts = {h.chunk_id: h.text for h in q.hits}
         picks = extractive_answer(
-            q.question, list(texts.items()), config=config, similarity=similarity
+            q.question, list(texts.items()), config=config, similarity=similarity, reader=reader
         )
         held = [gold in normalize(texts[c][a:b]) for c, a, b in picks]
         first += bool(held) and held[0]
@@ -149,19 +159,29 @@ def evaluate(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sets", default="squad,pydoc")
+    parser.add_argument("--sets", default="squad,pydoc", help="sets to report on")
+    parser.add_argument(
+        "--fit", help="sets whose train halves the weights are fitted on (default: --sets)"
+    )
     parser.add_argument("--bases", type=Path, help="keep the ingested bases here for reuse")
     parser.add_argument("--hits", type=Path, help="keep the retrieved hits here for reuse")
     parser.add_argument("--l2", type=float, default=L2, help="L2 penalty on the weights")
+    parser.add_argument(
+        "--no-reader",
+        action="store_true",
+        help="fit the weights that pick without the passage reader (PickWeights' defaults)",
+    )
     parser.add_argument("--name", default="pick", help="results file name")
     args = parser.parse_args()
     questions = retrieve(args.sets.split(","), args.bases, args.hits)
-    train = [q for q in questions if not q.heldout]
-    shipped = PickWeights()
-    # One similarity for every pass: its cache embeds each sentence once.
+    fitted_on = (args.fit or args.sets).split(",")
+    train = [q for q in questions if not q.heldout and q.set in fitted_on]
+    # One similarity for every pass: its cache embeds each sentence once; one reader too.
     similarity = SentenceSimilarity(default_local_embedder())
+    reader = None if args.no_reader else PassageReader(cache_size=1_000_000)
+    shipped = ExtractiveConfig().weights_for(reader)
     w = fit(
-        features(train, similarity),
+        features(train, similarity, reader),
         np.array([getattr(shipped, n) for n in NAMES], dtype=float),
         args.l2,
     )
@@ -172,7 +192,7 @@ def main() -> None:
         for half in ("train", "heldout"):
             part = [q for q in questions if q.set == name and q.heldout == (half == "heldout")]
             for label, weights in (("shipped", shipped), ("fitted", fitted)):
-                r = evaluate(part, weights, similarity)
+                r = evaluate(part, weights, similarity, reader)
                 report["sets"][f"{name}/{half}/{label}"] = r
                 rows.append([name, half, label, r["read"], r["first"], r["either"]])
     table = markdown_table(["set", "half", "weights", "read", "first pick", "either pick"], rows)

@@ -149,8 +149,9 @@ def why_other_sentence(
         list(texts.items()),
         similarity=engine.similarity,
         stored={p.hit.chunk_id: (p.head, p.head + p.length) for p in passages},
+        reader=engine.gate.passage_reader(engine.kb.store),
     )
-    weights = ExtractiveConfig().weights
+    weights = ExtractiveConfig().weights_for(engine.gate.passage_reader(engine.kb.store))
     scored = sorted(
         (c for c in pool if c.scored),
         key=lambda c: -sum(getattr(weights, n) * v for n, v in c.features.items()),

@@ -412,6 +412,7 @@ class GuardedAnswerer:
             similarity=self.similarity,
             stored={p.hit.chunk_id: (p.head, p.head + p.length) for p in passages},
             keep=answers,
+            reader=self.gate.passage_reader(self.kb.store),
         )
         claims = []
         for chunk_id, start, end in picked:

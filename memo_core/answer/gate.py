@@ -446,6 +446,12 @@ class SufficiencyGate:
             return None
         return self._reader or PassageReader.shipped()
 
+    def passage_reader(self, store: KnowledgeStore) -> PassageReader | None:
+        """The passage reader the gate reads ``store``'s passages with (``None`` when the
+        calibration of its embedder weighs none): the extractive picker reads with it too."""
+        fp = store.fingerprint
+        return self.reader_for(self.calibration_for(fp.model if fp else None))
+
     def calibration_for(self, embedder_model: str | None) -> GateCalibration:
         if self.calibration is not None:
             return self.calibration

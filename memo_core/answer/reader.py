@@ -16,12 +16,17 @@ folder: it runs through memo's local reranker
 ``TextCrossEncoder``), which the ``local`` extra brings.
 
 The gate reads its best probability as one feature (``reader`` in
-:data:`~memo_core.answer.gate.FEATURES`), weighed by the calibration like the others.
+:data:`~memo_core.answer.gate.FEATURES`), weighed by the calibration like the others,
+and the extractive picker weighs each candidate's (``PickWeights.reader``). The two
+read many of the same sentences for one question: probabilities are kept in a
+bounded cache, by question and sentence, so a sentence is read once.
 """
 
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -38,11 +43,15 @@ class PassageReader:
 
     ``folder`` is a cross-encoder folder (``model.onnx`` whose output is one logit per
     pair, ``tokenizer.json``, ``tokenizer_config.json``); the model loads on first use.
+    The last ``cache_size`` probabilities are kept, by question and sentence.
     """
 
-    def __init__(self, folder: str | Path = DEFAULT_READER) -> None:
+    def __init__(self, folder: str | Path = DEFAULT_READER, *, cache_size: int = 4096) -> None:
         self.folder = Path(folder)
+        self.cache_size = cache_size
         self._encoder = CrossEncoderReranker("memo/answer-reader", model_path=self.folder)
+        self._read: OrderedDict[tuple[str, str], float] = OrderedDict()
+        self._lock = threading.Lock()
 
     @staticmethod
     @functools.cache
@@ -54,4 +63,16 @@ class PassageReader:
         """For each of ``sentences``, the probability that it answers ``question``."""
         if not sentences:
             return []
-        return self._encoder.rerank(question, sentences)
+        unique = list(dict.fromkeys(sentences))
+        with self._lock:
+            known = {s: self._read[(question, s)] for s in unique if (question, s) in self._read}
+        todo = [s for s in unique if s not in known]
+        if todo:
+            known.update(zip(todo, self._encoder.rerank(question, todo), strict=True))
+        with self._lock:
+            for sentence, probability in known.items():
+                self._read[(question, sentence)] = probability
+                self._read.move_to_end((question, sentence))
+            while len(self._read) > self.cache_size:
+                self._read.popitem(last=False)
+        return [known[s] for s in sentences]

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import fields
 
 import pytest
 
+from memo_core.answer.engine import GuardedAnswerer
+from memo_core.answer.extractive import (
+    READER_WEIGHTS,
+    ExtractiveConfig,
+    PickWeights,
+    extractive_answer,
+    pick_candidates,
+)
 from memo_core.answer.gate import (
     READER_WINDOWS,
     GateCalibration,
@@ -15,6 +24,7 @@ from memo_core.answer.gate import (
 )
 from memo_core.answer.gate import _DocumentFrequencies as Frequencies
 from memo_core.answer.reader import DEFAULT_READER, PassageReader
+from memo_core.answer.types import Answer
 from memo_core.kb import MemoBase
 
 pytest.importorskip("onnxruntime")
@@ -112,5 +122,94 @@ def test_the_gate_reads_its_best_windows_when_its_calibration_weighs_the_reader(
         assert len(counting.read) == 1  # not read again: that calibration does not weigh it
         decision = SufficiencyGate(weighs, reader=counting).decide(question, hits, base.store)
         assert len(counting.read) == 2 and decision.signals["reader"] is not None
+    finally:
+        base.close()
+
+
+class EncoderCalls:
+    """Stands in for the reader's cross-encoder, recording the sentences it reads."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def rerank(self, question: str, sentences: Sequence[str]) -> list[float]:
+        self.calls.append(list(sentences))
+        return [len(s) / 100 for s in sentences]
+
+
+def test_a_sentence_is_read_once_per_question() -> None:
+    reader = PassageReader(cache_size=3)
+    calls = EncoderCalls()
+    reader._encoder = calls  # type: ignore[assignment]
+    first = reader.probabilities("Where is kiln's cache?", ["In the home folder.", "Nowhere."])
+    again = reader.probabilities("Where is kiln's cache?", ["Nowhere.", "In the home folder."])
+    assert again == first[::-1]
+    assert calls.calls == [["In the home folder.", "Nowhere."]]
+    # Another question reads the same sentence afresh; a repeated sentence is read once.
+    reader.probabilities("What is kiln?", ["Nowhere.", "Nowhere."])
+    assert calls.calls[-1] == ["Nowhere."]
+    # The cache is bounded: the oldest reading goes first.
+    reader.probabilities("What is kiln?", ["A tool.", "A builder."])
+    reader.probabilities("Where is kiln's cache?", ["In the home folder."])
+    assert calls.calls[-1] == ["In the home folder."]
+
+
+PIER = [
+    "The north pier's tide table is printed by the harbour office every week.",
+    "High water at the north pier comes about an hour after dawn in spring.",
+]
+
+
+def test_the_picker_weighs_what_the_reader_reads() -> None:
+    question = "When is high water at the north pier?"
+    counting = CountingReader()
+    passages = [("c1", " ".join(PIER))]
+    pool = pick_candidates(question, passages, reader=counting)
+    ((asked, sentences),) = counting.read
+    assert asked == question and sentences == [c.text for c in pool if c.scored]
+    assert [c.features["reader"] for c in pool] == pytest.approx([0.1, 0.2])
+    unread = pick_candidates(question, passages)
+    assert [c.features["reader"] for c in unread] == [0.0, 0.0]
+    # Candidates read are weighed by the weights fitted with the reader, others without.
+    assert ExtractiveConfig().weights_for(counting) == READER_WEIGHTS
+    assert READER_WEIGHTS.reader > 0 and ExtractiveConfig().weights_for(None) == PickWeights()
+    # With all the weight on the reader, the sentence it reads as answering is picked.
+    only_reader = PickWeights(**{f.name: 0.0 for f in fields(PickWeights)} | {"reader": 1.0})
+    config = ExtractiveConfig(weights=only_reader)
+    for favoured in (0, 1):
+        leaning = FixedReader({PIER[favoured]: 0.9})
+        ((_, start, end),) = extractive_answer(
+            question, passages, max_sentences=1, config=config, reader=leaning
+        )
+        assert passages[0][1][start:end] == PIER[favoured]
+
+
+class FixedReader(PassageReader):
+    """Reads each sentence as ``known`` says (0.1 for any other)."""
+
+    def __init__(self, known: dict[str, float]) -> None:
+        self.known = known
+
+    def probabilities(self, question: str, sentences: Sequence[str]) -> list[float]:
+        return [self.known.get(s, 0.1) for s in sentences]
+
+
+def test_the_engine_picks_with_the_reader_its_gate_reads_with(
+    tmp_path: pytest.TempPathFactory,
+) -> None:
+    base = MemoBase(tmp_path / "kb.db", embedder=None)  # type: ignore[operator]
+    try:
+        base.add_texts([" ".join(PIER), *TEXTS])
+        question = "When is high water at the north pier?"
+        weighs = GateCalibration("test", {"coverage": 1.0, "reader": 2.0}, 0.0, 0.01)
+        counting = CountingReader()
+        gate = SufficiencyGate(weighs, reader=counting)
+        assert gate.passage_reader(base.store) is counting
+        answer = GuardedAnswerer(base, gate=gate).ask(question)
+        assert isinstance(answer, Answer)
+        picked = [s for q, sentences in counting.read[1:] for s in sentences]
+        assert PIER[1] in picked  # the picker's candidates were read, after the gate's windows
+        ignores = GateCalibration("test", {"coverage": 1.0}, 0.0, 0.01)
+        assert SufficiencyGate(ignores, reader=counting).passage_reader(base.store) is None
     finally:
         base.close()
