@@ -341,10 +341,12 @@ def main() -> None:
     )
     print(table)
     if args.write:
-        write_calibrations(results, args.fit.split(","))
+        write_calibrations(results, args.fit.split(","), crossfitted=bool(reader_scores))
 
 
-def write_calibrations(results: dict[str, dict[str, Any]], fit: Sequence[str]) -> None:
+def write_calibrations(
+    results: dict[str, dict[str, Any]], fit: Sequence[str], crossfitted: bool = False
+) -> None:
     existing = json.loads(CALIBRATION_FILE.read_text()) if CALIBRATION_FILE.exists() else {}
     calibrations = existing.get("calibrations", {})
     for name, r in results.items():
@@ -356,7 +358,13 @@ def write_calibrations(results: dict[str, dict[str, Any]], fit: Sequence[str]) -
         f"Written by bench/calibrate_gate.py: fitted on the train halves of the dev sets "
         f"{', '.join(fit)}, threshold answering at most 5% of each of their train refusals, "
         "metrics on the held-out halves of every set read ('train': the other half). "
-        "'context': the relevance floor for offering a hit as context (the earlier "
+        + (
+            "The reader's feature of the train halves from readers trained on the other "
+            "fold (bench/train_reader.py --fold), so the fit does not trust it in-sample. "
+            if crossfitted
+            else ""
+        )
+        + "'context': the relevance floor for offering a hit as context (the earlier "
         "two-feature model)."
     )
     CALIBRATION_FILE.write_text(
