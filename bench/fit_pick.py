@@ -42,7 +42,7 @@ from memo_core.answer.extractive import (
     extractive_answer,
     pick_candidates,
 )
-from memo_core.answer.passages import whole_sentences
+from memo_core.answer.passages import sections, whole_sentences
 from memo_core.answer.reader import PassageReader
 from memo_core.answer.semantic import SentenceSimilarity
 from memo_core.embedders import default_local_embedder
@@ -103,6 +103,7 @@ def features(
             [(h.chunk_id, h.text) for h in q.hits],
             similarity=similarity,
             reader=reader,
+            sections=sections(q.hits),
         )
         scored = [c for c in pool if c.scored]
         x = np.array([[c.features[n] for n in NAMES] for c in scored]).reshape(-1, len(NAMES))
@@ -149,7 +150,12 @@ def evaluate(
         read += 1
         texts = {h.chunk_id: h.text for h in q.hits}
         picks = extractive_answer(
-            q.question, list(texts.items()), config=config, similarity=similarity, reader=reader
+            q.question,
+            list(texts.items()),
+            config=config,
+            similarity=similarity,
+            reader=reader,
+            sections=sections(q.hits),
         )
         held = [gold in normalize(texts[c][a:b]) for c, a, b in picks]
         first += bool(held) and held[0]

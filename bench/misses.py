@@ -46,7 +46,7 @@ from answer_sets import build_docs_module, load_set
 
 from memo_core.answer.engine import Explanation, GuardedAnswerer
 from memo_core.answer.extractive import ExtractiveConfig, PickCandidate, pick_candidates
-from memo_core.answer.passages import whole_sentences
+from memo_core.answer.passages import sections, whole_sentences
 from memo_core.embedders import default_local_embedder
 from memo_core.kb import MemoBase
 from memo_core.kb.flags import INSTRUCTIONS
@@ -150,6 +150,7 @@ def why_other_sentence(
         similarity=engine.similarity,
         stored={p.hit.chunk_id: (p.head, p.head + p.length) for p in passages},
         reader=engine.gate.passage_reader(engine.kb.store),
+        sections=sections(p.hit for p in passages),
     )
     weights = ExtractiveConfig().weights_for(engine.gate.passage_reader(engine.kb.store))
     scored = sorted(

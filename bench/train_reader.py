@@ -1,14 +1,18 @@
 """Train the passage reader (``memo_core/answer/reader.py``) on the dev sets' train halves.
 
     python bench/train_reader.py pairs --bases DIR --out pairs.jsonl
-    python bench/train_reader.py train --pairs pairs.jsonl [--epochs 2] [--write]
-    python bench/train_reader.py train --pairs pairs.jsonl --fold 0|1 --scores oof_0.json
+    python bench/train_reader.py train --pairs pairs.jsonl --context [--epochs 2] [--write]
+    python bench/train_reader.py train --pairs pairs.jsonl --context --fold 0|1 \
+        --scores oof_0.json
 
 ``pairs`` asks every question of the seven dev sets as the gate does (hits retrieved
 as the engine retrieves them, the question in the passages' spelling) and writes, per
 question, the centre sentences of the gate's best windows (``reader_sentences`` of
-``gate_features``: what the reader reads at answer time), its kind, its split and its
-gold answer. ``train`` fine-tunes MiniLM (the weights of the shipped embedder, read
+``gate_features``: what the reader reads at answer time) with their contexts (the
+document's title, the heading above, the record: ``reader_contexts``), its kind, its
+split and its gold answer. With ``--context`` the reader is trained on each sentence
+after its context, as the shipped one is (``reader_text``); without, on the bare
+sentence. ``train`` fine-tunes MiniLM (the weights of the shipped embedder, read
 from its ONNX graph) as a cross-encoder on the *train* halves only: a pair is
 positive when its sentence holds the gold answer of an answerable question, negative
 otherwise (any sentence read for a near-miss, nonexistent or out-of-base question,
@@ -47,15 +51,17 @@ from answer_sets import load_set
 from calibrate_gate import FIT_REFUSALS, auc, make_embedder, retrieve_all
 
 from memo_core.answer.gate import _DocumentFrequencies, gate_features
-from memo_core.answer.reader import DEFAULT_READER
+from memo_core.answer.reader import DEFAULT_READER, reader_text
 from memo_core.answer.respell import respelled
 from memo_core.answer.semantic import SentenceSimilarity
 
 SETS = ("squad", "pydoc", "topics", "library", "cli", "readmes", "records")
-#: Question and sentence together, in word pieces (the reader truncates the sentence).
+#: Question and sentence together, in word pieces (the reader truncates the sentence);
+#: the second with the sentence's context before it.
 MAX_LENGTH = 96
+MAX_LENGTH_CONTEXT = 128
 #: Padded lengths a batch is cut to (one compiled graph each).
-BUCKETS = (32, 48, 64, 96)
+BUCKETS = (32, 48, 64, 96, 128)
 BATCH = 32
 #: The logit is the pooled output times the head's weights times this (a larger step
 #: for the head than the encoder's learning rate gives it).
@@ -88,6 +94,7 @@ def collect_pairs(bases: Path | None, out: Path) -> None:
                         "question": asked,
                         "answer": q.answer,
                         "sentences": features["reader_sentences"],
+                        "contexts": features["reader_contexts"],
                     }
                     f.write(json.dumps(row, ensure_ascii=False) + "\n")
             print(f"{set_name}: {len(answer_set.questions)} questions", flush=True)
@@ -97,15 +104,18 @@ def _normal(text: str) -> str:
     return re.sub(r"\s+", " ", text.lower()).strip()
 
 
-def _labelled(rows: Sequence[dict[str, Any]]) -> Iterator[tuple[int, str, str, int]]:
-    """(row index, question, sentence, label) for every sentence read."""
+def _labelled(rows: Sequence[dict[str, Any]], context: bool) -> Iterator[tuple[int, str, str, int]]:
+    """(row index, question, text read, label) for every sentence read: the label is
+    whether the sentence itself holds the gold answer; with ``context`` the text read is
+    the sentence after its context (``reader_text``)."""
     for i, row in enumerate(rows):
         gold = _normal(row["answer"]) if row["answer"] else None
-        for sentence in row["sentences"]:
+        contexts = row.get("contexts") or [""] * len(row["sentences"])
+        for sentence, around in zip(row["sentences"], contexts, strict=True):
             label = int(
                 row["kind"] == "answerable" and gold is not None and gold in _normal(sentence)
             )
-            yield i, row["question"], sentence, label
+            yield i, row["question"], reader_text(sentence, around if context else ""), label
 
 
 def fold_of(row: dict[str, Any], groups: dict[tuple[str, str], str]) -> int:
@@ -122,6 +132,7 @@ def train(
     write: bool,
     fold: int | None = None,
     scores_out: Path | None = None,
+    context: bool = False,
 ) -> None:
     import jax
     import jax.numpy as jnp
@@ -130,10 +141,11 @@ def train(
     from tokenizers import Tokenizer
 
     rows = [json.loads(line) for line in pairs_file.open(encoding="utf-8")]
-    pairs = list(_labelled(rows))
+    pairs = list(_labelled(rows, context))
+    max_length = MAX_LENGTH_CONTEXT if context else MAX_LENGTH
     tokenizer = Tokenizer.from_file(str(DEFAULT_READER / "tokenizer.json"))
     tokenizer.no_padding()
-    tokenizer.enable_truncation(MAX_LENGTH, strategy="only_second")
+    tokenizer.enable_truncation(max_length, strategy="only_second")
     encoded = tokenizer.encode_batch([(q, s) for _, q, s, _ in pairs])
     ids = [e.ids for e in encoded]
     types = [e.type_ids for e in encoded]
@@ -232,7 +244,8 @@ def train(
             "weights": [round(float(x), 6) for x in np.asarray(params["head"]["w"])],
             "bias": float(params["head"]["b"]),
             "scale": HEAD_SCALE,
-            "max_length": MAX_LENGTH,
+            "max_length": max_length,
+            "context": context,
             "trained_on": "train halves of " + ", ".join(SETS),
             "epochs": epochs,
             "learning_rate": learning_rate,
@@ -278,12 +291,23 @@ def main() -> None:
     t.add_argument("--learning-rate", type=float, default=3e-5)
     t.add_argument("--write", action="store_true", help="export to memo_core/data/answer-reader")
     t.add_argument("--fold", type=int, choices=(0, 1), help="train on the other fold only")
+    t.add_argument(
+        "--context", action="store_true", help="read each sentence after its title and heading"
+    )
     t.add_argument("--scores", type=Path, help="with --fold: write this fold's best scores")
     args = parser.parse_args()
     if args.command == "pairs":
         collect_pairs(args.bases, args.out)
     else:
-        train(args.pairs, args.epochs, args.learning_rate, args.write, args.fold, args.scores)
+        train(
+            args.pairs,
+            args.epochs,
+            args.learning_rate,
+            args.write,
+            args.fold,
+            args.scores,
+            args.context,
+        )
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from memo_core.answer.faithfulness import unfaithful
 from memo_core.answer.fields import asked_subjects, field_off_question, fields_off_question
 from memo_core.answer.gate import SufficiencyGate, neighbourhood
 from memo_core.answer.grounding import is_grounded
-from memo_core.answer.passages import DocumentReader, Passage, whole_sentences
+from memo_core.answer.passages import DocumentReader, Passage, sections, whole_sentences
 from memo_core.answer.prompting import (
     ParsedAnswer,
     build_answer_messages,
@@ -413,6 +413,7 @@ class GuardedAnswerer:
             stored={p.hit.chunk_id: (p.head, p.head + p.length) for p in passages},
             keep=answers,
             reader=self.gate.passage_reader(self.kb.store),
+            sections=sections(p.hit for p in passages),
         )
         claims = []
         for chunk_id, start, end in picked:

@@ -71,6 +71,7 @@ from memo_core.answer.windows import (
     implied_terms,
     is_heading,
     names_indented_text,
+    sentence_contexts,
     titles_version,
     without_type_cue,
 )
@@ -289,6 +290,9 @@ class _Sentence:
     #: The terms of the names of the record fields it holds ("author" for "Author:
     #: Jane Roe"), empty outside records.
     fields: frozenset[str] = frozenset()
+    #: What it is about, as the passage reader reads it before the sentence: its
+    #: document's title, its heading, its record (``windows.sentence_contexts``).
+    about: str = ""
 
 
 @dataclass(frozen=True)
@@ -306,6 +310,7 @@ def _sentences(
     language: str,
     version_titles: bool = False,
     asked: Collection[str] = (),
+    sections: Mapping[str, tuple[str, str]] | None = None,
 ) -> list[_Sentence]:
     """The candidate sentences of ``passages``, in order. A call signature alone on its
     line and the first sentence under it are one candidate ("total(self)" + "Sum of
@@ -320,7 +325,9 @@ def _sentences(
     2007"; :func:`~memo_core.answer.windows.titles_version`). A sentence also holds the
     terms its words imply (its CamelCase identifiers' words, but for the identifiers
     among the terms ``asked``; "version" for a version number, "default" for a stated
-    default: :func:`~memo_core.answer.windows.implied_terms`)."""
+    default: :func:`~memo_core.answer.windows.implied_terms`). ``sections`` gives a
+    passage's document title and heading by its id, which the reader reads the
+    sentence after (``_Sentence.about``)."""
     out: list[_Sentence] = []
     for rank, (chunk_id, text) in enumerate(passages):
         before: frozenset[str] = frozenset()
@@ -338,6 +345,9 @@ def _sentences(
         # "Author: Delgan"), which is the block the field sits in.
         records = record_sentences(text, spans)
         record_terms = {r: frozenset().union(*said[r[0] : r[1]]) for r in set(records.values())}
+        headings = [is_heading(text, a, b) for a, b in spans]
+        title, section = (sections or {}).get(chunk_id, ("", ""))
+        about = sentence_contexts(text, spans, headings, records, title, section)
         for i, (start, end) in enumerate(spans):
             sentence = text[start:end]
             toks = said[i]
@@ -361,14 +371,14 @@ def _sentences(
             # A heading is context, never the answer; so is a usage synopsis, which names
             # every option of a command and says what none of them does, and so is what a
             # manual page's SYNOPSIS section holds ("quillsync [OPTION]... SOURCE DEST").
-            titled = is_heading(text, start, end) or is_section_title(sentence)
+            titled = headings[i] or is_section_title(sentence)
             if titled:
                 synopsis = _SYNOPSIS_TITLE.fullmatch(sentence.strip()) is not None
             if titled and version_titles and not synopsis and titles_version(text, start, end):
                 out.append(
                     _Sentence(
                         chunk_id, rank, start, end, sentence, terms, before, block, False,
-                        False, False, len(toks),
+                        False, False, len(toks), about=about[i],
                     )
                 )  # fmt: skip
             if titled or synopsis or is_synopsis(sentence):
@@ -402,7 +412,7 @@ def _sentences(
                 out.append(
                     _Sentence(
                         chunk_id, rank, start, end, sentence, terms, before | record, here,
-                        heading, False, this, len(toks), option, fields,
+                        heading, False, this, len(toks), option, fields, about[i],
                     )
                 )  # fmt: skip
                 # A sentence that ends in a colon introduces what follows ("To install it,
@@ -511,6 +521,7 @@ def pick_candidates(
     similarity: SentenceSimilarity | None = None,
     stored: Collection[str] | Mapping[str, tuple[int, int]] = (),
     reader: PassageReader | None = None,
+    sections: Mapping[str, tuple[str, str]] | None = None,
 ) -> list[PickCandidate]:
     """Every candidate sentence of ``passages`` for ``question``, by pre-score (best
     first), the first :attr:`ExtractiveConfig.candidates` with their features (what
@@ -518,7 +529,9 @@ def pick_candidates(
     ids among the passages that are chunks of the base (not memory facts), whose
     sentence vectors ``similarity`` may keep in the base; as a mapping, each id's
     ``(start, end)``: where the chunk's own text lies in a passage widened beyond it
-    (``answer/passages.py``), since the base keys a vector by its span in the chunk."""
+    (``answer/passages.py``), since the base keys a vector by its span in the chunk.
+    ``sections``: each passage's document title and heading, by id, which the reader
+    reads a candidate after."""
     cfg = config or ExtractiveConfig()
     language = detect_language(question)
     # "long" in "how long" names the answer's type; the gate does not weigh it either.
@@ -527,7 +540,11 @@ def pick_candidates(
     if not qterms:
         return []
     sentences = _sentences(
-        passages, language, version_titles=asks_own_version(question), asked=qterms
+        passages,
+        language,
+        version_titles=asks_own_version(question),
+        asked=qterms,
+        sections=sections,
     )
     if not sentences:
         return []
@@ -561,7 +578,9 @@ def pick_candidates(
         else [0.0] * len(head)
     )
     read = (
-        reader.probabilities(question, [c.sentence.text for c in head])
+        reader.probabilities(
+            question, [c.sentence.text for c in head], [c.sentence.about for c in head]
+        )
         if reader is not None
         else [0.0] * len(head)
     )
@@ -622,6 +641,7 @@ def extractive_answer(
     stored: Collection[str] | Mapping[str, tuple[int, int]] = (),
     keep: Callable[[str, int, int], bool] | None = None,
     reader: PassageReader | None = None,
+    sections: Mapping[str, tuple[str, str]] | None = None,
 ) -> list[tuple[str, int, int]]:
     """Pick up to ``max_sentences`` sentences answering ``question``.
 
@@ -635,13 +655,21 @@ def extractive_answer(
     whose sentence vectors ``similarity`` may keep in the base (as in
     :func:`pick_candidates`). ``keep(chunk_id, start, end)``, when given, is False for
     a candidate the caller would refuse to quote: the next best is picked instead.
-    ``reader`` reads each scored candidate with the question (``PickWeights.reader``).
+    ``reader`` reads each scored candidate with the question (``PickWeights.reader``),
+    after what it is about: its passage's document title and heading from ``sections``
+    (by passage id) and the headings above it.
     """
     if max_sentences <= 0:
         return []
     cfg = config or ExtractiveConfig()
     pool = pick_candidates(
-        question, passages, config=cfg, similarity=similarity, stored=stored, reader=reader
+        question,
+        passages,
+        config=cfg,
+        similarity=similarity,
+        stored=stored,
+        reader=reader,
+        sections=sections,
     )
     w = cfg.weights_for(reader)
     scored = [c for c in pool if c.scored]

@@ -283,7 +283,7 @@ def gate_features(
     out = _features(question, hits, _terms(question, frequencies), similarity, read)
     sentences = out["reader_sentences"]
     if reader is not None and sentences:
-        out["reader"] = max(reader.probabilities(question, sentences))
+        out["reader"] = max(reader.probabilities(question, sentences, out["reader_contexts"]))
     return out
 
 
@@ -331,6 +331,7 @@ def _features(
         "answer_slot": 0.0,
         "reader": None,
         "reader_sentences": [],
+        "reader_contexts": [],
         "terms": list(idf),
         "hits": len(hits),
         "rerank_score": hits[0].rerank_score if hits else None,
@@ -362,6 +363,7 @@ def _features(
     # embedded, else by term weight.
     ranked = sorted(scored, key=lambda w: -window_score(w, weight)) if scored else windows
     out["reader_sentences"] = [w.sentence for w in ranked[:READER_WINDOWS]]
+    out["reader_contexts"] = [w.context for w in ranked[:READER_WINDOWS]]
     if scored:
         out["sentence_similarity"] = max(w.similarity or 0.0 for w in scored)
         best = ranked[0]

@@ -15,13 +15,13 @@ passage instead: a fragment whose sentence cannot be completed is never an answe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from memo_core.answer.sentences import sentence_around, split_sentences
 from memo_core.types import Hit
 
-__all__ = ["REACH", "DocumentReader", "Passage", "whole_sentences"]
+__all__ = ["REACH", "DocumentReader", "Passage", "sections", "whole_sentences"]
 
 #: How far past a chunk's edges a sentence is looked for, in characters. A sentence
 #: that began (or ends) farther away cannot be completed: its piece is dropped.
@@ -124,3 +124,9 @@ def _drop_cut(passage: Passage, *, cut_head: bool, cut_tail: bool) -> Passage:
         head,
         passage.length,
     )
+
+
+def sections(hits: Iterable[Hit]) -> dict[str, tuple[str, str]]:
+    """Each hit's document title and the heading its chunk sits under, by chunk id: what
+    the passage reader reads a sentence after (``extractive.pick_candidates``)."""
+    return {h.chunk_id: (h.title, str(h.locator.get("heading", ""))) for h in hits}

@@ -15,6 +15,14 @@ folder: it runs through memo's local reranker
 (:class:`~memo_core.rerank.providers.CrossEncoderReranker`, fastembed's
 ``TextCrossEncoder``), which the ``local`` extra brings.
 
+A sentence seldom names what it is about: "The default is 30 seconds." under the
+heading of one option, "Author: ..." in the record of one package. Read alone, it
+answers a question about a neighbouring option or package as well as one about its
+own. So the reader reads it after its context (:func:`reader_text`): its document's
+title, the last heading above it and, for a record's field, the record's first field
+(:func:`~memo_core.answer.windows.sentence_contexts`), as it was trained to
+(``reader.json``'s ``context``; a reader trained on bare sentences reads them bare).
+
 The gate reads its best probability as one feature (``reader`` in
 :data:`~memo_core.answer.gate.FEATURES`), weighed by the calibration like the others,
 and the extractive picker weighs each candidate's (``PickWeights.reader``). The two
@@ -25,6 +33,7 @@ bounded cache, by question and sentence, so a sentence is read once.
 from __future__ import annotations
 
 import functools
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -32,10 +41,17 @@ from pathlib import Path
 
 from memo_core.rerank.providers import CrossEncoderReranker
 
-__all__ = ["DEFAULT_READER", "PassageReader"]
+__all__ = ["DEFAULT_READER", "PassageReader", "reader_text"]
 
 #: The reader shipped with the package.
 DEFAULT_READER = Path(__file__).resolve().parents[1] / "data" / "answer-reader"
+
+
+def reader_text(sentence: str, context: str = "") -> str:
+    """What the reader reads of a sentence: what it is about (its document's title, its
+    heading, its record: :func:`~memo_core.answer.windows.sentence_context`), then the
+    sentence. The training reads it the same way."""
+    return f"{context} — {sentence}" if context else sentence
 
 
 class PassageReader:
@@ -59,10 +75,23 @@ class PassageReader:
         """The reader in the package (one per process)."""
         return PassageReader()
 
-    def probabilities(self, question: str, sentences: Sequence[str]) -> list[float]:
-        """For each of ``sentences``, the probability that it answers ``question``."""
+    @functools.cached_property
+    def reads_context(self) -> bool:
+        """Whether the model was trained on sentences after their context
+        (``reader.json``'s ``context``, written by ``bench/train_reader.py``)."""
+        about = self.folder / "reader.json"
+        return about.is_file() and bool(json.loads(about.read_text("utf-8")).get("context"))
+
+    def probabilities(
+        self, question: str, sentences: Sequence[str], contexts: Sequence[str] | None = None
+    ) -> list[float]:
+        """For each of ``sentences``, the probability that it answers ``question``;
+        ``contexts`` (one per sentence: what it is about, ``windows.sentence_contexts``)
+        are read before them when the model was trained so (:attr:`reads_context`)."""
         if not sentences:
             return []
+        if contexts is not None and self.reads_context:
+            sentences = [reader_text(s, c) for s, c in zip(sentences, contexts, strict=True)]
         unique = list(dict.fromkeys(sentences))
         with self._lock:
             known = {s: self._read[(question, s)] for s in unique if (question, s) in self._read}

@@ -61,6 +61,7 @@ __all__ = [
     "names_indented_text",
     "names_place",
     "rank_windows",
+    "sentence_contexts",
     "states_asked_default",
     "states_superlative",
     "titles_version",
@@ -265,6 +266,11 @@ class Window:
     sentence_weight: float
     sentence: str
     similarity: float | None = None
+    #: What the sentence is about, as its document says it above it: the document's
+    #: title, the heading the sentence sits under and, for a record's field, the
+    #: record's first field (" › " between them). The passage reader reads it with the
+    #: sentence.
+    context: str = ""
 
 
 def rank_windows(
@@ -298,6 +304,8 @@ def rank_windows(
         titled = {term_of(t, lang) for t in tokenize(hit.title)}
         records = record_sentences(text, spans)
         headings = [is_heading(text, a, b) for a, b in spans]
+        heading = str(hit.locator.get("heading", ""))
+        contexts = sentence_contexts(text, spans, headings, records, hit.title, heading)
         for i, (a, b) in enumerate(spans):
             # Asked which version a text is, the title that says it is the evidence, as
             # the picker quotes it (``extractive._sentences``).
@@ -322,6 +330,7 @@ def rank_windows(
                     weight=sum(v for t, v in idf.items() if t in present),
                     sentence_weight=sum(v for t, v in idf.items() if t in stems[i]),
                     sentence=text[a:b],
+                    context=contexts[i],
                 )
             )
     windows.sort(key=lambda w: (-w.weight, -w.sentence_weight, w.rank, w.start))
@@ -333,6 +342,41 @@ def rank_windows(
     return [replace(w, similarity=s) for w, s in zip(top, scores, strict=True)] + windows[
         candidates:
     ]
+
+
+#: The longest context (in characters) kept for the reader: a title or heading says what
+#: the text is about in its first words.
+_CONTEXT_CHARS = 160
+
+
+def sentence_contexts(
+    text: str,
+    spans: Sequence[tuple[int, int]],
+    headings: Sequence[bool],
+    records: Mapping[int, tuple[int, int]],
+    title: str = "",
+    heading: str = "",
+) -> list[str]:
+    """For each sentence of ``spans`` of a passage's ``text`` (``headings``: which of them
+    are headings, by :func:`is_heading`; ``records``: :func:`record_sentences`), what it
+    is about as the document says it above it: the document's ``title``, the last
+    heading above it in the text (else ``heading``, the one the passage sits under) and,
+    for a record's field, the record's first field ("Name: tidelib" for "Author: ...").
+    The distinct parts, each on one line, joined by " › " and cut to
+    :data:`_CONTEXT_CHARS`. The passage reader reads a sentence after its context."""
+    out: list[str] = []
+    for i, (a, b) in enumerate(spans):
+        first = records[i][0] if i in records else i
+        parts = (title, heading, text[spans[first][0] : spans[first][1]] if first < i else "")
+        kept: list[str] = []
+        for part in parts:
+            line = " ".join(part.lstrip("#").split())
+            if line and line not in kept:
+                kept.append(line)
+        out.append(" › ".join(kept)[:_CONTEXT_CHARS])
+        if headings[i]:
+            heading = text[a:b]
+    return out
 
 
 def best_window(question: str, hits: Sequence[Hit], idf: Mapping[str, float]) -> tuple[str, float]:

@@ -88,7 +88,9 @@ class CountingReader(PassageReader):
         super().__init__()
         self.read: list[tuple[str, list[str]]] = []
 
-    def probabilities(self, question: str, sentences: Sequence[str]) -> list[float]:
+    def probabilities(
+        self, question: str, sentences: Sequence[str], contexts: Sequence[str] | None = None
+    ) -> list[float]:
         self.read.append((question, list(sentences)))
         return [0.1 * (i + 1) for i in range(len(sentences))]
 
@@ -190,7 +192,9 @@ class FixedReader(PassageReader):
     def __init__(self, known: dict[str, float]) -> None:
         self.known = known
 
-    def probabilities(self, question: str, sentences: Sequence[str]) -> list[float]:
+    def probabilities(
+        self, question: str, sentences: Sequence[str], contexts: Sequence[str] | None = None
+    ) -> list[float]:
         return [self.known.get(s, 0.1) for s in sentences]
 
 
