@@ -251,6 +251,13 @@ def train(
             "learning_rate": learning_rate,
         }
         (DEFAULT_READER / "reader.json").write_text(json.dumps(head, indent=1) + "\n", "utf-8")
+        # The runtime (fastembed) truncates pairs at the tokenizer config's length: it must
+        # read as many word pieces as the model was trained on, or a long sentence loses
+        # its end at inference only.
+        config_file = DEFAULT_READER / "tokenizer_config.json"
+        config = json.loads(config_file.read_text("utf-8"))
+        config["model_max_length"] = max_length
+        config_file.write_text(json.dumps(config, indent=2) + "\n", "utf-8")
         print(f"written to {DEFAULT_READER.relative_to(REPO)}")
 
 

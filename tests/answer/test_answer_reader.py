@@ -217,3 +217,23 @@ def test_the_engine_picks_with_the_reader_its_gate_reads_with(
         assert SufficiencyGate(ignores, reader=counting).passage_reader(base.store) is None
     finally:
         base.close()
+
+
+def test_the_reader_reads_as_many_word_pieces_as_it_was_trained_on(
+    reader: PassageReader,
+) -> None:
+    # Two sentences the same up to past word piece 100 of the pair: a runtime that cut
+    # pairs shorter than the training did would read them as one.
+    from tokenizers import Tokenizer
+
+    trained = json.loads((DEFAULT_READER / "reader.json").read_text("utf-8"))["max_length"]
+    question = "Which port does the pier relay listen on?"
+    lead = "The pier relay, " + "which the harbour crew restarts each morning and " * 10
+    answering, other = lead + "listens on port 7042.", lead + "is painted green."
+    tokenizer = Tokenizer.from_file(str(DEFAULT_READER / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    shared = len(tokenizer.encode(question, lead).ids) - 1  # without the final [SEP]
+    assert shared > 100 and len(tokenizer.encode(question, answering).ids) <= trained
+    read = reader.probabilities(question, [answering, other])
+    assert read[0] != pytest.approx(read[1], abs=1e-4)
