@@ -168,7 +168,7 @@ def test_query_time_splits_wall_and_keeps_its_base(tmp_path: Path) -> None:
 
 
 def test_bench_scripts_import_without_side_effects() -> None:
-    for name in ("peers_retrieval", "scale", "query_time"):
+    for name in ("peers_retrieval", "scale", "query_time", "reader_batches"):
         sys.modules.pop(name, None)
         __import__(name)
 

@@ -231,8 +231,10 @@ class _FakeCrossEncoder:
         if model_name not in self.registered:
             raise ValueError(f"Model {model_name} is not supported")
         self.loaded.append((model_name, specific_model_path))
+        self.batches: list[list[str]] = []
 
     def rerank(self, query: str, documents: list[str]) -> Iterator[float]:
+        self.batches.append(list(documents))
         yield from (2.0 if query.split()[0] in d else -2.0 for d in documents)
 
 
@@ -314,3 +316,28 @@ def test_fastembed_threads_default_to_the_cpus_this_process_may_use(
         monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 3, 5})
         assert module.usable_cpus() == 3
     assert module.usable_cpus() >= 1
+
+
+def test_a_local_cross_encoder_reads_pairs_shortest_first_a_few_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("fastembed", reason="memo[local] not installed")
+    import fastembed.rerank.cross_encoder as cross_encoder
+
+    from memo_core.rerank import CrossEncoderReranker
+
+    monkeypatch.setattr(cross_encoder, "TextCrossEncoder", _FakeCrossEncoder)
+    monkeypatch.setattr(_FakeCrossEncoder, "registered", {})
+    monkeypatch.setattr(_FakeCrossEncoder, "loaded", [])
+    (tmp_path / "model.onnx").write_bytes(b"")
+    reranker = CrossEncoderReranker("my/reranker", model_path=tmp_path)
+    reranker.batch_size = 4
+    texts = ["a long line about the kettle on the stove", "kettle", "no", "a train at noon",
+             "the kettle", "a slow train", "boats"]  # fmt: skip
+    scores = reranker.rerank("kettle boils", texts)
+    # each score stays with its own text, whatever order the pairs were read in
+    assert [s > 0.5 for s in scores] == ["kettle" in t for t in texts]
+    batches = reranker._model.batches
+    assert [len(b) for b in batches] == [4, 3]
+    read = [t for b in batches for t in b]
+    assert sorted(read) == sorted(texts) and [len(t) for t in read] == sorted(map(len, texts))
