@@ -238,25 +238,29 @@ class _FakeCrossEncoder:
         yield from (2.0 if query.split()[0] in d else -2.0 for d in documents)
 
 
-def test_a_local_cross_encoder_folder_loads_under_any_name(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def fake_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cross-encoder folder that fastembed's stand-in loads."""
     pytest.importorskip("fastembed", reason="memo[local] not installed")
     import fastembed.rerank.cross_encoder as cross_encoder
-
-    from memo_core.rerank import CrossEncoderReranker
 
     monkeypatch.setattr(cross_encoder, "TextCrossEncoder", _FakeCrossEncoder)
     monkeypatch.setattr(_FakeCrossEncoder, "registered", {})
     monkeypatch.setattr(_FakeCrossEncoder, "loaded", [])
     (tmp_path / "model.onnx").write_bytes(b"")
-    first = CrossEncoderReranker("my/reranker", model_path=tmp_path)
+    return tmp_path
+
+
+def test_a_local_cross_encoder_folder_loads_under_any_name(fake_folder: Path) -> None:
+    from memo_core.rerank import CrossEncoderReranker
+
+    first = CrossEncoderReranker("my/reranker", model_path=fake_folder)
     scores = first.rerank("kettle boils", ["the kettle", "a train"])
     assert scores == pytest.approx([1 / (1 + math.exp(-2.0)), 1 / (1 + math.exp(2.0))])
     assert _FakeCrossEncoder.registered == {"my/reranker": "model.onnx"}
-    assert _FakeCrossEncoder.loaded == [("my/reranker", str(tmp_path))]  # from the folder
+    assert _FakeCrossEncoder.loaded == [("my/reranker", str(fake_folder))]  # from the folder
     # a second reranker of the same name: already registered, still loads
-    CrossEncoderReranker("my/reranker", model_path=tmp_path).rerank("kettle", ["kettle"])
+    CrossEncoderReranker("my/reranker", model_path=fake_folder).rerank("kettle", ["kettle"])
     assert len(_FakeCrossEncoder.loaded) == 2
 
 
@@ -318,19 +322,12 @@ def test_fastembed_threads_default_to_the_cpus_this_process_may_use(
     assert module.usable_cpus() >= 1
 
 
-def test_a_local_cross_encoder_reads_pairs_shortest_first_a_few_at_a_time(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_local_cross_encoder_reads_pairs_shortest_first_in_batches(
+    fake_folder: Path,
 ) -> None:
-    pytest.importorskip("fastembed", reason="memo[local] not installed")
-    import fastembed.rerank.cross_encoder as cross_encoder
-
     from memo_core.rerank import CrossEncoderReranker
 
-    monkeypatch.setattr(cross_encoder, "TextCrossEncoder", _FakeCrossEncoder)
-    monkeypatch.setattr(_FakeCrossEncoder, "registered", {})
-    monkeypatch.setattr(_FakeCrossEncoder, "loaded", [])
-    (tmp_path / "model.onnx").write_bytes(b"")
-    reranker = CrossEncoderReranker("my/reranker", model_path=tmp_path)
+    reranker = CrossEncoderReranker("my/reranker", model_path=fake_folder)
     reranker.batch_size = 4
     texts = ["a long line about the kettle on the stove", "kettle", "no", "a train at noon",
              "the kettle", "a slow train", "boats"]  # fmt: skip
