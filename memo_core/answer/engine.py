@@ -62,6 +62,7 @@ from memo_core.answer.windows import (
     asks_negated,
     diversify,
     holds_asked_number,
+    named_documents,
     names_exception,
     names_place,
     states_asked_default,
@@ -340,7 +341,8 @@ class GuardedAnswerer:
         filter: Mapping[str, Any] | None = None,
         owner: str | None = None,
     ) -> list[Hit]:
-        """The hits an answer reads: the best ``k``, at most two per document."""
+        """The hits an answer reads: the best ``k``, at most two per document unless the
+        question names the document."""
         want = k or self.k
         # The gate compares the question with sentences by this same vector: embed it once.
         query_vector = None
@@ -355,7 +357,7 @@ class GuardedAnswerer:
             owner=owner,
             query_vector=query_vector,
         )
-        return diversify(hits, want)
+        return diversify(hits, want, uncapped=named_documents(question, hits))
 
     # -- stage 2: the answer ----------------------------------------------
 

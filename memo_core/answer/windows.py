@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
 
 from memo_core.answer.field_words import field_terms
 from memo_core.answer.lemmas import identifier_terms, term_of
@@ -57,6 +58,7 @@ __all__ = [
     "holds_asked_number",
     "implied_terms",
     "is_heading",
+    "named_documents",
     "names_exception",
     "names_indented_text",
     "names_place",
@@ -1093,8 +1095,30 @@ def answer_form(question: str, sentence: str) -> float:
     return 0.0
 
 
-def diversify(hits: Sequence[Hit], k: int, per_document: int = PER_DOCUMENT) -> list[Hit]:
-    """The first ``k`` of ``hits`` (in order), at most ``per_document`` from one document.
+def named_documents(question: str, hits: Sequence[Hit]) -> set[str]:
+    """The documents of ``hits`` that ``question`` names: its file's name without the
+    extension, or its whole title, stands in the question as a word of its own
+    ("HTTPX" for ``httpx.txt``, "json" in "json.dumps"; not "path" in "os.path")."""
+    asked = question.casefold()
+    named = set()
+    for hit in hits:
+        names = {PurePosixPath(hit.source.replace("\\", "/")).stem, hit.title}
+        for name in filter(None, (n.strip().casefold() for n in names)):
+            if re.search(rf"(?<![\w.'’-]){re.escape(name)}(?![\w-])", asked):
+                named.add(hit.document_id)
+    return named
+
+
+def diversify(
+    hits: Sequence[Hit],
+    k: int,
+    per_document: int = PER_DOCUMENT,
+    *,
+    uncapped: Collection[str] = (),
+) -> list[Hit]:
+    """The first ``k`` of ``hits`` (in order), at most ``per_document`` from one document,
+    except the documents in ``uncapped`` (those the question names: a question about
+    one package's README reads as much of it as ranks).
 
     One long document must not fill every slot the answer reads; when the other
     documents run out, the remaining slots go to the held-back hits, in order.
@@ -1103,7 +1127,7 @@ def diversify(hits: Sequence[Hit], k: int, per_document: int = PER_DOCUMENT) -> 
     held: list[Hit] = []
     count: dict[str, int] = {}
     for hit in hits:
-        if count.get(hit.document_id, 0) < per_document:
+        if hit.document_id in uncapped or count.get(hit.document_id, 0) < per_document:
             count[hit.document_id] = count.get(hit.document_id, 0) + 1
             kept.append(hit)
         else:

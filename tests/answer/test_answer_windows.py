@@ -283,6 +283,26 @@ def test_diversify_caps_hits_per_document_and_keeps_order() -> None:
     assert [h.chunk_id for h in diversify(hits, 4)] == ["c0", "c1", "c3", "c5"]
     # With too few other documents, held-back hits fill the rest, in order.
     assert [h.chunk_id for h in diversify(hits[:3], 3)] == ["c0", "c1", "c2"]
+    # A document the question names is read as far as it ranks.
+    assert [h.chunk_id for h in diversify(hits, 4, uncapped={"a"})] == ["c0", "c1", "c2", "c3"]
+
+
+def test_a_question_names_a_document_by_its_file_name_or_whole_title() -> None:
+    from memo_core.answer.windows import named_documents
+
+    hits = [
+        Hit("c1", "wren", "t", 1.0, source="/docs/txt/wrenlog.txt", title="wrenlog 2.1: logs"),
+        Hit("c2", "tide", "t", 1.0, source="https://example.org/tidelib.html", title="tidelib"),
+        Hit("c3", "kiln", "t", 1.0, title="Kiln guide"),
+        Hit("c4", "bare", "t", 1.0),
+    ]
+    assert named_documents("Which levels does WrenLog write?", hits) == {"wren"}
+    assert named_documents("What does tidelib.open return?", hits) == {"tide"}
+    assert named_documents("How long does the kiln guide say to wait?", hits) == {"kiln"}
+    # part of a longer name, a dotted path's tail, or a word inside another is no name
+    assert named_documents("Is wrenlog-extra maintained?", hits) == set()
+    assert named_documents("What does os.tidelib do?", hits) == set()
+    assert named_documents("How do kilns cool?", hits) == set()
 
 
 def test_context_has_its_own_looser_floor_than_an_answer() -> None:
@@ -400,3 +420,34 @@ def test_a_bound_is_read_as_the_least_or_the_most_accepted() -> None:
     text = "Tidal 2.0 added live streaming. Harbourview works with Tidal 1.4 or newer."
     picked = extractive_answer("What is the minimum Tidal version?", [("c", text)], max_sentences=1)
     assert text[picked[0][1] : picked[0][2]] == "Harbourview works with Tidal 1.4 or newer."
+
+
+def test_the_engine_reads_more_of_a_document_the_question_names(tmp_path: Path) -> None:
+    from memo_core.answer.engine import GuardedAnswerer
+    from memo_core.embedders import HashEmbedder
+    from memo_core.kb import MemoBase
+    from memo_core.kb.records import ChunkInput
+
+    parts = [
+        "The wrenlog daemon rotates its lamp oil ledger every night.",
+        "Wrenlog keeps seven rotated ledgers of lamp oil before deleting one.",
+        "A wrenlog ledger of lamp oil is compressed once it is rotated.",
+    ]
+    text = "\n\n".join(parts)
+    chunks, at = [], 0
+    for part in parts:
+        chunks.append(ChunkInput(part, at, at + len(part)))
+        at += len(part) + 2
+    kb = MemoBase(tmp_path / "kb.db", embedder=HashEmbedder(64))
+    try:
+        kb.add_document(text, document_id="wren", chunks=chunks, source="/docs/wrenlog.txt")
+        kb.add_texts(["The quay shop sells lamp oil ledgers by the dozen."], ids=["shop"])
+        engine = GuardedAnswerer(kb, k=3)
+
+        def wren_chunks(question: str) -> int:
+            return sum(h.document_id == "wren" for h in engine.retrieve(question))
+
+        assert wren_chunks("How many lamp oil ledgers are rotated?") == 2  # capped
+        assert wren_chunks("How many lamp oil ledgers does wrenlog rotate?") == 3
+    finally:
+        kb.close()
