@@ -6,11 +6,12 @@ The reader (``memo_core/answer/reader.py``) reads a question with each of up to 
 sentences through a cross-encoder; a batch is padded to its longest pair, so one long
 sentence makes every short one beside it cost as much. ``CrossEncoderReranker`` reads
 pairs shortest first, ``batch_size`` at a time. Each held-out question of each set is
-asked once per batch size, the sizes taken in turn for every question (so the machine's
-load falls on all of them alike), with the reader's cache emptied before each ask. It
-reports the median and 90th percentile of milliseconds per question, each size's median
-as a ratio to the largest size's (one batch for all pairs: fastembed's own default), and
-whether every size gave the same outcomes (refused or not, the same quote).
+asked once per batch size, the sizes taken in turn for every question and each first in
+turn (so the machine's load and whatever a first ask warms up fall on all of them alike),
+with the reader's cache emptied before each ask. It reports the median and 90th percentile
+of milliseconds per question, each size's median as a ratio to the first size's (64: one
+batch for all pairs, as fastembed reads them by default), and whether every size gave the
+same outcomes (refused or not, the same first quote).
 """
 
 from __future__ import annotations
