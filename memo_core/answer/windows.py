@@ -695,19 +695,48 @@ _TO_VERSION = (
 )
 
 
+def _required_thing_words(question: str) -> list[str] | None:
+    """The words of the thing whose version a question of :data:`_REQUIRED_VERSION` asks
+    for ("Python" in "Which Python version does X require?"); None for another question."""
+    found = _REQUIRED_VERSION.search(question)
+    if found is None:
+        return None
+    return str(found.group("thing") or found.group("of")).split()
+
+
 def _versions_required_thing(question: str, text: str) -> bool:
     """Whether ``text`` gives a version beside the thing whose version a question of
     :data:`_REQUIRED_VERSION` asks for (a word of it, standing alone, the version right
     after it: "Requires-Python: >=3.9" gives Python's, "pytest-timeout 2.4" no pytest's,
     and "pyright ; extra == 'dev'" none, whatever version the next field holds); True
     for any other question."""
-    found = _REQUIRED_VERSION.search(question)
-    if found is None:
+    words = _required_thing_words(question)
+    if words is None:
         return True
-    words = (found.group("thing") or found.group("of")).split()
     return any(
         re.search(rf"(?<!\w){re.escape(word)}(?![\w-]){_TO_VERSION}", text, re.IGNORECASE)
         for word in words
+    )
+
+
+# "Which Windows versions / releases ...": the thing whose release is asked for.
+_RELEASE_OF = re.compile(
+    rf"^\s*(?:which|what)\s+(?:{_THE_ONE})?(?P<thing>(?!{_AUXILIARY})[\w.+-]+"
+    rf"(?:\s+(?!{_AUXILIARY})[\w.+-]+)?)\s+(?:version|release)s?\b",
+    re.IGNORECASE,
+)
+
+
+def _named_release(question: str, text: str) -> bool:
+    """Whether ``text`` names a release of the thing whose version or release the question
+    asks for by a plain number right after the thing's name, one the question does not
+    say: "Windows 10", "Windows 2000" (not "heronkit < 5")."""
+    found = _RELEASE_OF.search(question)
+    words = found.group("thing").split() if found else []
+    return any(
+        re.search(rf"(?<![\d.]){m.group(1)}(?![\d.])", question) is None
+        for word in words
+        for m in re.finditer(rf"(?<![\w-]){re.escape(word)}\s+(\d+)(?![\w.])", text, re.IGNORECASE)
     )
 
 
@@ -719,13 +748,14 @@ def holds_asked_number(question: str, text: str) -> bool:
     beside that thing's name: the project's own version ("Version: 2.4") is no answer to
     it, nor another's beside it; and the most it may be, by an upper bound."""
     if _ASKS_VERSION.search(question):
-        return (
+        stated = (
             _VERSION_NUMBER.search(text) is not None
             and answer_slot(question, text) > 0
             and _versions_required_thing(question, text)
-            and (
-                _ASKS_UPPER_BOUND.search(question) is None or _UPPER_BOUND.search(text) is not None
-            )
+        )
+        # Beside the thing asked about, a plain number is a release of it ("Windows 10").
+        return (stated or _named_release(question, text)) and (
+            _ASKS_UPPER_BOUND.search(question) is None or _UPPER_BOUND.search(text) is not None
         )
     asked = question.casefold()
     if _ASKS_DATE.search(question):

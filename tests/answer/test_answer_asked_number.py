@@ -245,3 +245,17 @@ def test_a_record_stating_only_its_own_version_is_no_answer_to_a_requirement(
     answer = engine.ask("Which heronkit version does wrenlog require?")
     assert isinstance(answer, Answer)
     assert "heronkit>=1.2" in answer.text
+
+
+def test_a_release_named_by_a_plain_number_after_the_things_name_is_a_version() -> None:
+    which = "Which Windows releases does wrenlog run on?"
+    assert holds_asked_number(which, "Wrenlog runs on Windows 10 and later.")
+    assert holds_asked_number(which, "Supported: Windows 2000 and newer.")
+    assert holds_asked_number("Which Kiln versions does tidelib support?", "Kiln 7 or 8 only.")
+    # A number after another word, or a comparison, or the release the question names.
+    assert not holds_asked_number(which, "Wrenlog runs on Windows and on 3 other systems.")
+    assert not holds_asked_number(which, "Retry while Windows < 5 handles are open.")
+    assert not holds_asked_number(
+        "Which Windows versions besides Windows 10 does wrenlog run on?",
+        "Wrenlog runs on Windows 10.",
+    )
