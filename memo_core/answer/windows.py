@@ -695,24 +695,16 @@ _TO_VERSION = (
 )
 
 
-def _required_thing_words(question: str) -> list[str] | None:
-    """The words of the thing whose version a question of :data:`_REQUIRED_VERSION` asks
-    for ("Python" in "Which Python version does X require?"); None for another question."""
-    found = _REQUIRED_VERSION.search(question)
-    if found is None:
-        return None
-    return str(found.group("thing") or found.group("of")).split()
-
-
 def _versions_required_thing(question: str, text: str) -> bool:
     """Whether ``text`` gives a version beside the thing whose version a question of
     :data:`_REQUIRED_VERSION` asks for (a word of it, standing alone, the version right
     after it: "Requires-Python: >=3.9" gives Python's, "pytest-timeout 2.4" no pytest's,
     and "pyright ; extra == 'dev'" none, whatever version the next field holds); True
     for any other question."""
-    words = _required_thing_words(question)
-    if words is None:
+    found = _REQUIRED_VERSION.search(question)
+    if found is None:
         return True
+    words = (found.group("thing") or found.group("of")).split()
     return any(
         re.search(rf"(?<!\w){re.escape(word)}(?![\w-]){_TO_VERSION}", text, re.IGNORECASE)
         for word in words
